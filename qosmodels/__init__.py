@@ -1,0 +1,42 @@
+"""qosmodels: network quality-of-service mechanisms, in theory and in packets.
+
+Describe a network once (:class:`Network`, :class:`Link`, :class:`Flow`), ask
+what the theory predicts (:func:`allocate`), and compare it with what packets
+do.  Heavy dependencies (CVXPY, SymPy, Numba, Matplotlib) are imported only
+when an analysis needs them.
+"""
+
+from . import topologies, units
+from .allocation import Allocation, allocate
+from .errors import MissingExtra, ScenarioError, ScenarioTypeError, SimulationError, SolverError
+from .fairness import coefficient_of_variation, jain_index, maxmin_jain_index
+from .network import Flow, Link, Network
+from .units import KB, MB, Gbps, Mbps, kbps, ms, us
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Network",
+    "Link",
+    "Flow",
+    "allocate",
+    "Allocation",
+    "jain_index",
+    "maxmin_jain_index",
+    "coefficient_of_variation",
+    "ScenarioError",
+    "ScenarioTypeError",
+    "SolverError",
+    "SimulationError",
+    "MissingExtra",
+    "topologies",
+    "units",
+    "Mbps",
+    "Gbps",
+    "kbps",
+    "ms",
+    "us",
+    "KB",
+    "MB",
+    "__version__",
+]

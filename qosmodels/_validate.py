@@ -1,0 +1,63 @@
+"""Small validators shared by the frozen scenario classes.
+
+Each raises :class:`~qosmodels.errors.ScenarioError` (or its ``TypeError``
+flavour) naming the owner, the field, the value and what would be valid.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from .errors import ScenarioError, ScenarioTypeError
+
+
+def real(owner: str, field: str, value, *, gt=None, ge=None, unit: str = "") -> float:
+    """Check that ``value`` is a finite real number with the given bounds; return it as float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ScenarioTypeError(
+            f"{owner}.{field} must be a real number{_unit(unit)}, got {value!r} "
+            f"of type {type(value).__name__}"
+        )
+    v = float(value)
+    if not math.isfinite(v):
+        raise ScenarioError(f"{owner}.{field} must be finite{_unit(unit)}, got {value!r}")
+    if gt is not None and not v > gt:
+        raise ScenarioError(f"{owner}.{field} must be > {gt}{_unit(unit)}, got {value!r}")
+    if ge is not None and not v >= ge:
+        raise ScenarioError(f"{owner}.{field} must be >= {ge}{_unit(unit)}, got {value!r}")
+    return v
+
+
+def integer(owner: str, field: str, value, *, ge=None, unit: str = "") -> int:
+    """Check that ``value`` is an integer (an integral float is accepted) with a lower bound."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ScenarioTypeError(
+            f"{owner}.{field} must be an integer{_unit(unit)}, got {value!r} "
+            f"of type {type(value).__name__}"
+        )
+    v = float(value)
+    if not math.isfinite(v):
+        raise ScenarioError(f"{owner}.{field} must be finite{_unit(unit)}, got {value!r}")
+    if v != int(v):
+        raise ScenarioError(f"{owner}.{field} must be a whole number{_unit(unit)}, got {value!r}")
+    if ge is not None and int(v) < ge:
+        raise ScenarioError(f"{owner}.{field} must be >= {ge}{_unit(unit)}, got {value!r}")
+    return int(v)
+
+
+def node_name(owner: str, field: str, value) -> str:
+    """Node names are strings (integers are accepted and turned into strings)."""
+    if isinstance(value, bool) or not isinstance(value, (str, numbers.Integral)):
+        raise ScenarioTypeError(
+            f"{owner}.{field} must be a node name (str or int), got {value!r} "
+            f"of type {type(value).__name__}"
+        )
+    name = str(value)
+    if not name:
+        raise ScenarioError(f"{owner}.{field} must be a non-empty node name, got ''")
+    return name
+
+
+def _unit(unit: str) -> str:
+    return f" (in {unit})" if unit else ""

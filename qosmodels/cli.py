@@ -1,0 +1,140 @@
+"""The ``qosmodels`` command.
+
+::
+
+    qosmodels list                         registered experiments and topologies
+    qosmodels allocate TOPOLOGY [options]  a fair allocation of a named topology, as a table
+    qosmodels validate [NAME...] [--json]  run experiments; theory and reference side by side
+
+``validate`` exits with status 1 when any check falls outside its tolerance;
+usage errors exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+
+from . import __version__
+
+__all__ = ["main"]
+
+
+def _param(text: str) -> tuple[str, object]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"parameter {text!r} must be key=value, e.g. n_links=3")
+    key, value = text.split("=", 1)
+    try:
+        parsed = ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        parsed = value
+    return key.strip().replace("-", "_"), parsed
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="qosmodels",
+        description="Network QoS mechanisms: theory and packets side by side.",
+    )
+    p.add_argument("--version", action="version", version=f"qosmodels {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    sub.add_parser("list", help="list registered experiments and topologies")
+
+    a = sub.add_parser("allocate", help="print a fair allocation of a named topology",
+                       description="Allocate the capacity of a registered topology to its flows.")
+    a.add_argument("topology", help="a registered topology (see `qosmodels list`)")
+    a.add_argument("-p", "--param", action="append", type=_param, default=[], metavar="KEY=VALUE",
+                   help="a topology parameter, e.g. -p n_links=3 -p n_long=2 (repeatable)")
+    a.add_argument("--fairness", default="proportional",
+                   choices=["proportional", "alpha", "maxmin", "max-throughput"])
+    a.add_argument("--alpha", type=float, default=None, help="alpha for --fairness alpha")
+    a.add_argument("--solver", default="auto", choices=["auto", "exact", "cvxpy"])
+    a.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+    v = sub.add_parser("validate", help="run registered experiments and compare with references",
+                       description="Run experiments and print reference and computed values side "
+                                   "by side with the tolerance and a verdict; exit 1 if any check "
+                                   "fails.")
+    v.add_argument("names", nargs="*", metavar="NAME", help="experiments to run (default: all)")
+    v.add_argument("--json", action="store_true",
+                   help="print a JSON list of checks (experiment, quantity, expected, measured, "
+                        "tolerance, ok, ...)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``qosmodels`` console script; returns the exit status."""
+    args = _parser().parse_args(argv)
+    from .errors import ScenarioError, SolverError
+
+    try:
+        if args.command == "list":
+            return _list()
+        if args.command == "allocate":
+            return _allocate(args)
+        return _validate(args)
+    except (ScenarioError, SolverError) as exc:
+        print(f"qosmodels: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _list() -> int:
+    from .experiments import experiments
+    from .experiments import _load_all
+    from .topologies import TOPOLOGIES
+
+    _load_all()
+    exps = experiments()
+    width = max(len(n) for n in exps)
+    print("Experiments (qosmodels validate NAME):")
+    for name, e in exps.items():
+        print(f"  {name.ljust(width)}  {e.title}")
+    print("\nTopologies (qosmodels allocate NAME -p key=value):")
+    for name, fn in TOPOLOGIES.items():
+        doc = (fn.__doc__ or "").strip().splitlines()[0]
+        print(f"  {name.ljust(width)}  {doc}")
+    return 0
+
+
+def _allocate(args) -> int:
+    import json
+
+    from .allocation import allocate
+    from .topologies import topology
+
+    try:
+        net = topology(args.topology, **dict(args.param))
+    except TypeError as exc:  # a parameter the builder does not take
+        from .errors import ScenarioError
+
+        raise ScenarioError(f"bad parameter for topology {args.topology!r}: {exc}") from None
+    a = allocate(net, args.fairness, alpha=args.alpha, solver=args.solver)
+    flows, links = a.to_pandas("flows"), a.to_pandas("links")
+    if args.json:
+        print(json.dumps({"summary": repr(a), "flows": flows.reset_index().to_dict("records"),
+                          "links": links.reset_index().to_dict("records")}, indent=2))
+        return 0
+    flows = flows.assign(rate_Mbps=flows["rate_bps"] / 1e6).drop(columns="rate_bps")
+    links = links.assign(capacity_Mbps=links["capacity_bps"] / 1e6,
+                         load_Mbps=links["load_bps"] / 1e6).drop(columns=["capacity_bps",
+                                                                           "load_bps"])
+    print(repr(a))
+    print()
+    print(flows[["rate_Mbps", "weight", "route", "bottlenecks"]].to_string())
+    print()
+    print(links[["capacity_Mbps", "load_Mbps", "utilisation", "price"]].to_string())
+    return 0
+
+
+def _validate(args) -> int:
+    from .experiments import validate
+
+    report = validate(args.names or None)
+    print(report.to_json() if args.json else report)
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,551 @@
+"""The network model: links, flows and the network they form.
+
+:class:`Link`, :class:`Flow` and :class:`Network` are frozen, validated
+descriptions.  They are checked when built, so every analysis (``allocate``,
+the fluid models, the packet simulator) can trust them, and they are lowered
+to the same arrays (the routing matrix, delays, capacities) for all of them,
+so theory and packets always describe the same network.
+
+Units are SI throughout: capacities in bit/s, delays in seconds, packet sizes
+in bytes, buffers in packets.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from . import _validate as v
+from .errors import MissingExtra, ScenarioError, ScenarioTypeError
+from .sim.specs import DropTail, QueueSpec, Reno, SourceSpec
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx
+    import pandas
+    import scipy.sparse
+
+__all__ = ["Link", "Flow", "Network"]
+
+#: Default buffer of a link, in packets.
+DEFAULT_BUFFER = 100
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True)
+class Link:
+    """A one-way link between two nodes.
+
+    Parameters
+    ----------
+    src, dst : str
+        The nodes the link joins; packets travel from ``src`` to ``dst``.
+        Integers are accepted and turned into strings.
+    capacity : float, bit/s
+        Transmission rate, > 0.
+    delay : float, s
+        Propagation delay, >= 0.
+    buffer : int, packets
+        Size of the queue at the link's input, >= 1.
+    queue : QueueSpec
+        The queue discipline (default :class:`~qosmodels.sim.DropTail`).
+
+    Examples
+    --------
+    >>> from qosmodels import Link
+    >>> from qosmodels.units import Mbps, ms
+    >>> Link("a", "b", capacity=Mbps(10), delay=ms(20)).name
+    'a->b'
+    """
+
+    src: str
+    dst: str
+    capacity: float
+    delay: float = 0.0
+    buffer: int = DEFAULT_BUFFER
+    queue: QueueSpec = field(default_factory=DropTail)
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        set_(self, "src", v.node_name("Link", "src", self.src))
+        set_(self, "dst", v.node_name("Link", "dst", self.dst))
+        if self.src == self.dst:
+            raise ScenarioError(
+                f"Link.dst must differ from Link.src, got a self-loop at node {self.src!r}"
+            )
+        set_(self, "capacity", v.real("Link", "capacity", self.capacity, gt=0, unit="bit/s"))
+        set_(self, "delay", v.real("Link", "delay", self.delay, ge=0, unit="s"))
+        set_(self, "buffer", v.integer("Link", "buffer", self.buffer, ge=1, unit="packets"))
+        if not isinstance(self.queue, QueueSpec):
+            raise ScenarioTypeError(
+                f"Link.queue must be a queue discipline spec (a qosmodels.sim.QueueSpec such as "
+                f"DropTail()), got {self.queue!r}"
+            )
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """The pair ``(src, dst)`` that identifies the link in a network."""
+        return (self.src, self.dst)
+
+    @property
+    def name(self) -> str:
+        """``"src->dst"``, the link's name in tables and plots."""
+        return f"{self.src}->{self.dst}"
+
+
+@dataclass(frozen=True)
+class Flow:
+    """A flow of packets along a fixed route.
+
+    Parameters
+    ----------
+    route : sequence of str
+        The nodes the flow visits, source first; at least two distinct nodes,
+        and each consecutive pair must be a declared link of the network.
+    weight : float
+        Weight in fair allocations (Kelly's willingness to pay, an ACC
+        accumulation target, a PPS ticket rate), > 0.
+    packet_size : int, bytes
+        Size of the flow's data packets, >= 1.
+    start : float, s
+        When the flow starts sending, >= 0.
+    stop : float or None, s
+        When it stops (``None``: never); must exceed ``start``.
+    source : SourceSpec
+        How the flow generates packets (default :class:`~qosmodels.sim.Reno`).
+    max_rate : float or None, bit/s
+        The most the flow can use (its demand, or the rate of its access);
+        ``None`` means unlimited.  Allocations respect it.
+    name : str or None
+        A label; the network names unnamed flows ``"f0"``, ``"f1"``, ...
+
+    Examples
+    --------
+    >>> from qosmodels import Flow
+    >>> Flow(route=["a", "b", "c"], weight=2.0).hops
+    2
+    """
+
+    route: tuple[str, ...]
+    weight: float = 1.0
+    packet_size: int = 1000
+    start: float = 0.0
+    stop: float | None = None
+    source: SourceSpec = field(default_factory=Reno)
+    max_rate: float | None = None
+    name: str | None = None
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        route = self.route
+        if isinstance(route, (str, bytes)) or not isinstance(route, Iterable):
+            raise ScenarioTypeError(
+                f"Flow.route must be a sequence of node names such as ['a', 'b', 'c'], "
+                f"got {route!r}"
+            )
+        route = tuple(v.node_name("Flow", "route", n) for n in route)
+        if len(route) < 2:
+            raise ScenarioError(
+                f"Flow.route must visit at least two nodes (source and destination), got {route!r}"
+            )
+        seen = set()
+        for n in route:
+            if n in seen:
+                raise ScenarioError(
+                    f"Flow.route must not visit a node twice (node {n!r} repeats in {route!r}); "
+                    f"give a loop-free path"
+                )
+            seen.add(n)
+        set_(self, "route", route)
+        set_(self, "weight", v.real("Flow", "weight", self.weight, gt=0))
+        set_(self, "packet_size",
+             v.integer("Flow", "packet_size", self.packet_size, ge=1, unit="bytes"))
+        set_(self, "start", v.real("Flow", "start", self.start, ge=0, unit="s"))
+        if self.stop is not None:
+            stop = v.real("Flow", "stop", self.stop, unit="s")
+            if not stop > self.start:
+                raise ScenarioError(
+                    f"Flow.stop must be later than Flow.start = {self.start!r} s (or None for "
+                    f"never), got {self.stop!r}"
+                )
+            set_(self, "stop", stop)
+        if not isinstance(self.source, SourceSpec):
+            raise ScenarioTypeError(
+                f"Flow.source must be a source spec (a qosmodels.sim.SourceSpec such as Reno()), "
+                f"got {self.source!r}"
+            )
+        if self.max_rate is not None:
+            set_(self, "max_rate", v.real("Flow", "max_rate", self.max_rate, gt=0, unit="bit/s"))
+        if self.name is not None and not isinstance(self.name, str):
+            raise ScenarioTypeError(f"Flow.name must be a str or None, got {self.name!r}")
+
+    @property
+    def hops(self) -> int:
+        """Number of links on the route."""
+        return len(self.route) - 1
+
+    @property
+    def hop_keys(self) -> tuple[tuple[str, str], ...]:
+        """The ``(src, dst)`` keys of the links the route crosses, in order."""
+        return tuple(zip(self.route[:-1], self.route[1:]))
+
+
+@dataclass(frozen=True)
+class Network:
+    """Links and the flows that cross them: the scenario every analysis takes.
+
+    Parameters
+    ----------
+    links : sequence of Link
+        The declared links; at most one link per ordered pair of nodes.
+    flows : sequence of Flow
+        The flows; each route must be a path of declared links.  May be empty.
+
+    Notes
+    -----
+    A flow's reverse path (for ACKs) is its route reversed.  Where a reverse
+    link is declared, it is used (and can congest); where it is not, the hop
+    is taken as uncongested with the forward link's propagation delay.
+
+    Examples
+    --------
+    >>> from qosmodels import Network, Link, Flow
+    >>> net = Network(links=[Link("a", "b", capacity=1e6), Link("b", "c", capacity=2e6)],
+    ...               flows=[Flow(route=["a", "b", "c"]), Flow(route=["b", "c"])])
+    >>> net.routing_matrix.toarray()
+    array([[1., 0.],
+           [1., 1.]])
+    """
+
+    links: tuple[Link, ...]
+    flows: tuple[Flow, ...] = ()
+
+    def __post_init__(self):
+        links, flows = self.links, self.flows
+        if isinstance(links, Link) or not isinstance(links, Iterable):
+            raise ScenarioTypeError(f"Network.links must be a sequence of Link, got {links!r}")
+        if isinstance(flows, Flow) or not isinstance(flows, Iterable):
+            raise ScenarioTypeError(f"Network.flows must be a sequence of Flow, got {flows!r}")
+        links, flows = tuple(links), tuple(flows)
+        for i, link in enumerate(links):
+            if not isinstance(link, Link):
+                raise ScenarioTypeError(f"Network.links[{i}] must be a Link, got {link!r}")
+        for i, flow in enumerate(flows):
+            if not isinstance(flow, Flow):
+                raise ScenarioTypeError(f"Network.flows[{i}] must be a Flow, got {flow!r}")
+        if not links:
+            raise ScenarioError("Network.links must hold at least one Link, got none")
+        index: dict[tuple[str, str], int] = {}
+        for i, link in enumerate(links):
+            if link.key in index:
+                raise ScenarioError(
+                    f"Network.links[{i}] repeats link {link.name} (already links[{index[link.key]}]);"
+                    f" declare each (src, dst) pair once"
+                )
+            index[link.key] = i
+        nodes = {n for link in links for n in link.key}
+        names = set()
+        for i, flow in enumerate(flows):
+            for n in flow.route:
+                if n not in nodes:
+                    raise ScenarioError(
+                        f"Network.flows[{i}].route has unknown node {n!r}; known nodes are "
+                        f"{sorted(nodes)}"
+                    )
+            for a, b in flow.hop_keys:
+                if (a, b) not in index:
+                    raise ScenarioError(
+                        f"Network.flows[{i}].route {list(flow.route)} is not a path of declared "
+                        f"links: there is no link {a}->{b}; declare Link({a!r}, {b!r}, ...) or fix "
+                        f"the route"
+                    )
+            name = flow.name if flow.name is not None else f"f{i}"
+            if name in names:
+                raise ScenarioError(
+                    f"Network.flows[{i}].name {name!r} is used by another flow; flow names must be "
+                    f"unique"
+                )
+            names.add(name)
+        object.__setattr__(self, "links", links)
+        object.__setattr__(self, "flows", flows)
+        # the index is derived state; store it without making it a field
+        self.__dict__["_index"] = index
+
+    # ------------------------------------------------------------------ sizes and names
+    @property
+    def n_links(self) -> int:
+        """Number of links, L."""
+        return len(self.links)
+
+    @property
+    def n_flows(self) -> int:
+        """Number of flows, F."""
+        return len(self.flows)
+
+    @cached_property
+    def nodes(self) -> tuple[str, ...]:
+        """Node names in order of first appearance among the links."""
+        return tuple(dict.fromkeys(n for link in self.links for n in link.key))
+
+    @cached_property
+    def link_names(self) -> tuple[str, ...]:
+        """``"src->dst"`` for each link, in the order of :attr:`links`."""
+        return tuple(link.name for link in self.links)
+
+    @cached_property
+    def flow_names(self) -> tuple[str, ...]:
+        """Each flow's name (``"f<i>"`` where a flow has none), in the order of :attr:`flows`."""
+        return tuple(f.name if f.name is not None else f"f{i}" for i, f in enumerate(self.flows))
+
+    def link_id(self, link) -> int:
+        """Index of a link given as a ``(src, dst)`` pair, a ``"src->dst"`` name or an index.
+
+        Raises
+        ------
+        ScenarioError
+            If no such link is declared.
+        """
+        if isinstance(link, numbers.Integral) and not isinstance(link, bool):
+            if 0 <= int(link) < self.n_links:
+                return int(link)
+            raise ScenarioError(f"link index {link!r} is out of range 0..{self.n_links - 1}")
+        key = tuple(link.split("->")) if isinstance(link, str) else tuple(map(str, link))
+        try:
+            return self._index[key]
+        except KeyError:
+            raise ScenarioError(
+                f"no link {link!r} in this network; links are {list(self.link_names)}"
+            ) from None
+
+    # ------------------------------------------------------------------ per-link arrays
+    @cached_property
+    def capacities(self) -> np.ndarray:
+        """Link capacities, bit/s, shape (L,)."""
+        return _readonly(np.array([link.capacity for link in self.links], dtype=np.float64))
+
+    @cached_property
+    def delays(self) -> np.ndarray:
+        """Link propagation delays, s, shape (L,)."""
+        return _readonly(np.array([link.delay for link in self.links], dtype=np.float64))
+
+    @cached_property
+    def buffers(self) -> np.ndarray:
+        """Link buffers, packets, shape (L,)."""
+        return _readonly(np.array([link.buffer for link in self.links], dtype=np.int64))
+
+    # ------------------------------------------------------------------ per-flow arrays
+    @cached_property
+    def weights(self) -> np.ndarray:
+        """Flow weights, shape (F,)."""
+        return _readonly(np.array([f.weight for f in self.flows], dtype=np.float64))
+
+    @cached_property
+    def packet_sizes(self) -> np.ndarray:
+        """Flow packet sizes, bytes, shape (F,)."""
+        return _readonly(np.array([f.packet_size for f in self.flows], dtype=np.int64))
+
+    @cached_property
+    def max_rates(self) -> np.ndarray:
+        """Flow rate limits, bit/s, shape (F,); ``inf`` where a flow has none."""
+        return _readonly(np.array(
+            [np.inf if f.max_rate is None else f.max_rate for f in self.flows], dtype=np.float64
+        ))
+
+    @cached_property
+    def route_ptr(self) -> np.ndarray:
+        """CSR row pointer of the routes, int64, shape (F + 1,): flow i's links are
+        ``route_links[route_ptr[i]:route_ptr[i + 1]]``."""
+        return _readonly(np.concatenate(
+            [[0], np.cumsum([f.hops for f in self.flows], dtype=np.int64)]
+        ).astype(np.int64))
+
+    @cached_property
+    def route_links(self) -> np.ndarray:
+        """Link indices of every route in path order, int64, shape (sum of hops,)."""
+        idx = [self._index[k] for f in self.flows for k in f.hop_keys]
+        return _readonly(np.array(idx, dtype=np.int64))
+
+    @cached_property
+    def reverse_route_links(self) -> np.ndarray:
+        """For each forward hop (aligned with :attr:`route_links`), the index of the declared
+        reverse link ``dst->src``, or -1 where none is declared.  int64, shape (sum of hops,)."""
+        idx = [self._index.get((b, a), -1) for f in self.flows for a, b in f.hop_keys]
+        return _readonly(np.array(idx, dtype=np.int64))
+
+    def flow_links(self, i: int) -> np.ndarray:
+        """Indices of the links flow ``i`` crosses, in path order."""
+        return self.route_links[self.route_ptr[i]:self.route_ptr[i + 1]]
+
+    @cached_property
+    def routing_matrix(self) -> scipy.sparse.csr_matrix:
+        """The routing matrix R, links x flows: ``R[l, i] = 1`` if flow i crosses link l.
+
+        scipy.sparse CSR, float64, shape (L, F).  Treat it as read-only.
+        """
+        import scipy.sparse as sp
+
+        cols = np.repeat(np.arange(self.n_flows), np.diff(self.route_ptr))
+        m = sp.csr_matrix(
+            (np.ones(len(self.route_links)), (self.route_links, cols)),
+            shape=(self.n_links, self.n_flows),
+        )
+        m.sum_duplicates()
+        m.sort_indices()
+        for a in (m.data, m.indices, m.indptr):
+            a.setflags(write=False)
+        return m
+
+    @cached_property
+    def forward_delay(self) -> np.ndarray:
+        """Propagation delay from source to destination, s, shape (F,)."""
+        return _readonly(self._sum_over_routes(self.delays[self.route_links]))
+
+    @cached_property
+    def reverse_delay(self) -> np.ndarray:
+        """Propagation delay of the reverse path (the ACKs' way back), s, shape (F,).
+
+        Declared reverse links contribute their own delay; undeclared ones the
+        forward link's delay.
+        """
+        rev = self.reverse_route_links
+        d = np.where(rev >= 0, self.delays[np.maximum(rev, 0)], self.delays[self.route_links])
+        return _readonly(self._sum_over_routes(d))
+
+    @cached_property
+    def rtt(self) -> np.ndarray:
+        """Round-trip propagation delay (forward + reverse), s, shape (F,)."""
+        return _readonly(self.forward_delay + self.reverse_delay)
+
+    def _sum_over_routes(self, per_hop: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.n_flows)
+        cols = np.repeat(np.arange(self.n_flows), np.diff(self.route_ptr))
+        np.add.at(out, cols, per_hop)
+        return out
+
+    # ------------------------------------------------------------------ what-ifs
+    def replace(self, **changes) -> Network:
+        """A copy with fields replaced (``links=...``, ``flows=...``), validated anew."""
+        return dataclasses.replace(self, **changes)
+
+    def replace_link(self, link, **changes) -> Network:
+        """A copy with one link's fields changed, e.g. ``net.replace_link("a->b", capacity=2e6)``.
+
+        ``link`` is a ``(src, dst)`` pair, a ``"src->dst"`` name or an index.
+        """
+        i = self.link_id(link)
+        links = list(self.links)
+        links[i] = dataclasses.replace(links[i], **changes)
+        return self.replace(links=links)
+
+    def replace_flow(self, flow, **changes) -> Network:
+        """A copy with one flow's fields changed; ``flow`` is an index or a flow name."""
+        i = self._flow_id(flow)
+        flows = list(self.flows)
+        flows[i] = dataclasses.replace(flows[i], **changes)
+        return self.replace(flows=flows)
+
+    def _flow_id(self, flow) -> int:
+        if isinstance(flow, numbers.Integral) and not isinstance(flow, bool):
+            if 0 <= int(flow) < self.n_flows:
+                return int(flow)
+        elif flow in self.flow_names:
+            return self.flow_names.index(flow)
+        raise ScenarioError(
+            f"no flow {flow!r} in this network; give an index 0..{self.n_flows - 1} or one of "
+            f"{list(self.flow_names)}"
+        )
+
+    # ------------------------------------------------------------------ conversions
+    def to_pandas(self) -> tuple[pandas.DataFrame, pandas.DataFrame]:
+        """Two tables: links (indexed by name) and flows (indexed by name), in SI units."""
+        import pandas as pd
+
+        links = pd.DataFrame(
+            {
+                "src": [link.src for link in self.links],
+                "dst": [link.dst for link in self.links],
+                "capacity_bps": self.capacities,
+                "delay_s": self.delays,
+                "buffer_pkts": self.buffers,
+                "queue": [link.queue.kind for link in self.links],
+            },
+            index=pd.Index(self.link_names, name="link"),
+        )
+        flows = pd.DataFrame(
+            {
+                "route": ["-".join(f.route) for f in self.flows],
+                "weight": self.weights,
+                "packet_size_bytes": self.packet_sizes,
+                "start_s": [f.start for f in self.flows],
+                "stop_s": [np.nan if f.stop is None else f.stop for f in self.flows],
+                "source": [f.source.kind for f in self.flows],
+                "max_rate_bps": self.max_rates,
+                "rtt_s": self.rtt,
+            },
+            index=pd.Index(self.flow_names, name="flow"),
+        )
+        return links, flows
+
+    def to_networkx(self) -> networkx.DiGraph:
+        """A :class:`networkx.DiGraph` whose edges carry the links' fields (``capacity``,
+        ``delay``, ``buffer``, ``queue``) and whose ``graph["flows"]`` holds the flows."""
+        nx = _networkx()
+        g = nx.DiGraph(flows=list(self.flows))
+        g.add_nodes_from(self.nodes)
+        for link in self.links:
+            g.add_edge(link.src, link.dst, capacity=link.capacity, delay=link.delay,
+                       buffer=link.buffer, queue=link.queue)
+        return g
+
+    @classmethod
+    def from_networkx(cls, graph: networkx.DiGraph, flows: Sequence[Flow] | None = None) -> Network:
+        """Build a network from a directed graph.
+
+        Each edge becomes a :class:`Link`; its attributes ``capacity`` (required),
+        ``delay``, ``buffer`` and ``queue`` are used where present.  Flows come
+        from ``flows`` or, if that is None, from ``graph.graph["flows"]``.
+        An undirected graph gives a link in each direction.
+        """
+        links = []
+        for a, b, attrs in _directed_edges(graph):
+            if "capacity" not in attrs:
+                raise ScenarioError(
+                    f"edge {a}->{b} of the graph has no 'capacity' attribute (bit/s); set "
+                    f"graph.edges[{a!r}, {b!r}]['capacity']"
+                )
+            kw = {k: attrs[k] for k in ("capacity", "delay", "buffer", "queue") if k in attrs}
+            links.append(Link(a, b, **kw))
+        if flows is None:
+            flows = graph.graph.get("flows", ())
+        return cls(links=links, flows=flows)
+
+    def __repr__(self) -> str:
+        return f"Network({self.n_links} links, {self.n_flows} flows, {len(self.nodes)} nodes)"
+
+    def _repr_html_(self) -> str:
+        links, flows = self.to_pandas()
+        return (f"<p><b>{self!r}</b></p><p>Links</p>{links.to_html()}"
+                f"<p>Flows</p>{flows.to_html()}")
+
+
+def _networkx():
+    try:
+        import networkx as nx
+    except ImportError as exc:  # pragma: no cover - networkx is a dependency
+        raise MissingExtra("networkx is needed for graph conversion: pip install networkx") from exc
+    return nx
+
+
+def _directed_edges(graph) -> list[tuple[object, object, Mapping]]:
+    edges = list(graph.edges(data=True))
+    if not graph.is_directed():
+        edges = edges + [(b, a, d) for a, b, d in edges]
+    return edges
