@@ -40,10 +40,18 @@ import scipy.sparse.linalg as spla
 from ..errors import SolverError
 from .problem import Problem, marginal, rate_at_price, relative_gap, utility_diff
 
-#: Above this many constraint rows the Newton system is factorised sparsely.
+#: Up to this many constraint rows the Newton system is factorised densely
+#: (Cholesky); above, it is solved by preconditioned conjugate gradients.
 DENSE_LIMIT = 3000
+#: Iteration cap of one conjugate-gradient solve.
+CG_MAX_ITER = 1000
+#: Relative accuracy of the complementarity equations in an inexact Newton step.
+_ETA = 0.1
+_FORM_RATIO = 8.0  # form R D R^T when sum(hops^2) <= this * nnz(R)
 
 _TAU = 0.995  # fraction to the boundary
+_STATIONARITY = 1e-8  # relative |R^T p - U'(x)| / U'(x) asked for at the end
+_MAX_STALLS = 10  # line-search stalls (each followed by re-centring) before giving up
 
 
 @dataclass
@@ -81,6 +89,21 @@ def solve_alpha_fair(prob: Problem, alpha: float, *, tol: float = 1e-10,
     n_on = np.asarray(prob.R.sum(axis=1)).ravel()
     share = np.where(n_on > 0, prob.c / np.maximum(n_on, 1.0), np.inf)
     x0 = 0.5 * _min_over_route(RT, share)
+    try:
+        return _solve_from(prob, RT, x0, alpha, tol, max_iter)
+    except SolverError as first:
+        # Rarely the iterates jam at the boundary; a second start, half the
+        # max-min rates (feasible, and balanced differently), gets through.
+        from .maxmin import progressive_filling
+
+        x1 = 0.5 * progressive_filling(prob.R, prob.c, prob.w)[0]
+        try:
+            return _solve_from(prob, RT, x1, alpha, tol, max_iter)
+        except SolverError:
+            raise first from None
+
+
+def _solve_from(prob, RT, x0, alpha, tol, max_iter) -> IPMResult:
     # Work in units where a typical starting rate is 1, so that x^-alpha stays
     # representable for large alpha; the relative gap is invariant under this.
     k = float(np.median(x0))
@@ -104,6 +127,7 @@ def _path_following(prob, RT, x, alpha, tol, max_iter):
     p = _start_prices(x, s, w, alpha, R, RT)
 
     best_gap = np.inf
+    stalls = 0
     for it in range(1, max_iter + 1):
         g = marginal(x, w, alpha)
         d = x / (alpha * g)  # 1 / (-U''(x)), since -U'' = alpha U' / x
@@ -112,43 +136,47 @@ def _path_following(prob, RT, x, alpha, tol, max_iter):
 
         gap = relative_gap(x, p, prob, alpha)
         best_gap = min(best_gap, gap)
-        if gap <= tol:
-            # Polish: the rates that maximise the Lagrangian at these prices,
-            # scaled to feasibility, are exact in directions the objective
-            # barely sees (flows sharing a route split evenly); keep them
-            # when their certified gap is no worse.
-            xq = prob.feasible(rate_at_price(RT @ p, w, alpha))
-            gap_q = relative_gap(xq, p, prob, alpha)
-            if gap_q <= gap:
-                return xq, p, gap_q, it - 1
-            return x, p, gap, it - 1
+        # The gap is second order in the error of rates and prices; ask also for
+        # first-order stationarity, so that prices are accurate to ~1e-8 too.
+        if gap <= tol and np.max(np.abs(r_d) / g) <= _STATIONARITY:
+            return _polished(prob, RT, x, p, gap, alpha) + (it - 1,)
 
-        solve = _factorise(R, RT, d, s / p)
+        system.update(d, s / p)
         base = -(R @ (d * r_d))
         # predictor (affine scaling), only to choose the centring target (Mehrotra)
-        dp_a, dx_a, ds_a = _directions(solve, RT, R, d, r_d, -p * s, p, base)
+        dp_a, dx_a, ds_a = _directions(system, RT, R, d, r_d, -p * s, p, base, _ETA * mu)
         a_aff = min(_max_step(p, dp_a), _max_step(s, ds_a), _max_step(x, dx_a), 1.0)
         mu_aff = float((p + a_aff * dp_a) @ (s + a_aff * ds_a)) / m
         sigma = float(np.clip((mu_aff / mu) ** 3, 1e-3, 0.5))
         target = sigma * mu
 
-        dp, dx, ds = _directions(solve, RT, R, d, r_d, target - p * s, p, base)
+        dp, dx, ds = _directions(system, RT, R, d, r_d, target - p * s, p, base,
+                                 _ETA * target, dp_a)
         # rate step: fraction to the boundary, then Armijo backtracking on the barrier
         t = min(1.0, _TAU * min(_max_step(s, ds), _max_step(x, dx)))
         slope = float((g - RT @ (target / s)) @ dx)
-        while True:
+        while t >= 1e-14:
             xn, sn = x + t * dx, s + t * ds
             if _barrier_rise(xn, sn, x, s, w, alpha, target) >= 1e-4 * t * slope:
                 break
             t *= 0.5
-            if t < 1e-14:
+        else:
+            # Stalled.  At the optimum this is rounding: the barrier cannot rise
+            # measurably; accept the certified point.  Otherwise the prices have
+            # drifted from the path: raise those below target / s and go on.
+            if gap <= tol:
+                return _polished(prob, RT, x, p, gap, alpha) + (it - 1,)
+            stalls += 1
+            if stalls > _MAX_STALLS:
                 raise SolverError("the interior-point line search failed to make progress",
                                   status="numerical")
+            p = np.maximum(p, target / s)
+            continue
         x, s = xn, sn  # exact in exact arithmetic; avoids cancellation in c - R x
         # price step: positive, and within a factor 1e6 of the central value target / s
         tp = min(1.0, _TAU * _max_step(p, dp))
         central = target / s
-        p = np.clip(p + tp * dp, central * 1e-6, central * 1e6)
+        p = np.clip(p + tp * dp, central / 1e3, central * 1e3)
         if not (np.all(np.isfinite(x)) and np.all(np.isfinite(p)) and np.all(s > 0)):
             raise SolverError("the interior-point method produced invalid iterates; for very "
                               "large alpha use fairness='maxmin'", status="numerical")
@@ -158,6 +186,15 @@ def _path_following(prob, RT, x, alpha, tol, max_iter):
         f"{max_iter} iterations (best {best_gap:.3g}); raise max_iter, loosen tol, or use "
         f"solver='cvxpy'", status="max_iterations",
     )
+
+
+def _polished(prob, RT, x, p, gap, alpha):
+    """The rates that maximise the Lagrangian at the prices, scaled to feasibility, if their
+    certified gap is no worse: they are exact in directions the objective barely sees (flows
+    sharing a route split evenly)."""
+    xq = prob.feasible(rate_at_price(RT @ p, prob.w, alpha))
+    gap_q = relative_gap(xq, p, prob, alpha)
+    return (xq, p, gap_q) if gap_q <= gap else (x, p, gap)
 
 
 def _start_prices(x, s, w, alpha, R, RT):
@@ -175,33 +212,152 @@ def _barrier_rise(xn, sn, x, s, w, alpha, mu) -> float:
     return float(np.sum(utility_diff(xn, x, w, alpha)) + mu * np.sum(np.log(sn / s)))
 
 
-def _directions(solve, RT, R, d, r_d, r_c, p, base):
+def _directions(system, RT, R, d, r_d, r_c, p, base, tol, dp0=None):
     """Newton directions for a given complementarity residual ``r_c``.
 
     From ``U'(x) + U''(x) dx = R^T (p + dp)``, ``ds = -R dx`` and
-    ``S dp + P ds = r_c``.
+    ``S dp + P ds = r_c``.  A residual rho of the reduced system leaves the
+    first two equations exact and the third off by ``p * rho``, so an
+    iterative solve is asked for ``|p * rho| <= tol``.
     """
-    dp = solve(r_c / p + base)
+    dp = system.solve(r_c / p + base, tol / p, dp0)
     dx = -d * (r_d + RT @ dp)
     ds = -(R @ dx)
     return dp, dx, ds
 
 
-def _factorise(R, RT, d, diag):
-    """A solver for ``(R diag(d) R^T + diag(diag)) y = b``."""
-    m = R.shape[0]
-    M = (R @ sp.diags(d) @ RT) + sp.diags(diag)
-    if m <= DENSE_LIMIT:
+class _NewtonSystem:
+    """Solver for ``(R diag(d) R^T + diag(e)) y = b``, the Newton system of each iteration.
+
+    Up to :data:`DENSE_LIMIT` rows the matrix is formed densely and factorised
+    by Cholesky.  Above, it is solved by conjugate gradients preconditioned by
+    its diagonal, on the sparse matrix when it is sparse enough (routes short
+    compared with the number of links), matrix-free as ``R (d * (R^T v)) + e v``
+    otherwise.  Conjugate gradients stop as soon as every row's residual is
+    within its tolerance (see :meth:`solve`); if they fail to get there within
+    :data:`CG_MAX_ITER` iterations the system switches, for the rest of the
+    solve, to a direct factorisation (sparse LU).
+
+    Parameters
+    ----------
+    R : scipy.sparse.csr_matrix, shape (M, F)
+        Routing matrix.
+    RT : scipy.sparse.csr_matrix, shape (F, M)
+        Its transpose.
+    """
+
+    def __init__(self, R: sp.csr_matrix, RT: sp.csr_matrix):
+        self.R, self.RT = R, RT
+        m = R.shape[0]
+        self.direct = m <= DENSE_LIMIT
+        self.dense = self.direct
+        self.R2 = R.multiply(R).tocsr()
+        hops = np.diff(RT.indptr)
+        # Form R D R^T only when its entries (at most sum_i hops_i^2) are few.
+        self.formed = float(hops.astype(np.float64) @ hops) <= _FORM_RATIO * max(R.nnz, 1)
+        self.cg_iterations = 0
+        self._solve = None
+        self._M = None
+
+    def update(self, d: np.ndarray, e: np.ndarray) -> None:
+        """Set the matrix to ``R diag(d) R^T + diag(e)``.
+
+        Raises
+        ------
+        SolverError
+            If a direct factorisation finds the matrix singular or not
+            positive definite (status ``"numerical"``).
+        """
+        self.d, self.e = d, e
+        if self.direct:
+            self._factorise()
+            return
+        self.diag = self.R2 @ d + e
+        if self.formed:
+            self._M = (self.R @ sp.diags(d) @ self.RT + sp.diags(e)).tocsr()
+
+    def _matrix(self) -> sp.csr_matrix:
+        if self._M is None:
+            self._M = (self.R @ sp.diags(self.d) @ self.RT + sp.diags(self.e)).tocsr()
+        return self._M
+
+    def _factorise(self) -> None:
+        M = self._matrix()
+        self._M = None
+        if self.dense:
+            try:
+                factor = la.cho_factor(M.toarray(), lower=True, check_finite=False)
+            except la.LinAlgError:
+                raise SolverError("the Newton system is not positive definite",
+                                  status="numerical") from None
+            self._solve = lambda b: la.cho_solve(factor, b, check_finite=False)
+            return
         try:
-            factor = la.cho_factor(M.toarray(), lower=True, check_finite=False)
-        except la.LinAlgError:
-            raise SolverError("the Newton system is not positive definite", status="numerical")
-        return lambda b: la.cho_solve(factor, b, check_finite=False)
-    try:
-        lu = spla.splu(M.tocsc(), permc_spec="MMD_AT_PLUS_A")
-    except RuntimeError as exc:
-        raise SolverError(f"the Newton system is singular ({exc})", status="numerical") from exc
-    return lu.solve
+            self._solve = spla.splu(M.tocsc(), permc_spec="MMD_AT_PLUS_A").solve
+        except RuntimeError as exc:
+            raise SolverError(f"the Newton system is singular ({exc})",
+                              status="numerical") from exc
+
+    def _matvec(self, v: np.ndarray) -> np.ndarray:
+        if self._M is not None:
+            return self._M @ v
+        return self.R @ (self.d * (self.RT @ v)) + self.e * v
+
+    def solve(self, b: np.ndarray, atol: np.ndarray, x0: np.ndarray | None = None) -> np.ndarray:
+        """Solve the system, to within ``|residual_l| <= atol_l`` for an iterative solve.
+
+        Parameters
+        ----------
+        b : ndarray, shape (M,)
+            Right-hand side.
+        atol : ndarray, shape (M,)
+            Per-row residual tolerance of the conjugate gradients (ignored
+            by the direct solvers, which are exact up to rounding).
+        x0 : ndarray, shape (M,), optional
+            Starting point of the conjugate gradients.
+
+        Returns
+        -------
+        ndarray, shape (M,)
+        """
+        if self.direct:
+            return self._solve(b)
+        y = self._pcg(b, atol, x0)
+        if y is None:  # not converged: factorise from now on
+            self.direct = True
+            self._factorise()
+            return self._solve(b)
+        return y
+
+    def _pcg(self, b, atol, x0):
+        """Jacobi-preconditioned conjugate gradients; None if not converged."""
+        inv = 1.0 / self.diag
+        if x0 is None:
+            y = np.zeros_like(b)
+            r = b.copy()
+        else:
+            y = x0.copy()
+            r = b - self._matvec(y)
+        z = inv * r
+        q = z.copy()
+        rz = float(r @ z)
+        for _ in range(CG_MAX_ITER + 1):
+            if np.all(np.abs(r) <= atol):
+                return y
+            if not rz > 0:
+                return None
+            self.cg_iterations += 1
+            Mq = self._matvec(q)
+            step = rz / float(q @ Mq)
+            if not np.isfinite(step) or step <= 0:
+                return None
+            y += step * q
+            r -= step * Mq
+            z = inv * r
+            rz, rz_old = float(r @ z), rz
+            q *= rz / rz_old
+            q += z
+        return None
 
 
 def _max_step(v: np.ndarray, dv: np.ndarray) -> float:

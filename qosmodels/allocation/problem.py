@@ -1,4 +1,4 @@
-"""The allocation problem in flat, scaled arrays, shared by every solver.
+r"""The allocation problem in flat, scaled arrays, shared by every solver.
 
 A network is lowered once to a :class:`Problem`: the routing matrix with one
 extra row per rate-capped flow (a flow's ``max_rate`` acts as a private link
