@@ -78,11 +78,13 @@ def main(argv: list[str] | None = None) -> int:
     except (ScenarioError, SolverError) as exc:
         print(f"qosmodels: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head` and the like
+        sys.stderr.close()
+        return 0
 
 
 def _list() -> int:
-    from .experiments import experiments
-    from .experiments import _load_all
+    from .experiments import _load_all, experiments
     from .topologies import TOPOLOGIES
 
     _load_all()

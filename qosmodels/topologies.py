@@ -844,8 +844,10 @@ def random_network(
     weights: tuple[float, float] = (1.0, 1.0),
     seed=None,
 ) -> Network:
-    """A random network: ``n_links`` links among about ``n_links / 3`` nodes, and
-    ``n_flows`` flows each crossing 1 to ``max_hops`` links along a random loop-free path.
+    """A random network of ``n_links`` links and ``n_flows`` flows on random loop-free paths.
+
+    The links join about ``n_links / 3`` nodes; each flow crosses 1 to
+    ``max_hops`` links.
 
     The nodes form a ring (so every node has a way out) plus random extra
     links; each flow starts at a random node and walks ``h`` hops, ``h``

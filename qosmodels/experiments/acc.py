@@ -15,8 +15,9 @@ Y. Xia, D. Harrison, S. Kalyanaraman, K. Ramachandran, A. Venkatesan,
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..allocation import allocate
-from ..network import Flow
 from ..topologies import acc_linear
 from .registry import Check, register
 
@@ -32,7 +33,7 @@ def fig9() -> list[Check]:
     for n in range(2, 10):
         net = acc_linear(n)
         # weights = accumulation targets (equal for all flows), as in the paper's equilibrium
-        net = net.replace(flows=[_with_weight(f, TARGET_BITS) for f in net.flows])
+        net = net.replace(flows=[dataclasses.replace(f, weight=TARGET_BITS) for f in net.flows])
         a = allocate(net, "proportional")
         for label, rate, expected in (("long", a.rates[0], 100 / (3 + n)),
                                       ("short", a.rates[3], 100 * n / (3 + n))):
@@ -44,8 +45,3 @@ def fig9() -> list[Check]:
             ))
     return checks
 
-
-def _with_weight(flow: Flow, weight: float) -> Flow:
-    import dataclasses
-
-    return dataclasses.replace(flow, weight=weight)
