@@ -36,21 +36,25 @@ import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from ..errors import SolverError
 from .problem import Problem, marginal, rate_at_price, relative_gap, utility_diff
 
 #: Up to this many constraint rows the Newton system is factorised densely
 #: (Cholesky); above, it is solved by preconditioned conjugate gradients.
-DENSE_LIMIT = 3000
+DENSE_LIMIT = 500
 #: Iteration cap of one conjugate-gradient solve.
 CG_MAX_ITER = 1000
 #: Relative accuracy of the complementarity equations in an inexact Newton step.
 _ETA = 0.1
 _FORM_RATIO = 8.0  # form R D R^T when sum(hops^2) <= this * nnz(R)
+_DIRECT_FLOPS = 3e8  # a sparse factorisation this cheap replaces failing CG
 
 _TAU = 0.995  # fraction to the boundary
-_STATIONARITY = 1e-8  # relative |R^T p - U'(x)| / U'(x) asked for at the end
+_STATIONARITY = 1e-8  # relative |R^T p - U'(x)| / U'(x) sought once the gap is met
+_EXTRA = 8  # iterations spent seeking stationarity after the gap is met
+_PCLIP = 1e6  # prices are kept within this factor of their central value
 _MAX_STALLS = 10  # line-search stalls (each followed by re-centring) before giving up
 
 
@@ -126,8 +130,11 @@ def _path_following(prob, RT, x, alpha, tol, max_iter):
     s = c - R @ x
     p = _start_prices(x, s, w, alpha, R, RT)
 
+    system = _NewtonSystem(R, RT)
     best_gap = np.inf
     stalls = 0
+    done = None  # (x, p, gap, stationarity, iteration) of the best point with gap <= tol
+    extra = 0
     for it in range(1, max_iter + 1):
         g = marginal(x, w, alpha)
         d = x / (alpha * g)  # 1 / (-U''(x)), since -U'' = alpha U' / x
@@ -136,10 +143,19 @@ def _path_following(prob, RT, x, alpha, tol, max_iter):
 
         gap = relative_gap(x, p, prob, alpha)
         best_gap = min(best_gap, gap)
-        # The gap is second order in the error of rates and prices; ask also for
-        # first-order stationarity, so that prices are accurate to ~1e-8 too.
-        if gap <= tol and np.max(np.abs(r_d) / g) <= _STATIONARITY:
-            return _polished(prob, RT, x, p, gap, alpha) + (it - 1,)
+        # The gap is second order in the error of rates and prices, so once it is
+        # met a few more iterations seek first-order stationarity too (prices
+        # accurate to ~1e-8).  Rounding can make that unreachable (large alpha,
+        # rates spread over decades): then the best point with gap <= tol is kept.
+        if gap <= tol:
+            stat = float(np.max(np.abs(r_d) / g))
+            if done is None or stat <= done[3]:
+                done = (x, p, gap, stat, it - 1)
+            if stat <= _STATIONARITY or extra >= _EXTRA:
+                return _finish(prob, RT, done, alpha)
+            extra += 1
+        elif done is not None:
+            return _finish(prob, RT, done, alpha)
 
         system.update(d, s / p)
         base = -(R @ (d * r_d))
@@ -164,8 +180,8 @@ def _path_following(prob, RT, x, alpha, tol, max_iter):
             # Stalled.  At the optimum this is rounding: the barrier cannot rise
             # measurably; accept the certified point.  Otherwise the prices have
             # drifted from the path: raise those below target / s and go on.
-            if gap <= tol:
-                return _polished(prob, RT, x, p, gap, alpha) + (it - 1,)
+            if done is not None:
+                return _finish(prob, RT, done, alpha)
             stalls += 1
             if stalls > _MAX_STALLS:
                 raise SolverError("the interior-point line search failed to make progress",
@@ -176,16 +192,26 @@ def _path_following(prob, RT, x, alpha, tol, max_iter):
         # price step: positive, and within a factor 1e6 of the central value target / s
         tp = min(1.0, _TAU * _max_step(p, dp))
         central = target / s
-        p = np.clip(p + tp * dp, central / 1e3, central * 1e3)
+        p = np.clip(p + tp * dp, central / _PCLIP, central * _PCLIP)
         if not (np.all(np.isfinite(x)) and np.all(np.isfinite(p)) and np.all(s > 0)):
+            if done is not None:
+                return _finish(prob, RT, done, alpha)
             raise SolverError("the interior-point method produced invalid iterates; for very "
                               "large alpha use fairness='maxmin'", status="numerical")
 
+    if done is not None:
+        return _finish(prob, RT, done, alpha)
     raise SolverError(
         f"the interior-point method did not reach a relative duality gap of {tol:g} in "
         f"{max_iter} iterations (best {best_gap:.3g}); raise max_iter, loosen tol, or use "
         f"solver='cvxpy'", status="max_iterations",
     )
+
+
+def _finish(prob, RT, done, alpha):
+    """``(x, p, gap, iterations)`` from the best certified point, polished."""
+    x, p, gap, _, it = done
+    return _polished(prob, RT, x, p, gap, alpha) + (it,)
 
 
 def _polished(prob, RT, x, p, gap, alpha):
@@ -198,11 +224,18 @@ def _polished(prob, RT, x, p, gap, alpha):
 
 
 def _start_prices(x, s, w, alpha, R, RT):
-    """Starting prices: spread each flow's marginal utility over its hops, per link."""
-    hops = np.asarray(RT.sum(axis=1)).ravel()
-    n_on = np.asarray(R.sum(axis=1)).ravel()
-    p = (R @ (marginal(x, w, alpha) / hops)) / np.maximum(n_on, 1.0)
-    return np.where(n_on > 0, np.maximum(p, 1e-12 * p.max()), 1.0 / s)
+    """Starting prices: per link, the smallest share ``U'_i(x_i) / hops_i`` of its flows.
+
+    Route prices then never exceed marginal utilities, so the first rate steps
+    raise rates instead of cutting them (with the mean share, flows with small
+    marginal utility, when alpha is large, faced prices far above it).
+    """
+    hops = np.diff(RT.indptr).astype(np.float64)
+    on = np.diff(R.indptr) > 0
+    share = (marginal(x, w, alpha) / hops)[R.indices]
+    p = 1.0 / s
+    p[on] = np.minimum.reduceat(share, R.indptr[:-1][on])
+    return np.where(on, np.maximum(p, 1e-12 * p[on].max()), p)
 
 
 def _barrier_rise(xn, sn, x, s, w, alpha, mu) -> float:
@@ -252,10 +285,12 @@ class _NewtonSystem:
         self.direct = m <= DENSE_LIMIT
         self.dense = self.direct
         self.R2 = R.multiply(R).tocsr()
-        hops = np.diff(RT.indptr)
+        hops = np.diff(RT.indptr).astype(np.float64)
         # Form R D R^T only when its entries (at most sum_i hops_i^2) are few.
-        self.formed = float(hops.astype(np.float64) @ hops) <= _FORM_RATIO * max(R.nnz, 1)
+        self.formed = not self.direct and float(hops @ hops) <= _FORM_RATIO * max(R.nnz, 1)
+        self.pattern = _GramPattern(RT, m) if self.formed else None
         self.cg_iterations = 0
+        self._affordable = None
         self._solve = None
         self._M = None
 
@@ -273,8 +308,7 @@ class _NewtonSystem:
             self._factorise()
             return
         self.diag = self.R2 @ d + e
-        if self.formed:
-            self._M = (self.R @ sp.diags(d) @ self.RT + sp.diags(e)).tocsr()
+        self._M = self.pattern.matrix(d, self.diag) if self.formed else None
 
     def _matrix(self) -> sp.csr_matrix:
         if self._M is None:
@@ -322,15 +356,26 @@ class _NewtonSystem:
         """
         if self.direct:
             return self._solve(b)
-        y = self._pcg(b, atol, x0)
-        if y is None:  # not converged: factorise from now on
+        y, converged = self._pcg(b, atol, x0)
+        if converged:
+            return y
+        if self._affordable is None:
+            self._affordable = _direct_affordable(self._matrix())
+        if self._affordable:  # factorise from now on
             self.direct = True
             self._factorise()
             return self._solve(b)
-        return y
+        if not np.all(np.isfinite(y)):
+            raise SolverError("conjugate gradients broke down on the Newton system",
+                              status="numerical")
+        return y  # inexact; the step and the certified gap stay valid
 
     def _pcg(self, b, atol, x0):
-        """Jacobi-preconditioned conjugate gradients; None if not converged."""
+        """Jacobi-preconditioned conjugate gradients from ``x0`` (or 0).
+
+        Returns the last iterate (the best in the energy norm) and whether
+        every ``|residual_l| <= atol_l``; at most :data:`CG_MAX_ITER` iterations.
+        """
         inv = 1.0 / self.diag
         if x0 is None:
             y = np.zeros_like(b)
@@ -341,23 +386,81 @@ class _NewtonSystem:
         z = inv * r
         q = z.copy()
         rz = float(r @ z)
-        for _ in range(CG_MAX_ITER + 1):
+        for _ in range(CG_MAX_ITER):
             if np.all(np.abs(r) <= atol):
-                return y
-            if not rz > 0:
-                return None
-            self.cg_iterations += 1
+                return y, True
             Mq = self._matvec(q)
-            step = rz / float(q @ Mq)
-            if not np.isfinite(step) or step <= 0:
-                return None
+            qMq = float(q @ Mq)
+            if not (rz > 0 and qMq > 0 and np.isfinite(rz / qMq)):
+                return y, False  # breakdown (rounding): keep what we have
+            self.cg_iterations += 1
+            step = rz / qMq
             y += step * q
             r -= step * Mq
             z = inv * r
             rz, rz_old = float(r @ z), rz
             q *= rz / rz_old
             q += z
-        return None
+        return y, bool(np.all(np.abs(r) <= atol))
+
+
+def _direct_affordable(M: sp.csr_matrix) -> bool:
+    """Whether a sparse factorisation of ``M`` is cheap: its envelope after a
+    reverse Cuthill-McKee ordering (which bounds the fill) costs at most
+    :data:`_DIRECT_FLOPS` to factorise."""
+    perm = reverse_cuthill_mckee(M, symmetric_mode=True)
+    P = M[perm][:, perm].tocsr()
+    rows = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
+    first = np.full(P.shape[0], P.shape[0])
+    np.minimum.at(first, rows, P.indices)
+    width = np.maximum(np.arange(P.shape[0]) - first, 0).astype(np.float64)
+    return float(width @ width) <= _DIRECT_FLOPS
+
+
+class _GramPattern:
+    """The sparsity pattern of ``R diag(d) R^T``, to form it for new ``d`` by one bincount.
+
+    Every ordered pair (j, k), j != k, of links on one flow's route contributes
+    ``r_ji r_ki d_i`` to entry (j, k); the pattern records, for each such
+    pair, its flow and its position in the CSR data, and the position of each
+    diagonal entry (the diagonal, ``(R * R) d + e``, is computed separately).
+    Building it costs one sort of the ``sum_i hops_i (hops_i - 1)`` pairs.
+
+    Parameters
+    ----------
+    RT : scipy.sparse.csr_matrix, shape (F, M)
+        Transposed routing matrix (canonical CSR).
+    m : int
+        Number of rows M.
+    """
+
+    def __init__(self, RT: sp.csr_matrix, m: int):
+        hops = np.diff(RT.indptr).astype(np.int64)
+        n_pairs = hops * (hops - 1)
+        total = int(n_pairs.sum())
+        flow = np.repeat(np.arange(hops.size), n_pairs)
+        t = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(n_pairs) - n_pairs, n_pairs)
+        h1 = hops[flow] - 1
+        j = t // np.maximum(h1, 1)
+        k = t % np.maximum(h1, 1)
+        k += k >= j
+        a, b = RT.indptr[flow] + j, RT.indptr[flow] + k
+        keys = np.concatenate([RT.indices[a].astype(np.int64) * m + RT.indices[b],
+                               np.arange(m, dtype=np.int64) * (m + 1)])
+        uniq, inv = np.unique(keys, return_inverse=True)
+        self.flow, self.pos, self.diag_pos = flow, inv[:total], inv[total:]
+        coef = RT.data[a] * RT.data[b]
+        self.coef = None if np.all(coef == 1.0) else coef
+        self.indices = (uniq % m).astype(np.int32)
+        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(uniq // m, minlength=m))])
+        self.m = m
+
+    def matrix(self, d: np.ndarray, diag: np.ndarray) -> sp.csr_matrix:
+        """``R diag(d) R^T`` off the diagonal, ``diag`` on it, as CSR."""
+        wts = d[self.flow] if self.coef is None else d[self.flow] * self.coef
+        data = np.bincount(self.pos, weights=wts, minlength=self.indices.size)
+        data[self.diag_pos] = diag
+        return sp.csr_matrix((data, self.indices, self.indptr), shape=(self.m, self.m))
 
 
 def _max_step(v: np.ndarray, dv: np.ndarray) -> float:
