@@ -14,11 +14,15 @@ definite system per iteration,
 factorised once and used for Mehrotra's predictor (which picks the centring
 target) and the step.  The start is feasible, so ``R x + s = c`` holds
 exactly throughout; the rate step is an ascent direction of the primal
-barrier function and is backtracked on it (Armijo), which makes the method
-globally convergent for every alpha > 0.  Dense Cholesky serves up to a few
-thousand links, a sparse LU beyond.  The method stops when the *certified*
-relative duality gap (dual value at the prices minus utility at the rates,
-over ``p . c``) is below ``tol``.
+barrier function and is backtracked on it (Armijo); a stalled line search
+re-centres the prices, and a failed run is retried once from half the max-min
+rates.  Measured: reliable for alpha <= 5 on random networks (1 failure in
+600 at alpha = 5); for alpha >= ~10 on general networks it may raise
+SolverError (use fairness="maxmin" for the limit).  Small systems are solved
+by dense Cholesky, large ones by preconditioned conjugate gradients (see
+``DENSE_LIMIT``).  The method stops when the *certified* relative duality gap
+(dual value at the prices minus utility at the rates, over ``p . c``) is below
+``tol`` and the stationarity residual is below ``_STATIONARITY``.
 
 References
 ----------
