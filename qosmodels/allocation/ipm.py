@@ -11,24 +11,48 @@ definite system per iteration,
 
 .. math:: (R D R^T + S P^{-1}) \\Delta p = \\text{rhs}, \\qquad D = 1 / (-U''(x)),
 
-factorised once and used for Mehrotra's predictor (which picks the centring
-target) and the step.  The start is feasible, so ``R x + s = c`` holds
-exactly throughout; the rate step is an ascent direction of the primal
-barrier function and is backtracked on it (Armijo); a stalled line search
-re-centres the prices, and a failed run is retried once from half the max-min
-rates.  Measured: reliable for alpha <= 5 on random networks (1 failure in
-600 at alpha = 5); for alpha >= ~10 on general networks it may raise
-SolverError (use fairness="maxmin" for the limit).  Small systems are solved
-by dense Cholesky, large ones by preconditioned conjugate gradients (see
-``DENSE_LIMIT``).  The method stops when the *certified* relative duality gap
-(dual value at the prices minus utility at the rates, over ``p . c``) is below
-``tol`` and the stationarity residual is below ``_STATIONARITY``.
+solved twice (Mehrotra's predictor, which picks the centring target, then
+the step).  The start is feasible, so ``R x + s = c`` holds exactly
+throughout; the rate step is an ascent direction of the primal barrier
+function and is backtracked on it (Armijo); a stalled line search re-centres
+the prices, and a failed run is retried once from half the max-min rates.
+Measured on random networks of 20 to 1 500 flows (unit and spread weights):
+no failure in 300 at alpha = 1, 2 or 10, 1 in 600 at alpha = 5, but more
+than half raise SolverError at alpha = 30 (use fairness="maxmin" for the
+limit).  The method stops when the
+*certified* relative duality gap (dual value at the prices minus utility at
+the rates, over ``p . c``) is below ``tol``; once it is, up to ``_EXTRA``
+more iterations seek a stationarity residual below ``_STATIONARITY``, and
+the best point with a gap below ``tol`` is returned (rounding can make that
+residual unreachable when alpha is large and rates span decades).
+
+Linear algebra.  Up to :data:`DENSE_LIMIT` links the system is formed
+densely and factorised by Cholesky.  Above, it is solved by conjugate
+gradients preconditioned by its diagonal: on random (expander-like) topologies
+a sparse factorisation fills in almost completely (a 10 000-link random
+network needs a dense factor), while the diagonally scaled system is well
+enough conditioned for a few tens of iterations per solve.  ``R D R^T`` is
+assembled from a sparsity pattern computed once (one bincount per
+iteration; one-hop flows only touch the diagonal), or applied matrix-free
+when routes are long.  The solves are inexact: an error ``rho`` in the
+reduced system leaves primal feasibility and the dual equation exact and
+perturbs only complementarity, by ``p * rho``, so conjugate gradients stop as
+soon as ``|p_l rho_l| <= eta mu_target`` for every link, the condition of
+inexact interior-point methods.  The certified gap does not depend on the
+linear solver.  If conjugate gradients miss their tolerance within their
+iteration cap, the step is taken with the inexact direction, unless a sparse
+factorisation is cheap (narrow envelope after reverse Cuthill-McKee
+ordering), which then replaces them for the rest of the solve.
 
 References
 ----------
 S. Wright, *Primal-Dual Interior-Point Methods*, SIAM 1997 (Mehrotra's
 heuristic, Ch. 10).  J. Nocedal and S. Wright, *Numerical Optimization*, 2nd
 ed., Section 19.4 (line searches on the barrier for primal-dual steps).
+S. Bellavia, "Inexact interior-point method", J. Optim. Theory Appl. 96,
+1998; J. Gondzio, "Convergence analysis of an inexact feasible interior point
+method for convex quadratic programming", SIAM J. Optim. 23(3), 2013
+(accuracy of the Newton systems relative to mu).
 """
 
 from __future__ import annotations
@@ -46,14 +70,17 @@ from ..errors import SolverError
 from .problem import Problem, marginal, rate_at_price, relative_gap, utility_diff
 
 #: Up to this many constraint rows the Newton system is factorised densely
-#: (Cholesky); above, it is solved by preconditioned conjugate gradients.
-DENSE_LIMIT = 500
-#: Iteration cap of one conjugate-gradient solve.
+#: (Cholesky); above, it is solved by preconditioned conjugate gradients, which
+#: were faster on random networks from about 50-100 links on.
+DENSE_LIMIT = 50
+#: Iteration cap of one conjugate-gradient solve; after a solve that missed its
+#: tolerance the next ones get ``CG_MAX_ITER // 5`` until one succeeds.
 CG_MAX_ITER = 1000
 #: Relative accuracy of the complementarity equations in an inexact Newton step.
 _ETA = 0.1
 _FORM_RATIO = 8.0  # form R D R^T when sum(hops^2) <= this * nnz(R)
 _DIRECT_FLOPS = 3e8  # a sparse factorisation this cheap replaces failing CG
+_TINY = 5e4  # links x flows up to which the dense path keeps R dense
 
 _TAU = 0.995  # fraction to the boundary
 _STATIONARITY = 1e-8  # relative |R^T p - U'(x)| / U'(x) sought once the gap is met
@@ -193,7 +220,7 @@ def _path_following(prob, RT, x, alpha, tol, max_iter):
             p = np.maximum(p, target / s)
             continue
         x, s = xn, sn  # exact in exact arithmetic; avoids cancellation in c - R x
-        # price step: positive, and within a factor 1e6 of the central value target / s
+        # price step: positive, and within a factor _PCLIP of the central value target / s
         tp = min(1.0, _TAU * _max_step(p, dp))
         central = target / s
         p = np.clip(p + tp * dp, central / _PCLIP, central * _PCLIP)
@@ -271,9 +298,11 @@ class _NewtonSystem:
     its diagonal, on the sparse matrix when it is sparse enough (routes short
     compared with the number of links), matrix-free as ``R (d * (R^T v)) + e v``
     otherwise.  Conjugate gradients stop as soon as every row's residual is
-    within its tolerance (see :meth:`solve`); if they fail to get there within
-    :data:`CG_MAX_ITER` iterations the system switches, for the rest of the
-    solve, to a direct factorisation (sparse LU).
+    within its tolerance (see :meth:`solve`).  If they fail to get there within
+    their iteration cap, the system switches for the rest of the solve to a
+    sparse LU factorisation when that is cheap (see :func:`_direct_affordable`;
+    never for a matrix-free system, whose matrix may be dense), and otherwise
+    returns the inexact solution.
 
     Parameters
     ----------
@@ -293,8 +322,11 @@ class _NewtonSystem:
         # Form R D R^T only when its entries (at most sum_i hops_i^2) are few.
         self.formed = not self.direct and float(hops @ hops) <= _FORM_RATIO * max(R.nnz, 1)
         self.pattern = _GramPattern(RT, m) if self.formed else None
+        # Tiny problems: a dense R makes forming R D R^T cheaper than sparse products.
+        self.Rd = R.toarray() if self.dense and m * R.shape[1] <= _TINY else None
         self.cg_iterations = 0
         self._affordable = None
+        self._cap = CG_MAX_ITER
         self._solve = None
         self._M = None
 
@@ -316,15 +348,23 @@ class _NewtonSystem:
 
     def _matrix(self) -> sp.csr_matrix:
         if self._M is None:
-            self._M = (self.R @ sp.diags(self.d) @ self.RT + sp.diags(self.e)).tocsr()
+            if self.pattern is not None:
+                self._M = self.pattern.matrix(self.d, self.R2 @ self.d + self.e)
+            else:
+                self._M = (self.R @ sp.diags(self.d) @ self.RT + sp.diags(self.e)).tocsr()
         return self._M
 
     def _factorise(self) -> None:
-        M = self._matrix()
+        if self.Rd is not None:
+            M = (self.Rd * self.d) @ self.Rd.T
+            M.flat[:: M.shape[0] + 1] += self.e
+        else:
+            M = self._matrix()
         self._M = None
         if self.dense:
             try:
-                factor = la.cho_factor(M.toarray(), lower=True, check_finite=False)
+                factor = la.cho_factor(M if self.Rd is not None else M.toarray(), lower=True,
+                                       check_finite=False)
             except la.LinAlgError:
                 raise SolverError("the Newton system is not positive definite",
                                   status="numerical") from None
@@ -361,10 +401,11 @@ class _NewtonSystem:
         if self.direct:
             return self._solve(b)
         y, converged = self._pcg(b, atol, x0)
+        self._cap = CG_MAX_ITER if converged else max(CG_MAX_ITER // 5, 1)
         if converged:
             return y
         if self._affordable is None:
-            self._affordable = _direct_affordable(self._matrix())
+            self._affordable = self.formed and _direct_affordable(self._M)
         if self._affordable:  # factorise from now on
             self.direct = True
             self._factorise()
@@ -378,7 +419,8 @@ class _NewtonSystem:
         """Jacobi-preconditioned conjugate gradients from ``x0`` (or 0).
 
         Returns the last iterate (the best in the energy norm) and whether
-        every ``|residual_l| <= atol_l``; at most :data:`CG_MAX_ITER` iterations.
+        every ``|residual_l| <= atol_l``; at most :data:`CG_MAX_ITER` iterations
+        (a fifth of that after a failed solve).
         """
         inv = 1.0 / self.diag
         if x0 is None:
@@ -390,7 +432,7 @@ class _NewtonSystem:
         z = inv * r
         q = z.copy()
         rz = float(r @ z)
-        for _ in range(CG_MAX_ITER):
+        for _ in range(self._cap):
             if np.all(np.abs(r) <= atol):
                 return y, True
             Mq = self._matvec(q)
