@@ -250,36 +250,32 @@ def _result(network, fairness, alpha, rates, prices, solver, status, gap, iters,
             priced=None, maxmin_weights=None, maxmin_link_weights=None) -> Allocation:
     R = network.routing_matrix
     util = (R @ rates) / network.capacities
-    saturated = util >= 1.0 - _SATURATED
+    # one entry per (hop of a route): the link, its flow, and whether it limits the flow
+    links = network.route_links
+    flows = np.repeat(np.arange(network.n_flows), np.diff(network.route_ptr))
+    limits = util[links] >= 1.0 - _SATURATED
+    if priced is not None:
+        limits &= priced[links]
+    elif maxmin_weights is not None or maxmin_link_weights is not None:
+        # a max-min bottleneck is where the flow's normalised rate is the link's largest
+        if maxmin_link_weights is not None:
+            w_hop = np.asarray(maxmin_link_weights[links, flows]).ravel()
+        else:
+            w_hop = np.asarray(maxmin_weights)[flows]
+        norm = rates[flows] / w_hop
+        link_max = np.zeros(network.n_links)
+        np.maximum.at(link_max, links, norm)
+        limits &= norm >= link_max[links] * (1 - 1e-9)
     names = network.link_names
-    bottlenecks = []
-    for i in range(network.n_flows):
-        links = network.flow_links(i)
-        cand = links[saturated[links]]
-        if priced is not None:
-            cand = cand[priced[cand]]
-        elif maxmin_weights is not None or maxmin_link_weights is not None:
-            cand = [l for l in cand if _is_maxmin_bottleneck(network, rates, l, i, maxmin_weights,
-                                                             maxmin_link_weights)]
-        bottlenecks.append(tuple(names[l] for l in cand))
+    bottlenecks = [[] for _ in range(network.n_flows)]
+    for l, i in zip(links[limits].tolist(), flows[limits].tolist()):
+        bottlenecks[i].append(names[l])
     return Allocation(
         network=network, fairness=fairness, alpha=alpha,
         rates=_ro(rates), prices=_ro(prices), utilisation=_ro(util),
-        bottlenecks=tuple(bottlenecks), solver=solver, status=status,
+        bottlenecks=tuple(map(tuple, bottlenecks)), solver=solver, status=status,
         duality_gap=float(gap), iterations=int(iters),
     )
-
-
-def _is_maxmin_bottleneck(network, rates, l, i, w, Wl) -> bool:
-    R = network.routing_matrix
-    on = R.indices[R.indptr[l]:R.indptr[l + 1]]
-    if Wl is not None:
-        norm = rates[on] / np.asarray(Wl[l, on].todense()).ravel()
-        mine = rates[i] / Wl[l, i]
-    else:
-        norm = rates[on] / w[on]
-        mine = rates[i] / w[i]
-    return mine >= norm.max() * (1 - 1e-9)
 
 
 def _ro(a) -> np.ndarray:
