@@ -1,0 +1,99 @@
+"""PPS: the expected rates of Tables 1-5 and the fair shares behind Tables 7-9.
+
+``pps-tables`` computes the PPS fair rates of the paper's topologies with
+:func:`qosmodels.pps.fair_rates` (ticket ledger, exchange rates, weighted
+max-min with per-link weights) and compares them with the paper:
+
+* Tables 1-5 print an "Expected Rate" column (Mb/s, two decimals): Figure 6
+  with all flows greedy (Table 1) and with B a 0.16 Mb/s constant-rate source
+  (Table 2); Figure 9 in its three capacity settings (Tables 3-5).
+* Tables 7-9 compare PPS with DiffServ on Figure 13: three greedy flows over
+  one 1.2 Mb/s link, tickets "at the same ratio (3:2:1) as the service
+  profiles" (600, 400 and 200 t/s here), and "our algorithm allocates bandwidth
+  in proportion to the service profiles of the three flows, independent of the
+  available capacity" (Section 3.8).  The tables print no expected PPS column;
+  the expected values are that proportional split, 0.60, 0.40 and 0.20 Mb/s
+  (Table 7's service-profile column, whose profiles match the capacity).  The
+  same fair share is the reference for all three tables, since PPS tickets do
+  not depend on the DiffServ profiles.
+
+The tolerance is half a unit in the last printed digit (0.005 Mb/s), as a
+relative tolerance: the paper's values are the exact fair shares rounded to
+two decimals.
+
+References
+----------
+Zhang, Wang, Peterson, Krishnamurthy, "Probabilistic Packet Scheduling",
+Princeton TR-632-01, 2001, Sections 3.2, 3.5, 3.6 and 3.8; Tables 1-5, 7-9.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..pps import FIG6_TICKETS, FIG9_TICKETS, fair_rates
+from ..topologies import pps_multi_hop, pps_multiple_bottleneck, pps_one_hop
+from ..units import Mbps, kbps
+from .registry import Check, register
+
+#: Half a unit in the last digit the paper prints (Mb/s).
+HALF_DIGIT = 0.005
+
+#: The paper's "Expected Rate" columns (Mb/s) for flows A, B, C.
+EXPECTED = {
+    "Table 1": (0.50, 0.25, 0.25),
+    "Table 2": (0.56, 0.16, 0.28),
+    "Table 3": (1.33, 0.67, 1.00),
+    "Table 4": (0.67, 1.33, 0.33),
+    "Table 5": (0.67, 1.00, 0.33),
+}
+#: PPS fair shares of Figure 13's flows A, B, C (Mb/s): 1.2 Mb/s split 3:2:1 (Section 3.8).
+FIG13_SHARES = (0.60, 0.40, 0.20)
+#: Tickets/s for Figure 13's flows: the text gives only the ratio 3:2:1.
+FIG13_TICKETS = (600.0, 400.0, 200.0)
+
+
+def figure13():
+    """Figure 13 as a network and its tickets: flows A, B, C through one 1.2 Mb/s link."""
+    net = pps_one_hop(tickets=FIG13_TICKETS, capacity=Mbps(1.2))
+    net = net.replace(flows=[dataclasses.replace(f, name=n) for f, n in zip(net.flows, "ABC")])
+    tickets = {(f"s{k}", "r0"): t for k, t in enumerate(FIG13_TICKETS, start=1)}
+    return net, tickets
+
+
+def _cases():
+    yield ("Table 1", "Figure 6, all flows greedy", pps_multi_hop(), FIG6_TICKETS, None)
+    yield ("Table 2", "Figure 6, B at 0.16 Mb/s", pps_multi_hop(), FIG6_TICKETS,
+           {"B": kbps(160)})
+    for k in (1, 2, 3):
+        yield (f"Table {k + 2}", f"Figure 9, scenario {k}", pps_multiple_bottleneck(k),
+               FIG9_TICKETS, None)
+
+
+@register("pps-tables",
+          title="PPS Tables 1-5 expected rates and Tables 7-9 fair shares from the ticket ledger",
+          paper="Zhang et al., Probabilistic Packet Scheduling, Tables 1-5, 7-9")
+def tables() -> list[Check]:
+    checks = []
+    for table, what, net, tickets, demand in _cases():
+        r = fair_rates(net, tickets, demand)
+        for name, expected in zip("ABC", EXPECTED[table]):
+            checks.append(Check(
+                experiment="pps-tables", quantity=f"{table} ({what}): flow {name}",
+                expected=expected, measured=r.rate(name) / 1e6,
+                tolerance=HALF_DIGIT / expected, unit="Mb/s",
+                reference=f"paper, {table}, Expected Rate",
+                method="pps.fair_rates (exchange rates + per-link weighted max-min)",
+            ))
+    net, tickets = figure13()
+    r = fair_rates(net, tickets)
+    for table in ("Table 7", "Table 8", "Table 9"):
+        for name, expected in zip("ABC", FIG13_SHARES):
+            checks.append(Check(
+                experiment="pps-tables", quantity=f"{table} (Figure 13, 3:2:1): flow {name}",
+                expected=expected, measured=r.rate(name) / 1e6,
+                tolerance=HALF_DIGIT / expected, unit="Mb/s",
+                reference="paper, Section 3.8: 1.2 Mb/s in proportion 3:2:1 (Table 7 profile)",
+                method="pps.fair_rates",
+            ))
+    return checks

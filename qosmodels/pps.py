@@ -1,0 +1,1125 @@
+"""Probabilistic Packet Scheduling (PPS): ticket currencies, exchange rates and fair rates.
+
+PPS gives each flow a share of the network in *tickets per second* (t/s).
+Every entity (a host or a router) defines its own currency and issues some
+t/s of it to each of its inputs; a packet carries tickets, and each link
+relabels them into the currency of the next entity with the exchange rate
+
+    XRate = OutTktRate / InTktRate                      (Section 2.5)
+
+where OutTktRate is what the link is issued by the entity it enters and
+InTktRate the *active* t/s it receives.  At a congested link, ticket-based RED
+(TRED) drops packets so that every *poor* flow of the link (one the link
+bottlenecks) gets
+
+    InPktRate_p * InTktRate_c / InTktRate_p             (Sections 2.2, 2.6)
+
+its tickets in the link's currency over all poor flows' tickets, times the
+capacity the poor flows share; a *rich* flow (limited by its own demand or by
+another link) gets what it can use.  This is weighted max-min fairness with a
+weight per link (the flow's tickets in that link's currency), computed here
+exactly.
+
+This module offers:
+
+* :func:`fair_rates` -- the sender-based algorithm: exchange rates, every
+  flow's tickets in every link's currency, and the fair rates;
+* :func:`receiver_fair_rates` -- the receiver-based algorithm (ACK tickets,
+  Section 2.7), with the sender currency it reconstructs;
+* the formulas of single packets and links, vectorised: :func:`packet_tag`,
+  :func:`exchange_rate`, :func:`poor_flow_rate`, :func:`tred_multiplier`,
+  :func:`tred_drop_probability`, :func:`udp_drop_probability`,
+  :func:`udp_one_hop`;
+* :func:`symbolic` and :func:`udp_proof` -- the same formulas as SymPy
+  expressions, and the paper's Section 4 argument (UDP survivors get exactly
+  their fair share and keep their tickets) done symbolically.
+
+Units: rates in bit/s (the paper's packets/s times the packet size; only
+ratios of rates enter), ticket rates in tickets/s.
+
+References
+----------
+M. Zhang, R. Wang, L. Peterson, A. Krishnamurthy, "Probabilistic Packet
+Scheduling: Achieving Proportional Share Bandwidth Allocation", Princeton
+University TR-632-01, 2001.  ../shared/papers/pps-probabilistic-packet-scheduling.txt
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import _validate as v
+from .errors import ScenarioError, ScenarioTypeError, SolverError
+from .network import Network
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+    from .allocation import Allocation
+
+__all__ = [
+    "TicketAllocation",
+    "fair_rates",
+    "receiver_fair_rates",
+    "packet_tag",
+    "exchange_rate",
+    "poor_flow_rate",
+    "tred_multiplier",
+    "tred_drop_probability",
+    "udp_drop_probability",
+    "udp_one_hop",
+    "UDPOutcome",
+    "symbolic",
+    "udp_proof",
+    "FIG6_TICKETS",
+    "FIG9_TICKETS",
+    "TRED_K",
+]
+
+#: Tickets/s issued to each link of the paper's Figures 2 and 6 by the node the
+#: link enters (Sections 2.6 and 3.2): S3 issues 1000 to (S0, S3) and 500 to
+#: (S1, S3), S4 1000 to (S2, S4), S5 900 to (S3, S5) and 300 to (S4, S5).
+FIG6_TICKETS: dict[tuple[str, str], float] = {
+    ("S0", "S3"): 1000.0, ("S1", "S3"): 500.0, ("S2", "S4"): 1000.0,
+    ("S3", "S5"): 900.0, ("S4", "S5"): 300.0,
+}
+#: Figure 9 (Section 3.6): Figure 6's tickets plus 1200 t/s issued by S6 to (S5, S6).
+FIG9_TICKETS: dict[tuple[str, str], float] = {**FIG6_TICKETS, ("S5", "S6"): 1200.0}
+#: TRED's ticket window factor: ExpectTkt averages the tags in [MinTkt, K MinTkt] (Section 2.4.2).
+TRED_K = 1.4
+
+_OWNER = "fair_rates"
+_MAX_SWEEPS = 100_000
+_RTOL = 1e-14
+
+
+# ============================================================================ result
+@dataclass(frozen=True)
+class TicketAllocation:
+    """The PPS fair allocation of a network, with the ticket ledger that produced it.
+
+    Returned by :func:`fair_rates` (``variant="sender"``) and
+    :func:`receiver_fair_rates` (``variant="receiver"``).  Per-link arrays follow
+    ``network.links``, per-flow arrays ``network.flows``; inactive flows have
+    rate 0 and no tickets.
+
+    Attributes
+    ----------
+    network : Network
+        The network (all flows, active or not).
+    variant : {"sender", "receiver"}
+        Which algorithm: data tickets (Section 2.5) or ACK tickets (Section 2.7).
+    issued : dict of str to float, tickets/s
+        The ticket rates given, by link name: for ``"sender"`` the t/s the node a
+        link enters issues to it (OutTktRate); for ``"receiver"`` the t/s the
+        node a link leaves issues to it in its receiver currency (AckOutTktRate).
+    rates : ndarray, shape (F,), bit/s
+        The fair rates.
+    exchange_rates : ndarray, shape (L,)
+        XRate = OutTktRate / InTktRate of each link (for ``"receiver"``:
+        AckXRate = AckOutTktRate / AckInTktRate, and the data exchange rate is
+        its inverse, Section 2.7.1).  1 for a link that is issued no tickets
+        (its tickets pass through unchanged), NaN for a link no active flow crosses.
+    in_ticket_rate, out_ticket_rate : ndarray, shape (L,), tickets/s
+        Active t/s each link receives (InTktRate) and hands on (OutTktRate); for
+        ``"receiver"`` the ACK tickets (AckInTktRate, AckOutTktRate).
+    link_tickets : ndarray, shape (L, F), tickets/s
+        Each flow's tickets in each link's currency: the weights of the fairness
+        criterion.  ``"sender"``: InTktRate_c, the flow's t/s arriving at link
+        (S, T) in S's currency (Section 2.6).  ``"receiver"``: AckInTktRate_c,
+        the flow's ACK t/s arriving at (S, T) in T's receiver currency
+        (Section 2.7.2).  0 off the flow's route.
+    out_tickets : ndarray, shape (L, F), tickets/s
+        The same after the link's relabelling (``link_tickets * exchange_rates``).
+    poor : ndarray of bool, shape (L, F)
+        ``poor[l, i]``: link l is a bottleneck of flow i (flow i is a *poor*
+        flow of l, Section 2.1).  A flow poor nowhere is limited by its demand.
+    bottlenecks : tuple of tuple of str
+        For each flow, the names of the links where it is poor.
+    active : ndarray of bool, shape (F,)
+        Which flows are active.
+    demand : ndarray, shape (F,), bit/s
+        Each flow's demand (``inf`` for a greedy flow).
+    allocation : Allocation
+        The weighted max-min allocation of the active flows (link weights
+        ``link_tickets``) from :func:`qosmodels.allocate`.
+    """
+
+    network: Network
+    variant: str
+    issued: dict
+    rates: np.ndarray
+    exchange_rates: np.ndarray
+    in_ticket_rate: np.ndarray
+    out_ticket_rate: np.ndarray
+    link_tickets: np.ndarray
+    out_tickets: np.ndarray
+    poor: np.ndarray
+    bottlenecks: tuple[tuple[str, ...], ...]
+    active: np.ndarray
+    demand: np.ndarray
+    allocation: Allocation = field(repr=False)
+
+    def __repr__(self) -> str:
+        n_act = int(self.active.sum())
+        return (f"TicketAllocation({self.variant}, {n_act} of {len(self.rates)} flows active, "
+                f"{self.network.n_links} links)")
+
+    # ------------------------------------------------------------------ look-ups
+    def rate(self, flow) -> float:
+        """The rate of one flow (index or name), bit/s."""
+        return float(self.rates[self.network._flow_id(flow)])
+
+    def exchange_rate(self, link) -> float:
+        """The exchange rate of one link (``(src, dst)``, ``"src->dst"`` or index)."""
+        return float(self.exchange_rates[self.network.link_id(link)])
+
+    def tickets(self, flow, link) -> float:
+        """A flow's tickets (t/s) in a link's currency (see :attr:`link_tickets`)."""
+        return float(self.link_tickets[self.network.link_id(link), self.network._flow_id(flow)])
+
+    @property
+    def poor_ticket_rate(self) -> np.ndarray:
+        """InTktRate_p: t/s each link receives from its poor flows, shape (L,)."""
+        return (self.link_tickets * self.poor).sum(axis=1)
+
+    @property
+    def poor_rate(self) -> np.ndarray:
+        """InPktRate_p (here in bit/s): rate of each link's poor flows, shape (L,)."""
+        return (self.poor * self.rates[None, :]).sum(axis=1)
+
+    def sender_tickets(self) -> tuple[dict[tuple[str, str], float], dict[str, float]]:
+        """The sender currency that the receiver-based algorithm reconstructs (Section 2.7.1).
+
+        Each link is issued what it receives on ACKs (``OutTktRate = AckInTktRate``),
+        and each TCP source what its ACKs bring it (the ACK tickets leaving the
+        flow's first link).  Passing these to :func:`fair_rates` (``tickets``,
+        ``flow_tickets``) runs the sender-based algorithm on that currency; the
+        paper shows it gives every flow ``InTktRate_c = AckOutTktRate_c`` and
+        the same rates.
+
+        Returns
+        -------
+        tickets : dict of (str, str) to float
+            t/s issued to each link that active flows cross.
+        flow_tickets : dict of str to float
+            t/s issued to each active flow's source.
+
+        Raises
+        ------
+        ScenarioError
+            For a sender-based result (there is nothing to reconstruct).
+        """
+        if self.variant != "receiver":
+            raise ScenarioError("sender_tickets() applies to receiver_fair_rates() results only; "
+                                "this one is sender-based")
+        net = self.network
+        used = self.in_ticket_rate > 0
+        tickets = {net.links[l].key: float(self.in_ticket_rate[l]) for l in np.flatnonzero(used)}
+        flow_tickets = {}
+        for i in np.flatnonzero(self.active):
+            first = int(net.flow_links(i)[0])
+            flow_tickets[net.flow_names[i]] = float(self.out_tickets[first, i])
+        return tickets, flow_tickets
+
+    # ------------------------------------------------------------------ tables and plots
+    def to_pandas(self, kind: str = "flows") -> pandas.DataFrame:
+        """A table of the allocation.
+
+        Parameters
+        ----------
+        kind : {"flows", "links", "tickets"}
+            ``"flows"``: rate (bit/s), demand, active, bottlenecks and the tickets
+            at the (first) bottleneck.  ``"links"``: capacity, load, utilisation,
+            tickets issued, InTktRate, OutTktRate, exchange rate, and the poor
+            flows' tickets and rate.  ``"tickets"``: links x flows, each flow's
+            tickets in each link's currency.
+        """
+        import pandas as pd
+
+        net = self.network
+        if kind == "flows":
+            at_b = []
+            for i, b in enumerate(self.bottlenecks):
+                at_b.append(self.tickets(i, b[0]) if b else np.nan)
+            return pd.DataFrame(
+                {
+                    "rate_bps": self.rates,
+                    "demand_bps": self.demand,
+                    "active": self.active,
+                    "bottlenecks": [", ".join(b) for b in self.bottlenecks],
+                    "tickets_at_bottleneck": at_b,
+                    "route": ["-".join(f.route) for f in net.flows],
+                },
+                index=pd.Index(net.flow_names, name="flow"),
+            )
+        if kind == "links":
+            load = net.routing_matrix @ self.rates
+            return pd.DataFrame(
+                {
+                    "capacity_bps": net.capacities,
+                    "load_bps": load,
+                    "utilisation": load / net.capacities,
+                    "issued_tps": [self.issued.get(n, np.nan) for n in net.link_names],
+                    "in_ticket_rate": self.in_ticket_rate,
+                    "out_ticket_rate": self.out_ticket_rate,
+                    "exchange_rate": self.exchange_rates,
+                    "poor_ticket_rate": self.poor_ticket_rate,
+                    "poor_rate_bps": self.poor_rate,
+                },
+                index=pd.Index(net.link_names, name="link"),
+            )
+        if kind == "tickets":
+            return pd.DataFrame(self.link_tickets, index=pd.Index(net.link_names, name="link"),
+                                columns=pd.Index(net.flow_names, name="flow"))
+        raise ScenarioError(f"kind must be 'flows', 'links' or 'tickets', got {kind!r}")
+
+    def plot(self, ax=None):
+        """Bar charts of the flows' rates (Mb/s) and the links' exchange rates.
+
+        Parameters
+        ----------
+        ax : sequence of two matplotlib Axes, optional
+            Where to draw; a new figure with two panels if omitted.
+
+        Returns
+        -------
+        numpy.ndarray of matplotlib.axes.Axes
+        """
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(1, 2, figsize=(10, 3.5), constrained_layout=True)
+        ax = np.asarray(ax).ravel()
+        net = self.network
+        ax[0].bar(net.flow_names, self.rates / 1e6)
+        ax[0].set_ylabel("rate (Mb/s)")
+        ax[0].set_title(f"PPS fair rates ({self.variant}-based)")
+        ax[1].bar(net.link_names, np.nan_to_num(self.exchange_rates))
+        ax[1].set_ylabel("ACK exchange rate" if self.variant == "receiver" else "exchange rate")
+        ax[1].set_title("exchange rates")
+        ax[1].tick_params(axis="x", labelrotation=90)
+        return ax
+
+    def _repr_html_(self) -> str:
+        return f"<p><b>{self!r}</b></p>{self.to_pandas().to_html()}"
+
+
+# ============================================================================ the verbs
+def fair_rates(network: Network, tickets: Mapping, demand=None, *, active=None,
+               flow_tickets: Mapping | None = None) -> TicketAllocation:
+    """PPS fair rates of a network's flows, sender-based (Sections 2.1-2.6).
+
+    Each link ``(u, v)`` is issued ``tickets[(u, v)]`` t/s by ``v``, the node it
+    enters, in ``v``'s currency.  A flow starts with the tickets of its first
+    link, shared equally among the active flows that start on it (or with
+    ``flow_tickets``).  At every link the active tickets arriving, InTktRate,
+    are relabelled into the next node's currency with
+    ``XRate = OutTktRate / InTktRate``, OutTktRate being the t/s the link is
+    issued.  A flow's tickets in a link's currency are those it brings to the
+    link (Section 2.6: "convert OutTktRate in P's currency into InTktRate_c t/s
+    in S's currency" for the bottleneck (S, T)).  The rates are then the PPS
+    fair shares: a poor flow of link l gets
+    ``InPktRate_p * InTktRate_c / InTktRate_p``, a rich flow what its demand
+    or another bottleneck lets it use -- weighted max-min fairness with the
+    per-link weights InTktRate_c, computed exactly by
+    ``qosmodels.allocate(..., "maxmin", link_weights=...)``.
+
+    Parameters
+    ----------
+    network : Network
+        The links (capacities in bit/s) and flows (routes).  ``Flow.weight``
+        is not used: tickets come from ``tickets``.  ``Flow.max_rate`` caps a
+        flow's rate like a demand.
+    tickets : mapping from link to float, tickets/s
+        Keys are links as ``(src, dst)`` (or ``"src->dst"``); values > 0.  Every
+        link that is the first link of an active flow needs an entry (unless
+        ``flow_tickets`` gives all its flows' tickets); a link without an entry
+        hands its tickets on unchanged (XRate = 1).
+    demand : sequence of float or mapping from flow to float, bit/s, optional
+        The most each flow can use (a constant-bit-rate source's rate), > 0;
+        ``None`` or ``inf`` for a greedy flow.  A sequence has one entry per
+        flow of the network; a mapping is keyed by flow name or index.  Combined
+        with ``Flow.max_rate`` by taking the smaller.
+    active : sequence of flow names or indices, or sequence of bool, optional
+        The active flows (default: all).  Inactive flows get rate 0 and their
+        tickets do not count in any InTktRate (Section 2.1: only active tickets).
+    flow_tickets : mapping from flow to float, tickets/s, optional
+        Tickets issued to a flow's source by the flow's first node, in that
+        node's currency, overriding the equal split of the first link's
+        tickets.  Required for a flow that starts at a node where other flows
+        arrive on links and leave on the same link (the node is then both the
+        flow's host and a router, and only it can say how it values the flow).
+        All flows starting on one link must be given or none.
+
+    Returns
+    -------
+    TicketAllocation
+        ``.rates`` (bit/s, in flow order), ``.exchange_rates``,
+        ``.link_tickets`` (each flow's tickets in each link's currency),
+        ``.bottlenecks``, ``.to_pandas()``, ``.plot()``.
+
+    Raises
+    ------
+    ScenarioError
+        For a ``tickets`` key that is not a link of the network, a ticket rate
+        that is not finite and > 0, a missing ticket rate on a first link, a
+        demand <= 0 or of the wrong length, an unknown or empty set of active
+        flows, or bad ``flow_tickets``.
+    SolverError
+        If the per-link weights make the max-min allocation non-unique
+        (status ``"not_unique"``) or the exchange rates do not settle on a
+        network whose routes feed each other in a cycle.
+
+    Notes
+    -----
+    On networks whose links feed each other in a cycle (a flow's upstream
+    link is, through other flows, downstream of itself), the exchange rates
+    are a fixed point, found by iterating the relabelling; on the paper's
+    tree-shaped networks one sweep per hop gives them exactly.
+
+    Section 2.6 states that with flow B of Figure 2 silent, A and C share the
+    bottleneck 2:1; the exchange rule with *active* tickets (which Section
+    3.3's 0.75 / 0.25 Mb/s follows) gives 900 : 300, i.e. 3:1.  This function
+    follows the rule.
+
+    References
+    ----------
+    Zhang, Wang, Peterson, Krishnamurthy, "Probabilistic Packet Scheduling",
+    Princeton TR-632-01, 2001: Section 2.1 (tickets, active tickets, poor and
+    rich flows), 2.2 (fairness), 2.5 (XRate = OutTktRate / InTktRate), 2.6
+    (fairness for multi-hop flows); Tables 1-5 (expected rates).
+
+    Examples
+    --------
+    The paper's Figure 6 (Table 1): A, B and C hold 600, 300 and 300 t/s in
+    S5's currency and share the 1 Mb/s bottleneck 2:1:1.
+
+    >>> from qosmodels.pps import fair_rates, FIG6_TICKETS
+    >>> from qosmodels.topologies import pps_multi_hop
+    >>> r = fair_rates(pps_multi_hop(), FIG6_TICKETS)
+    >>> [round(float(x) / 1e6, 3) for x in r.rates]
+    [0.5, 0.25, 0.25]
+    >>> r.exchange_rate(("S3", "S5")), r.tickets("A", ("S5", "S6"))
+    (0.6, 600.0)
+    """
+    owner = _OWNER
+    net = _check_network(owner, network)
+    act = _check_active(owner, net, active)
+    T = _check_issued(owner, "tickets", net, tickets)
+    cap = _check_demand(owner, net, demand)
+    start_given = _check_flow_tickets(owner, "flow_tickets", net, flow_tickets, act)
+    paths = [net.flow_links(i).tolist() if act[i] else [] for i in range(net.n_flows)]
+    start = _start_tickets(owner, net, paths, T, start_given, act,
+                           issued_name="tickets", start_name="flow_tickets", where="first",
+                           node_of=lambda key: key[0])
+    IN, OUT, in_rate, out_rate, xr = _ledger(net.n_links, paths, T, start)
+    return _allocate(net, "sender", T, act, cap, IN, OUT, in_rate, out_rate, xr)
+
+
+def receiver_fair_rates(network: Network, ack_tickets: Mapping, demand=None, *, active=None,
+                        sink_tickets: Mapping | None = None) -> TicketAllocation:
+    """PPS fair rates, receiver-based: tickets travel on ACKs (Section 2.7).
+
+    Each entity issues receiver-currency (R-currency) t/s to its *output* links
+    and TCP sinks: ``ack_tickets[(u, v)]`` is issued to link ``(u, v)`` by
+    ``u``, the node it leaves.  A flow's ACKs start at its sink with the
+    tickets of its last link, shared equally among the active flows that end
+    on it (or with ``sink_tickets``), and are relabelled hop by hop towards the
+    source with ``AckXRate = AckOutTktRate / AckInTktRate``.  A poor flow of
+    link (S, T) gets ``InPktRate_p * AckInTktRate_c / AckInTktRate_p``,
+    AckInTktRate_c being its ACK tickets arriving at the link in T's
+    R-currency (Section 2.7.2).
+
+    The paper reconstructs a sender currency from the ACKs
+    (``OutTktRate = AckInTktRate``) and shows that the sender-based algorithm
+    on it gives every flow ``InTktRate_c = AckOutTktRate_c`` at every link and
+    hence the same fair rates; :meth:`TicketAllocation.sender_tickets` returns
+    that currency, so ``fair_rates(net, *result.sender_tickets())`` checks it.
+
+    Parameters
+    ----------
+    network : Network
+        Links and flows; routes are the data direction (source to sink).
+    ack_tickets : mapping from link to float, tickets/s
+        ``(src, dst)`` (or ``"src->dst"``) to the R-currency t/s ``src`` issues
+        to the link, > 0.  Every link that is the last link of an active flow
+        needs an entry (unless ``sink_tickets`` gives its flows' tickets); a
+        link without one hands ACK tickets on unchanged.
+    demand : sequence or mapping, bit/s, optional
+        As for :func:`fair_rates`.
+    active : optional
+        As for :func:`fair_rates`.
+    sink_tickets : mapping from flow to float, tickets/s, optional
+        R-currency t/s issued to a flow's sink by its last node, overriding the
+        equal split of the last link's ACK tickets (required where the sink's
+        node also forwards other flows over that link).
+
+    Returns
+    -------
+    TicketAllocation
+        With ``variant="receiver"``: ``.exchange_rates`` are AckXRate,
+        ``.link_tickets`` AckInTktRate_c, ``.out_tickets`` AckOutTktRate_c.
+
+    Raises
+    ------
+    ScenarioError, SolverError
+        As for :func:`fair_rates`.
+
+    References
+    ----------
+    Zhang, Wang, Peterson, Krishnamurthy, "Probabilistic Packet Scheduling",
+    Section 2.7 (2.7.1 ACK tagging and relabelling, OutTktRate = AckInTktRate,
+    XRate = 1 / AckXRate; 2.7.2 fairness), Figure 3.
+    """
+    owner = "receiver_fair_rates"
+    net = _check_network(owner, network)
+    act = _check_active(owner, net, active)
+    T = _check_issued(owner, "ack_tickets", net, ack_tickets)
+    cap = _check_demand(owner, net, demand)
+    start_given = _check_flow_tickets(owner, "sink_tickets", net, sink_tickets, act)
+    # ACK tickets travel the route backwards: the last link first
+    paths = [net.flow_links(i)[::-1].tolist() if act[i] else [] for i in range(net.n_flows)]
+    start = _start_tickets(owner, net, paths, T, start_given, act,
+                           issued_name="ack_tickets", start_name="sink_tickets", where="last",
+                           node_of=lambda key: key[1])
+    IN, OUT, in_rate, out_rate, xr = _ledger(net.n_links, paths, T, start)
+    return _allocate(net, "receiver", T, act, cap, IN, OUT, in_rate, out_rate, xr)
+
+
+# ============================================================================ the machinery
+def _ledger(n_links: int, paths: list[list[int]], T: np.ndarray, start: np.ndarray):
+    """Relabel tickets hop by hop: in, out (L, F), InTktRate, OutTktRate, XRate (L,).
+
+    ``paths[i]`` lists the links flow i's tickets cross, in the order they
+    cross them (empty for an inactive flow); ``T[l]`` is what link l is issued
+    (NaN: pass through); ``start[i]`` the tickets flow i brings to its first link.
+    Jacobi sweeps of the relabelling; on an acyclic link graph they are exact
+    after (longest chain + 1) sweeps, on a cyclic one they converge to the
+    fixed point.
+    """
+    n_flows = len(paths)
+    hop_link = np.array([l for p in paths for l in p], dtype=np.int64)
+    hop_flow = np.array([i for i, p in enumerate(paths) for _ in p], dtype=np.int64)
+    first = np.array([k == 0 for p in paths for k in range(len(p))], dtype=bool)
+    prev = np.arange(len(hop_link)) - 1  # the flow's previous hop (for non-first hops)
+    passthrough = np.isnan(T)
+    vals = np.where(first, start[hop_flow], 1.0)  # in-tickets per hop
+    for sweep in range(_MAX_SWEEPS):
+        in_rate = np.bincount(hop_link, weights=vals, minlength=n_links)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xr = np.where(passthrough, 1.0, T / in_rate)
+        out = vals * xr[hop_link]
+        new = np.where(first, vals, out[np.maximum(prev, 0)])
+        if np.array_equal(new, vals) or (
+                sweep > n_links and np.max(np.abs(new - vals) / new) <= _RTOL):
+            break
+        vals = new
+    else:
+        raise SolverError(
+            f"the PPS exchange rates did not settle after {_MAX_SWEEPS} sweeps: the routes feed "
+            f"each other in a cycle whose relabelling does not converge", status="max_iterations")
+    vals = new
+    in_rate = np.bincount(hop_link, weights=vals, minlength=n_links)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xr = np.where(passthrough, 1.0, T / in_rate)
+    xr = np.where(in_rate > 0, xr, np.nan)
+    out = vals * xr[hop_link]
+    IN = np.zeros((n_links, n_flows))
+    OUT = np.zeros((n_links, n_flows))
+    IN[hop_link, hop_flow] = vals
+    OUT[hop_link, hop_flow] = out
+    out_rate = np.bincount(hop_link, weights=out, minlength=n_links)
+    return IN, OUT, in_rate, out_rate, xr
+
+
+def _allocate(net, variant, T, act, cap, IN, OUT, in_rate, out_rate, xr) -> TicketAllocation:
+    import dataclasses
+
+    from .allocation import allocate
+
+    idx = np.flatnonzero(act)
+    flows = [dataclasses.replace(net.flows[i], max_rate=None if math.isinf(cap[i]) else cap[i],
+                                 name=net.flow_names[i]) for i in idx]
+    sub = net.replace(flows=flows)
+    alloc = allocate(sub, "maxmin", link_weights=IN[:, idx])
+    rates = np.zeros(net.n_flows)
+    rates[idx] = alloc.rates
+    poor = np.zeros((net.n_links, net.n_flows), dtype=bool)
+    bottlenecks: list[tuple[str, ...]] = [()] * net.n_flows
+    for j, i in enumerate(idx):
+        bottlenecks[i] = alloc.bottlenecks[j]
+        for name in alloc.bottlenecks[j]:
+            poor[net.link_id(name), i] = True
+    issued = {net.link_names[l]: float(T[l]) for l in np.flatnonzero(~np.isnan(T))}
+    return TicketAllocation(
+        network=net, variant=variant, issued=issued, rates=_ro(rates), exchange_rates=_ro(xr),
+        in_ticket_rate=_ro(in_rate), out_ticket_rate=_ro(out_rate), link_tickets=_ro(IN),
+        out_tickets=_ro(OUT), poor=_ro(poor), bottlenecks=tuple(bottlenecks), active=_ro(act),
+        demand=_ro(cap), allocation=alloc,
+    )
+
+
+def _start_tickets(owner, net, paths, T, given, act, *, issued_name, start_name, where,
+                   node_of) -> np.ndarray:
+    """Tickets each active flow brings to its first hop (first link, or last for ACKs)."""
+    start = np.full(net.n_flows, np.nan)
+    by_link: dict[int, list[int]] = {}
+    for i, p in enumerate(paths):
+        if p:
+            by_link.setdefault(p[0], []).append(i)
+    crossing: dict[int, set[int]] = {}
+    for i, p in enumerate(paths):
+        for l in p[1:]:
+            crossing.setdefault(l, set()).add(i)
+    names = net.flow_names
+    for l, starters in by_link.items():
+        key, lname = net.links[l].key, net.link_names[l]
+        have = [i for i in starters if not math.isnan(given[i])]
+        if have and len(have) != len(starters):
+            missing = [names[i] for i in starters if math.isnan(given[i])]
+            raise ScenarioError(
+                f"{owner}.{start_name} gives some but not all of the active flows whose {where} "
+                f"link is {lname} (missing {missing}); give all of them or none"
+            )
+        if have:
+            start[starters] = given[starters]
+            continue
+        others = crossing.get(l, set())
+        if others:
+            raise ScenarioError(
+                f"{owner}: flow {names[starters[0]]!r} has {lname} as its {where} link, which also "
+                f"carries flow {names[min(others)]!r} through node {node_of(key)!r}; the flow's "
+                f"tickets in {node_of(key)!r}'s currency are not implied by {issued_name} -- give "
+                f"them with {start_name}={{{names[starters[0]]!r}: ...}} (tickets/s, > 0), or give "
+                f"the flow its own access link"
+            )
+        if math.isnan(T[l]):
+            raise ScenarioError(
+                f"{owner}.{issued_name} has no ticket rate for link {key!r}, the {where} link of "
+                f"flow(s) {[names[i] for i in starters]}; add {issued_name}[{key!r}] = t/s (> 0), "
+                f"or give the flows' tickets with {start_name}"
+            )
+        start[starters] = T[l] / len(starters)
+    return np.where(act, start, 0.0)
+
+
+# ---------------------------------------------------------------------------- input checks
+def _check_network(owner: str, network) -> Network:
+    if not isinstance(network, Network):
+        raise ScenarioTypeError(
+            f"{owner}: network must be a qosmodels.Network, got {type(network).__name__}")
+    if network.n_flows == 0:
+        raise ScenarioError(f"{owner}: network.flows is empty; add a Flow")
+    return network
+
+
+def _check_issued(owner: str, name: str, net: Network, tickets) -> np.ndarray:
+    if not isinstance(tickets, Mapping):
+        raise ScenarioTypeError(
+            f"{owner}.{name} must be a mapping from link (src, dst) to tickets/s, got "
+            f"{type(tickets).__name__}"
+        )
+    T = np.full(net.n_links, np.nan)
+    for key, value in tickets.items():
+        if isinstance(key, numbers.Integral) and not isinstance(key, bool):
+            raise ScenarioError(
+                f"{owner}.{name} keys must be links as (src, dst) or 'src->dst', got the integer "
+                f"{key!r}"
+            )
+        if isinstance(key, str) or (isinstance(key, tuple) and len(key) == 2):
+            try:
+                l = net.link_id(key)
+            except ScenarioError:
+                l = None
+        else:
+            l = None
+        if l is None:
+            raise ScenarioError(
+                f"{owner}.{name} names link {key!r}, which is not in the network; links are "
+                f"{list(net.link_names)}"
+            )
+        lname = net.link_names[l]
+        if not math.isnan(T[l]):
+            raise ScenarioError(f"{owner}.{name} gives link {lname} twice; give it once")
+        T[l] = v.real(owner, f"{name}[{net.links[l].key!r}]", value, gt=0, unit="tickets/s")
+    return T
+
+
+def _check_demand(owner: str, net: Network, demand) -> np.ndarray:
+    d = np.full(net.n_flows, np.inf)
+    if demand is None:
+        pass
+    elif isinstance(demand, Mapping):
+        for key, value in demand.items():
+            try:
+                i = net._flow_id(key)
+            except ScenarioError:
+                raise ScenarioError(
+                    f"{owner}.demand names flow {key!r}, which is not in the network; flows are "
+                    f"{list(net.flow_names)} (or indices 0..{net.n_flows - 1})"
+                ) from None
+            d[i] = _demand_value(owner, f"demand[{key!r}]", value)
+    elif isinstance(demand, (str, bytes)) or not isinstance(demand, (Sequence, np.ndarray)):
+        raise ScenarioTypeError(
+            f"{owner}.demand must be None, a sequence of bit/s (one per flow) or a mapping from "
+            f"flow to bit/s, got {type(demand).__name__}"
+        )
+    else:
+        if len(demand) != net.n_flows:
+            raise ScenarioError(
+                f"{owner}.demand must have {net.n_flows} entries (one per flow), got {len(demand)}"
+            )
+        for i, value in enumerate(demand):
+            d[i] = _demand_value(owner, f"demand[{i}]", value)
+    return np.minimum(d, net.max_rates)
+
+
+def _demand_value(owner: str, name: str, value) -> float:
+    if value is None:
+        return math.inf
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ScenarioTypeError(
+            f"{owner}.{name} must be a rate in bit/s (> 0), None or inf, got {value!r}")
+    x = float(value)
+    if math.isnan(x) or not x > 0:
+        raise ScenarioError(
+            f"{owner}.{name} must be > 0 (in bit/s; None or inf for a greedy flow), got {value!r}; "
+            f"leave a silent flow out with active="
+        )
+    return x
+
+
+def _check_active(owner: str, net: Network, active) -> np.ndarray:
+    if active is None:
+        return np.ones(net.n_flows, dtype=bool)
+    if isinstance(active, (str, bytes)) or not isinstance(active, (Sequence, np.ndarray)):
+        raise ScenarioTypeError(
+            f"{owner}.active must be a sequence of flow names or indices, or of bool (one per "
+            f"flow), got {active!r}"
+        )
+    items = list(active)
+    if items and all(isinstance(a, (bool, np.bool_)) for a in items):
+        if len(items) != net.n_flows:
+            raise ScenarioError(
+                f"{owner}.active as booleans must have {net.n_flows} entries (one per flow), got "
+                f"{len(items)}"
+            )
+        act = np.array(items, dtype=bool)
+    else:
+        act = np.zeros(net.n_flows, dtype=bool)
+        for a in items:
+            try:
+                i = net._flow_id(a)
+            except ScenarioError:
+                raise ScenarioError(
+                    f"{owner}.active names flow {a!r}, which is not in the network; flows are "
+                    f"{list(net.flow_names)} (or indices 0..{net.n_flows - 1})"
+                ) from None
+            act[i] = True
+    if not act.any():
+        raise ScenarioError(f"{owner}.active must name at least one flow, got {active!r}")
+    return act
+
+
+def _check_flow_tickets(owner: str, name: str, net: Network, given, act) -> np.ndarray:
+    out = np.full(net.n_flows, np.nan)
+    if given is None:
+        return out
+    if not isinstance(given, Mapping):
+        raise ScenarioTypeError(
+            f"{owner}.{name} must be a mapping from flow (name or index) to tickets/s, got "
+            f"{type(given).__name__}"
+        )
+    for key, value in given.items():
+        try:
+            i = net._flow_id(key)
+        except ScenarioError:
+            raise ScenarioError(
+                f"{owner}.{name} names flow {key!r}, which is not in the network; flows are "
+                f"{list(net.flow_names)}"
+            ) from None
+        if not math.isnan(out[i]):
+            raise ScenarioError(f"{owner}.{name} gives flow {net.flow_names[i]!r} twice")
+        out[i] = v.real(owner, f"{name}[{key!r}]", value, gt=0, unit="tickets/s")
+    return np.where(act, out, np.nan)
+
+
+def _ro(a) -> np.ndarray:
+    a = np.array(a)
+    a.setflags(write=False)
+    return a
+
+
+# ============================================================================ formulas
+def _arr(owner: str, name: str, x, *, gt=None, ge=None, le=None, unit: str = "") -> np.ndarray:
+    """A float array of ``x`` after checking every element is finite and in range."""
+    try:
+        a = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ScenarioTypeError(f"{owner}: {name} must be a number or an array of numbers, "
+                                f"got {x!r}") from None
+    u = f" (in {unit})" if unit else ""
+    bad = ~np.isfinite(a)
+    rng = []
+    if gt is not None:
+        bad |= ~(a > gt)
+        rng.append(f"> {gt}")
+    if ge is not None:
+        bad |= ~(a >= ge)
+        rng.append(f">= {ge}")
+    if le is not None:
+        bad |= ~(a <= le)
+        rng.append(f"<= {le}")
+    if bad.any():
+        first = float(a[bad].ravel()[0]) if a.ndim else float(a)
+        raise ScenarioError(f"{owner}: {name} must be finite and {' and '.join(rng)}{u}, "
+                            f"got {first!r}")
+    return a
+
+
+def _out(a):
+    return float(a) if np.ndim(a) == 0 else a
+
+
+def packet_tag(out_ticket_rate, avg_rate):
+    """Tickets a source tags on each packet: ``OutTktRate / AvgRate`` (Section 2.3).
+
+    Parameters
+    ----------
+    out_ticket_rate : float or array_like, tickets/s
+        Tickets issued to the source, >= 0.
+    avg_rate : float or array_like, packets/s
+        The source's throughput estimate (TSW), > 0.
+
+    Returns
+    -------
+    float or ndarray, tickets per packet
+
+    References
+    ----------
+    Zhang et al., "Probabilistic Packet Scheduling", Section 2.3.
+    """
+    t = _arr("packet_tag", "out_ticket_rate", out_ticket_rate, ge=0, unit="tickets/s")
+    r = _arr("packet_tag", "avg_rate", avg_rate, gt=0, unit="packets/s")
+    return _out(t / r)
+
+
+def exchange_rate(out_ticket_rate, in_ticket_rate):
+    """A link's exchange rate ``XRate = OutTktRate / InTktRate`` (Section 2.5).
+
+    Parameters
+    ----------
+    out_ticket_rate : float or array_like, tickets/s
+        Tickets issued to the link by the entity it enters, > 0.
+    in_ticket_rate : float or array_like, tickets/s
+        Active tickets the link receives, > 0.
+
+    Returns
+    -------
+    float or ndarray
+        Multiply an arriving packet's tickets by it: ``OutTkt = InTkt * XRate``.
+
+    References
+    ----------
+    Zhang et al., "Probabilistic Packet Scheduling", Section 2.5.
+    """
+    o = _arr("exchange_rate", "out_ticket_rate", out_ticket_rate, gt=0, unit="tickets/s")
+    i = _arr("exchange_rate", "in_ticket_rate", in_ticket_rate, gt=0, unit="tickets/s")
+    return _out(o / i)
+
+
+def poor_flow_rate(poor_rate, tickets, poor_tickets):
+    """A poor flow's fair share ``InPktRate_p * InTktRate_c / InTktRate_p`` (Sections 2.2, 2.6).
+
+    Parameters
+    ----------
+    poor_rate : float or array_like, bit/s (or packets/s)
+        InPktRate_p: what the link's poor flows get together, >= 0.
+    tickets : float or array_like, tickets/s
+        InTktRate_c: the flow's tickets in the link's currency, >= 0.
+    poor_tickets : float or array_like, tickets/s
+        InTktRate_p: all poor flows' tickets in that currency, > 0 and >= ``tickets``.
+
+    Returns
+    -------
+    float or ndarray, in the unit of ``poor_rate``
+
+    References
+    ----------
+    Zhang et al., "Probabilistic Packet Scheduling", Section 2.2 (condition 2)
+    and Section 2.6.
+    """
+    owner = "poor_flow_rate"
+    r = _arr(owner, "poor_rate", poor_rate, ge=0)
+    t = _arr(owner, "tickets", tickets, ge=0, unit="tickets/s")
+    tp = _arr(owner, "poor_tickets", poor_tickets, gt=0, unit="tickets/s")
+    if np.any(t > tp * (1 + 1e-12)):
+        raise ScenarioError(f"{owner}: tickets must be <= poor_tickets (one poor flow's tickets "
+                            f"are part of all poor flows' tickets), got {t!r} > {tp!r}")
+    return _out(r * t / tp)
+
+
+def tred_multiplier(expect_tkt, in_tkt):
+    """TRED's factor on the RED drop probability, ``(ExpectTkt / InTkt)^3`` (Section 2.4.2).
+
+    Parameters
+    ----------
+    expect_tkt : float or array_like, tickets
+        ExpectTkt: the mean tag of arriving packets whose tag lies in
+        ``[MinTkt, K MinTkt]`` (K = :data:`TRED_K`), > 0.
+    in_tkt : float or array_like, tickets
+        InTkt: the arriving packet's tag, > 0.
+
+    Returns
+    -------
+    float or ndarray
+        > 1 for packets carrying fewer tickets than expected, < 1 for more.
+
+    References
+    ----------
+    Zhang et al., "Probabilistic Packet Scheduling", Section 2.4.2 (TRED
+    pseudo-code: ``p = p * (ExpectTkt / InTkt)^3``).
+    """
+    e = _arr("tred_multiplier", "expect_tkt", expect_tkt, gt=0, unit="tickets")
+    i = _arr("tred_multiplier", "in_tkt", in_tkt, gt=0, unit="tickets")
+    return _out((e / i) ** 3)
+
+
+def tred_drop_probability(red_probability, expect_tkt, in_tkt):
+    """TRED's drop probability in congestion avoidance: ``min(1, p (ExpectTkt / InTkt)^3)``.
+
+    Parameters
+    ----------
+    red_probability : float or array_like
+        RED's drop probability p for the current average queue, in [0, 1].
+    expect_tkt, in_tkt : float or array_like, tickets
+        As for :func:`tred_multiplier`, > 0.
+
+    Returns
+    -------
+    float or ndarray, in [0, 1]
+
+    References
+    ----------
+    Zhang et al., "Probabilistic Packet Scheduling", Section 2.4.2.
+    """
+    p = _arr("tred_drop_probability", "red_probability", red_probability, ge=0, le=1)
+    return _out(np.minimum(1.0, p * np.asarray(tred_multiplier(expect_tkt, in_tkt))))
+
+
+def udp_drop_probability(in_tkt, avg_tkt):
+    """PPS's drop probability for a non-responsive (UDP) packet: ``max(0, 1 - InTkt / AvgTkt)``.
+
+    Parameters
+    ----------
+    in_tkt : float or array_like, tickets
+        The packet's tag, >= 0.
+    avg_tkt : float or array_like, tickets
+        ``AvgTkt = InTktRate / Capacity``, the tag a packet must carry for the
+        link's tickets to pay for its capacity, > 0.
+
+    Returns
+    -------
+    float or ndarray, in [0, 1]
+        A surviving packet with ``p > 0`` has its tag raised to AvgTkt.
+
+    References
+    ----------
+    Zhang et al., "Probabilistic Packet Scheduling", Section 4.
+    """
+    i = _arr("udp_drop_probability", "in_tkt", in_tkt, ge=0, unit="tickets")
+    a = _arr("udp_drop_probability", "avg_tkt", avg_tkt, gt=0, unit="tickets")
+    return _out(np.maximum(0.0, 1.0 - i / a))
+
+
+@dataclass(frozen=True)
+class UDPOutcome:
+    """What one congested link does to a UDP flow (Section 4).
+
+    Attributes
+    ----------
+    drop_probability : float or ndarray
+        p = max(0, 1 - InTkt / AvgTkt).
+    throughput : float or ndarray
+        (1 - p) AvgRate: the rate that survives, in the unit of the rates given.
+    fair_share : float or ndarray
+        Capacity * OutTktRate_a / InTktRate.
+    in_tkt : float or ndarray
+        The tag on arrival, OutTktRate_a / AvgRate.
+    avg_tkt : float or ndarray
+        InTktRate / Capacity.
+    out_tkt : float or ndarray
+        The tag of a surviving packet: AvgTkt if p > 0, else InTkt.
+    ticket_rate_out : float or ndarray, tickets/s
+        Tickets per second the survivors carry: out_tkt * throughput.
+    """
+
+    drop_probability: object
+    throughput: object
+    fair_share: object
+    in_tkt: object
+    avg_tkt: object
+    out_tkt: object
+    ticket_rate_out: object
+
+
+def udp_one_hop(send_rate, ticket_rate, link_ticket_rate, capacity) -> UDPOutcome:
+    """A UDP flow through one congested PPS link: drops, throughput and tickets (Section 4).
+
+    The source tags ``InTkt = OutTktRate_a / AvgRate``; the link expects
+    ``AvgTkt = InTktRate / Capacity``, drops with ``p = max(0, 1 - InTkt /
+    AvgTkt)`` and raises the survivors' tags to AvgTkt.  A flow sending more
+    than its fair share ``Capacity * OutTktRate_a / InTktRate`` is cut to
+    exactly that share; either way the survivors carry OutTktRate_a t/s (the
+    tickets are conserved).
+
+    Parameters
+    ----------
+    send_rate : float or array_like
+        AvgRate, the UDP source's sending rate (packets/s, or bit/s if
+        ``capacity`` is in bit/s), > 0.
+    ticket_rate : float or array_like, tickets/s
+        OutTktRate_a, the tickets issued to the source, > 0.
+    link_ticket_rate : float or array_like, tickets/s
+        InTktRate, the tickets the link receives (all its inputs), > 0 and
+        >= ``ticket_rate``.
+    capacity : float or array_like
+        The link's capacity in the unit of ``send_rate``, > 0.
+
+    Returns
+    -------
+    UDPOutcome
+
+    References
+    ----------
+    Zhang et al., "Probabilistic Packet Scheduling", Section 4 (drop rule,
+    throughput ``(1 - p) AvgRate = Capacity OutTktRate_a / InTktRate``, ticket
+    augmentation ``AvgTkt (1 - p) AvgRate = OutTktRate_a``).
+    """
+    owner = "udp_one_hop"
+    r = _arr(owner, "send_rate", send_rate, gt=0)
+    t = _arr(owner, "ticket_rate", ticket_rate, gt=0, unit="tickets/s")
+    T = _arr(owner, "link_ticket_rate", link_ticket_rate, gt=0, unit="tickets/s")
+    c = _arr(owner, "capacity", capacity, gt=0)
+    if np.any(t > T * (1 + 1e-12)):
+        raise ScenarioError(f"{owner}: ticket_rate must be <= link_ticket_rate (the flow's "
+                            f"tickets are part of what the link receives), got {t!r} > {T!r}")
+    in_tkt = t / r
+    avg_tkt = T / c
+    p = np.maximum(0.0, 1.0 - in_tkt / avg_tkt)
+    thr = (1.0 - p) * r
+    out_tkt = np.where(p > 0, avg_tkt, in_tkt)
+    return UDPOutcome(
+        drop_probability=_out(p), throughput=_out(thr), fair_share=_out(c * t / T),
+        in_tkt=_out(in_tkt), avg_tkt=_out(avg_tkt), out_tkt=_out(out_tkt),
+        ticket_rate_out=_out(out_tkt * thr),
+    )
+
+
+# ============================================================================ symbolic
+def symbolic() -> dict:
+    """The PPS formulas as SymPy expressions (SymPy is imported here, on use).
+
+    Returns
+    -------
+    dict of str to sympy.Expr or sympy.Symbol
+        ``"symbols"``: a dict of the positive symbols used (OutTktRate,
+        InTktRate, AvgRate, Capacity, InTkt, AvgTkt, ExpectTkt, p_RED,
+        InPktRate_p, InTktRate_p, InTktRate_c); ``"tag"`` (Section 2.3),
+        ``"xrate"`` (2.5), ``"relabel"`` (OutTkt = InTkt XRate),
+        ``"poor_share"`` (2.2/2.6), ``"tred_multiplier"`` and ``"tred_p"``
+        (2.4.2), ``"udp_p"``, ``"udp_throughput"``, ``"udp_fair_share"`` and
+        ``"udp_tickets_out"`` (Section 4, with the UDP flow's own OutTktRate_a
+        and AvgRate).
+
+    References
+    ----------
+    Zhang et al., "Probabilistic Packet Scheduling", Sections 2.2-2.6 and 4.
+    """
+    import sympy as sp
+
+    names = ("OutTktRate", "InTktRate", "AvgRate", "Capacity", "InTkt", "AvgTkt", "ExpectTkt",
+             "p_RED", "InPktRate_p", "InTktRate_p", "InTktRate_c", "OutTktRate_a")
+    s = {n: sp.Symbol(n, positive=True) for n in names}
+    in_tkt_udp = s["OutTktRate_a"] / s["AvgRate"]
+    avg_tkt = s["InTktRate"] / s["Capacity"]
+    p_udp = sp.Max(0, 1 - in_tkt_udp / avg_tkt)
+    out_tkt_udp = sp.Piecewise((avg_tkt, p_udp > 0), (in_tkt_udp, True))
+    return {
+        "symbols": s,
+        "tag": s["OutTktRate"] / s["AvgRate"],
+        "xrate": s["OutTktRate"] / s["InTktRate"],
+        "relabel": s["InTkt"] * s["OutTktRate"] / s["InTktRate"],
+        "poor_share": s["InPktRate_p"] * s["InTktRate_c"] / s["InTktRate_p"],
+        "tred_multiplier": (s["ExpectTkt"] / s["InTkt"]) ** 3,
+        "tred_p": sp.Min(1, s["p_RED"] * (s["ExpectTkt"] / s["InTkt"]) ** 3),
+        "udp_p": p_udp,
+        "udp_throughput": (1 - p_udp) * s["AvgRate"],
+        "udp_fair_share": s["Capacity"] * s["OutTktRate_a"] / s["InTktRate"],
+        "udp_tickets_out": out_tkt_udp * (1 - p_udp) * s["AvgRate"],
+    }
+
+
+def udp_proof() -> dict:
+    """Section 4's claims for a UDP flow at a congested link, proved with SymPy.
+
+    Takes the expressions of :func:`symbolic` (``udp_p``, ``udp_throughput``,
+    ``udp_tickets_out``), writes the fair share as
+    ``f = Capacity OutTktRate_a / InTktRate`` and substitutes the two cases
+    for the sending rate, with positive or non-negative symbols so that SymPy
+    resolves the ``max`` and the tag rule itself:
+
+    * over its share, ``AvgRate = f + e`` with e > 0: ``p = e / (f + e) > 0``,
+      the survivors' rate ``(1 - p) AvgRate`` equals f exactly, and their
+      tickets (tags raised to AvgTkt) equal OutTktRate_a;
+    * within its share, ``AvgRate = f / (1 + w)`` with w >= 0: ``p = 0``, the
+      flow keeps its rate and its tickets ``InTkt AvgRate = OutTktRate_a``.
+
+    Returns
+    -------
+    dict
+        SymPy expressions ``"over_p"``, ``"over_throughput_minus_fair"``,
+        ``"over_tickets_minus_issued"``, ``"within_p"``,
+        ``"within_throughput_minus_rate"``, ``"within_tickets_minus_issued"``,
+        and ``"holds"``: True when ``over_p - e / (f + e)`` and every difference
+        simplify to 0 and ``within_p`` to 0.
+
+    References
+    ----------
+    Zhang et al., "Probabilistic Packet Scheduling", Section 4.
+    """
+    import sympy as sp
+
+    ex = symbolic()
+    s = ex["symbols"]
+    fair = ex["udp_fair_share"]
+    e = sp.Symbol("epsilon", positive=True)
+    w = sp.Symbol("w", nonnegative=True)
+    out = {}
+    over = {s["AvgRate"]: fair + e}
+    out["over_p"] = sp.simplify(ex["udp_p"].subs(over))
+    out["over_throughput_minus_fair"] = sp.simplify(ex["udp_throughput"].subs(over) - fair)
+    out["over_tickets_minus_issued"] = sp.simplify(
+        ex["udp_tickets_out"].subs(over) - s["OutTktRate_a"])
+    within = {s["AvgRate"]: fair / (1 + w)}
+    out["within_p"] = sp.simplify(ex["udp_p"].subs(within))
+    out["within_throughput_minus_rate"] = sp.simplify(
+        ex["udp_throughput"].subs(within) - fair / (1 + w))
+    out["within_tickets_minus_issued"] = sp.simplify(
+        ex["udp_tickets_out"].subs(within) - s["OutTktRate_a"])
+    out["holds"] = bool(
+        sp.simplify(out["over_p"] - e / (fair + e)) == 0
+        and out["over_throughput_minus_fair"] == 0
+        and out["over_tickets_minus_issued"] == 0
+        and out["within_p"] == 0
+        and out["within_throughput_minus_rate"] == 0
+        and out["within_tickets_minus_issued"] == 0
+    )
+    return out
