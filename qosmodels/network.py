@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _validate as v
 from .errors import MissingExtra, ScenarioError, ScenarioTypeError
-from .sim.specs import DropTail, QueueSpec, Reno, SourceSpec
+from .sim.specs import DropTail, QueueSpec, SourceSpec, TcpNewReno
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx
@@ -113,14 +113,16 @@ class Flow:
     weight : float
         Weight in fair allocations (Kelly's willingness to pay, an ACC
         accumulation target, a PPS ticket rate), > 0.
-    packet_size : int, bytes
-        Size of the flow's data packets, >= 1.
+    packet_size : int or None, bytes
+        Size of the flow's data packets, >= 1.  ``None`` (the default) takes
+        the source's ``packet_size`` if it names one, else 1000; naming two
+        different sizes is an error.
     start : float, s
         When the flow starts sending, >= 0.
     stop : float or None, s
         When it stops (``None``: never); must exceed ``start``.
     source : SourceSpec
-        How the flow generates packets (default :class:`~qosmodels.sim.Reno`).
+        How the flow generates packets (default :class:`~qosmodels.sim.TcpNewReno`).
     max_rate : float or None, bit/s
         The most the flow can use (its demand, or the rate of its access);
         ``None`` means unlimited.  Allocations respect it.
@@ -136,10 +138,10 @@ class Flow:
 
     route: tuple[str, ...]
     weight: float = 1.0
-    packet_size: int = 1000
+    packet_size: int | None = None
     start: float = 0.0
     stop: float | None = None
-    source: SourceSpec = field(default_factory=Reno)
+    source: SourceSpec = field(default_factory=TcpNewReno)
     max_rate: float | None = None
     name: str | None = None
 
@@ -166,8 +168,6 @@ class Flow:
             seen.add(n)
         set_(self, "route", route)
         set_(self, "weight", v.real("Flow", "weight", self.weight, gt=0))
-        set_(self, "packet_size",
-             v.integer("Flow", "packet_size", self.packet_size, ge=1, unit="bytes"))
         set_(self, "start", v.real("Flow", "start", self.start, ge=0, unit="s"))
         if self.stop is not None:
             stop = v.real("Flow", "stop", self.stop, unit="s")
@@ -179,9 +179,20 @@ class Flow:
             set_(self, "stop", stop)
         if not isinstance(self.source, SourceSpec):
             raise ScenarioTypeError(
-                f"Flow.source must be a source spec (a qosmodels.sim.SourceSpec such as Reno()), "
+                f"Flow.source must be a source spec (a qosmodels.sim.SourceSpec such as TcpNewReno()), "
                 f"got {self.source!r}"
             )
+        src_size = getattr(self.source, "packet_size", None)
+        if self.packet_size is None:
+            set_(self, "packet_size", 1000 if src_size is None else src_size)
+        else:
+            size = v.integer("Flow", "packet_size", self.packet_size, ge=1, unit="bytes")
+            if src_size is not None and src_size != size:
+                raise ScenarioError(
+                    f"Flow.packet_size = {size} bytes differs from its source's packet_size = "
+                    f"{src_size} bytes; give the size in one place"
+                )
+            set_(self, "packet_size", size)
         if self.max_rate is not None:
             set_(self, "max_rate", v.real("Flow", "max_rate", self.max_rate, gt=0, unit="bit/s"))
         if self.name is not None and not isinstance(self.name, str):

@@ -10,6 +10,7 @@ docstring says what was chosen.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 
@@ -648,9 +649,10 @@ def abe_dumbbell(
     ``b0..``; every flow follows ``source -> r1 -> r2`` and the bottleneck is
     the output of router r1, ``r1->r2``, with a 50-packet buffer.  Green flows
     come first.  **Green and Blue are told apart only by the flow names**
-    (``green*`` / ``blue*``); all flows keep the default source and weight 1.
-    In the paper Blue flows are TCP Reno and Green flows a rate-based
-    TCP-friendly source.
+    (``green*`` / ``blue*``); every flow has weight 1 and a
+    :class:`~qosmodels.sim.TcpReno` source.  In the paper Blue flows are TCP
+    Reno and Green flows a rate-based TCP-friendly source, which the
+    simulator does not have yet.
 
     Every source "has the same propagation delay to their respective sinks":
     the round-trip propagation delay of every flow is 0.14 s (the paper's
@@ -707,8 +709,11 @@ def abe_dumbbell(
     names = [f"green{i}" for i in range(ng)] + [f"blue{i}" for i in range(nb)]
     sources = [f"g{i}" for i in range(ng)] + [f"b{i}" for i in range(nb)]
     rtt = v.real(owner, "rtt", rtt, gt=0, unit="s")
-    return _star(owner, names, sources, rtt, [1.0] * (ng + nb), cap, delay, access_capacity,
-                 buffer, access_buffer, packet_size, routers=("r1", "r2"))
+    net = _star(owner, names, sources, rtt, [1.0] * (ng + nb), cap, delay, access_capacity,
+                buffer, access_buffer, packet_size, routers=("r1", "r2"))
+    from .sim.specs import TcpReno
+
+    return net.replace(flows=[dataclasses.replace(f, source=TcpReno()) for f in net.flows])
 
 
 #: Client link capacity by RTT in the paper's unequal-bandwidth case (Section 4.1).

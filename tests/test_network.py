@@ -7,7 +7,7 @@ import pytest
 
 from qosmodels import Flow, Link, Network, ScenarioError
 from qosmodels.errors import ScenarioTypeError
-from qosmodels.sim import DropTail, Reno
+from qosmodels.sim import DropTail, TcpReno
 from qosmodels.units import Mbps, ms
 
 
@@ -121,8 +121,8 @@ def test_flow_max_rate_must_be_positive():
 def test_flow_source_type_and_reno_validation():
     with pytest.raises(ScenarioTypeError, match=r"Flow\.source must be a source spec"):
         Flow(route=["a", "b"], source="reno")
-    with pytest.raises(ScenarioError, match=r"Reno\.max_window must be >= 1"):
-        Reno(max_window=0)
+    with pytest.raises(ScenarioError, match=r"TcpReno\.max_window must be >= 1"):
+        TcpReno(max_window=0)
 
 
 # --------------------------------------------------------------------------- Network rules

@@ -255,7 +255,7 @@ def test_abe_dumbbell_structure():
     # tau_e = 0.14 s "corresponds to the propagation delay of all sources"
     np.testing.assert_array_equal(net.rtt, np.full(30, 0.14))
     assert (net.weights == 1).all()
-    assert {f.source.kind for f in net.flows} == {"reno"}  # default source kept
+    assert {f.source.kind for f in net.flows} == {"reno"}  # the paper's Blue source
     # equal weights on one bottleneck: everyone gets capacity / 30
     np.testing.assert_allclose(weighted_maxmin(net), net.capacities[bottleneck] / 30)
 

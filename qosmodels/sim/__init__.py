@@ -1,12 +1,35 @@
 """The packet-level simulator.
 
-This subpackage holds the mechanism specifications (queue disciplines and
-traffic sources) that a :class:`~qosmodels.Link` or :class:`~qosmodels.Flow`
-carries.  Specs are small frozen dataclasses with validated fields, an integer
-``code`` and a packed parameter row, so that the simulator's kernel compiles
-once for every mix of mechanisms (DESIGN.md, practice 2).
+Describe mechanisms as specs -- queue disciplines (:class:`DropTail`,
+:class:`Red`, :class:`Priority`, :class:`RandomLoss`) on links and sources (:class:`TcpReno`,
+:class:`TcpNewReno`, :class:`GenericWindow`, :class:`Cbr`, :class:`Poisson`,
+:class:`OnOff`) on flows -- and run the network with :func:`simulate`.
+Specs are small frozen dataclasses with validated fields, an integer ``code``
+and a packed parameter row, so that the kernel compiles once for every mix of
+mechanisms (DESIGN.md, practice 2).  Numba is imported on the first run, not
+with this package.
 """
 
-from .specs import DropTail, QueueSpec, Reno, SourceSpec
+from .compile import Limits, Record
+from .result import ReplicationResult, SimulationResult
+from .simulate import replicate, simulate
+from .specs import (
+    Cbr,
+    DropTail,
+    GenericWindow,
+    OnOff,
+    Poisson,
+    Priority,
+    QueueSpec,
+    RandomLoss,
+    Red,
+    SourceSpec,
+    TcpNewReno,
+    TcpReno,
+)
 
-__all__ = ["QueueSpec", "SourceSpec", "DropTail", "Reno"]
+__all__ = [
+    "simulate", "replicate", "SimulationResult", "ReplicationResult", "Record", "Limits",
+    "QueueSpec", "SourceSpec", "DropTail", "Red", "Priority", "RandomLoss",
+    "TcpReno", "TcpNewReno", "GenericWindow", "Cbr", "Poisson", "OnOff",
+]

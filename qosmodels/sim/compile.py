@@ -1,0 +1,368 @@
+"""Lower a :class:`~qosmodels.Network` and run options to the kernel's flat arrays.
+
+:func:`compile_scenario` is the only place that knows both the Python
+descriptions and the kernel's column layout
+(:mod:`qosmodels.sim._kernels.layout`).  It validates what only a
+simulation needs (a flow's packet class against the priority queues on its
+path) and sizes every array the kernel writes into, so the kernel never
+allocates.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..network import Network
+
+from .._validate import integer, real
+from ..errors import ScenarioError, ScenarioTypeError
+from ._kernels import layout as K
+from .specs import Poisson
+
+__all__ = ["Record", "Limits", "Compiled", "compile_scenario", "ACK_SIZE"]
+
+#: Size of an acknowledgement, bytes (40: IP and TCP headers, no options).
+ACK_SIZE = 40
+
+#: Effectively unlimited application data for greedy senders, packets.
+_GREEDY = np.int64(2**62)
+
+
+@dataclass(frozen=True)
+class Record:
+    """What a simulation records besides its per-flow and per-link totals.
+
+    Parameters
+    ----------
+    interval : float or None, s
+        Sampling interval of the time series (throughput, queue lengths,
+        windows); ``None``: ``duration / 500``.
+    cwnd : bool
+        Sample each window flow's congestion window.
+    delay_bins : int
+        Bins of each flow's queueing-delay histogram.  Bin edges run from 0 to
+        the largest queueing delay the flow's path allows (every buffer on it
+        full of the network's largest packets); the last bin also holds
+        anything above.
+    """
+
+    interval: float | None = None
+    cwnd: bool = True
+    delay_bins: int = 200
+
+    def __post_init__(self):
+        if self.interval is not None:
+            object.__setattr__(self, "interval",
+                               real("Record", "interval", self.interval, gt=0, unit="s"))
+        if not isinstance(self.cwnd, bool):
+            raise ScenarioTypeError(f"Record.cwnd must be True or False, got {self.cwnd!r}")
+        object.__setattr__(self, "delay_bins",
+                           integer("Record", "delay_bins", self.delay_bins, ge=1))
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Capacity limits of a run.  ``None`` picks a size from the scenario
+    (generous, and reported in the result); a run that reaches a limit stops
+    with a :class:`~qosmodels.errors.SimulationError` naming the field to raise.
+
+    Parameters
+    ----------
+    max_events : int or None
+        Events the run may process in all (``None``: unlimited).
+    max_packets : int or None
+        Packets (data and acknowledgements) alive at once.
+    heap_size : int or None
+        Pending events at once.
+    """
+
+    max_events: int | None = None
+    max_packets: int | None = None
+    heap_size: int | None = None
+
+    def __post_init__(self):
+        for name in ("max_events", "max_packets", "heap_size"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, integer("Limits", name, value, ge=1))
+
+
+class Compiled(NamedTuple):
+    """The kernel's arrays (argument order of ``_kernels.engine.run``)."""
+
+    lf: np.ndarray
+    li: np.ndarray
+    slot: np.ndarray
+    ring: np.ndarray
+    ff: np.ndarray
+    fi: np.ndarray
+    r_ptr: np.ndarray
+    r_link: np.ndarray
+    a_ptr: np.ndarray
+    a_link: np.ndarray
+    a_delay: np.ndarray
+    pi: np.ndarray
+    pf: np.ndarray
+    free: np.ndarray
+    ht: np.ndarray
+    ho: np.ndarray
+    hd: np.ndarray
+    ooo: np.ndarray
+    hist: np.ndarray
+    thr_s: np.ndarray
+    q_s: np.ndarray
+    cw_s: np.ndarray
+    gi: np.ndarray
+    gf: np.ndarray
+    rng: np.ndarray
+    work: np.ndarray
+
+
+def _seed_state(seed) -> np.ndarray:
+    """MRG32k3a state (six integers) from an int, a SeedSequence or a Generator."""
+    if isinstance(seed, np.random.Generator):
+        ss = np.random.SeedSequence(seed.integers(0, 2**63 - 1))
+    elif isinstance(seed, np.random.SeedSequence):
+        ss = seed
+    elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        if seed < 0:
+            raise ScenarioError(f"seed must be a non-negative integer, got {seed!r}")
+        ss = np.random.SeedSequence(int(seed))
+    else:
+        raise ScenarioTypeError(
+            f"seed must be a non-negative int, a numpy SeedSequence or Generator, got {seed!r}; "
+            f"pass seed=0 (or any integer) for a reproducible run"
+        )
+    words = ss.generate_state(6, dtype=np.uint64).astype(object)
+    m1, m2 = 4294967087, 4294944443
+    state = [int(w) % m1 for w in words[:3]] + [int(w) % m2 for w in words[3:]]
+    if not any(state[:3]):
+        state[0] = 1
+    if not any(state[3:]):
+        state[3] = 1
+    return np.array(state, dtype=np.int64)
+
+
+def _packet_bits(flow) -> float:
+    size = getattr(flow.source, "packet_size", None)
+    return 8.0 * (size if size is not None else flow.packet_size)
+
+
+def compile_scenario(network: Network, duration: float, *, seed, warmup: float = 0.0,
+                     record: Record | None = None, limits: Limits | None = None) -> Compiled:
+    """Lower ``network`` and the run options to a :class:`Compiled` tuple of arrays.
+
+    Parameters
+    ----------
+    network : Network
+    duration : float, s
+        Simulated time, > 0.
+    seed : int, SeedSequence or Generator
+    warmup : float, s
+        Start of the measurement window, in ``[0, duration)``.
+    record : Record or None
+    limits : Limits or None
+
+    Returns
+    -------
+    Compiled
+    """
+    from ..network import Network  # here: qosmodels.network imports the specs of this package
+
+    if not isinstance(network, Network):
+        raise ScenarioTypeError(f"network must be a qosmodels.Network, got {type(network).__name__}")
+    duration = real("simulate", "duration", duration, gt=0, unit="s")
+    warmup = real("simulate", "warmup", warmup, ge=0, unit="s")
+    if not warmup < duration:
+        raise ScenarioError(
+            f"simulate.warmup must be shorter than duration = {duration!r} s, got {warmup!r}; the "
+            f"measurement window is [warmup, duration]"
+        )
+    record = Record() if record is None else record
+    limits = Limits() if limits is None else limits
+    if not isinstance(record, Record):
+        raise ScenarioTypeError(f"record must be a qosmodels.sim.Record, got {record!r}")
+    if not isinstance(limits, Limits):
+        raise ScenarioTypeError(f"limits must be a qosmodels.sim.Limits, got {limits!r}")
+    rng = _seed_state(seed)
+
+    L, F = network.n_links, network.n_flows
+    links, flows = network.links, network.flows
+
+    # ---------------------------------------------------------------- links
+    lf = np.zeros((L, K.N_LF))
+    li = np.zeros((L, K.N_LI), dtype=np.int64)
+    n_slots = sum(link.queue.n_classes for link in links)
+    slot = np.zeros((n_slots, K.N_SL), dtype=np.int64)
+    s = off = 0
+    for l, link in enumerate(links):
+        lf[l, K.LF_CAP] = link.capacity
+        lf[l, K.LF_DELAY] = link.delay
+        lf[l, K.LF_QP:K.LF_QP + K.PARAM_ROW] = link.queue.row()
+        li[l, K.LI_CODE] = link.queue.code
+        li[l, K.LI_SLOT0] = s
+        li[l, K.LI_NSLOT] = link.queue.n_classes
+        li[l, K.LI_TX] = -1
+        li[l, K.LI_RED_COUNT] = -1
+        for _ in range(link.queue.n_classes):
+            slot[s, K.SL_OFF] = off
+            slot[s, K.SL_CAP] = link.buffer
+            off += link.buffer
+            s += 1
+    ring = np.full(max(off, 1), -1, dtype=np.int64)
+
+    # ---------------------------------------------------------------- flows
+    ff = np.zeros((F, K.N_FF))
+    fi = np.zeros((F, K.N_FI), dtype=np.int64)
+    ooo_sizes = np.zeros(F, dtype=np.int64)
+    for i, flow in enumerate(flows):
+        src = flow.source
+        windowed = bool(src.windowed)
+        ff[i, K.FF_BITS] = _packet_bits(flow)
+        ff[i, K.FF_ACK_BITS] = 8.0 * ACK_SIZE
+        ff[i, K.FF_START] = flow.start
+        ff[i, K.FF_STOP] = np.inf if flow.stop is None else flow.stop
+        ff[i, K.FF_SP:K.FF_SP + K.PARAM_ROW] = src.row()
+        ff[i, K.FF_DEADLINE] = np.inf
+        ff[i, K.FF_SRTT] = -1.0
+        fi[i, K.FI_CODE] = src.code
+        fi[i, K.FI_CLASS] = src.priority
+        fi[i, K.FI_WINDOWED] = int(windowed)
+        fi[i, K.FI_RECOVER] = -1
+        fi[i, K.FI_ECN_RECOVER] = -1
+        fi[i, K.FI_APP_LIMIT] = _GREEDY
+        if src.code in (K.S_RENO, K.S_NEWRENO):
+            ff[i, K.FF_CWND] = src.initial_window
+            ff[i, K.FF_SSTHRESH] = (src.max_window if src.initial_ssthresh is None
+                                    else src.initial_ssthresh)
+            ff[i, K.FF_RTO] = src.initial_rto
+            window = src.max_window
+        elif windowed:  # GenericWindow, or Poisson with a window
+            ff[i, K.FF_SRTT] = src.initial_rtt
+            ff[i, K.FF_RTO] = src.beta * src.initial_rtt
+            window = src.window
+            if isinstance(src, Poisson):
+                fi[i, K.FI_APP_LIMIT] = 0
+        else:
+            window = 0
+        if windowed:
+            ooo_sizes[i] = 1 << max(int(window), 1).bit_length()  # power of two > window
+    ooo_off = np.concatenate(([0], np.cumsum(ooo_sizes)))
+    fi[:, K.FI_OOO_OFF] = ooo_off[:-1]
+    fi[:, K.FI_OOO_MASK] = np.maximum(ooo_sizes - 1, 0)
+    ooo = np.zeros(max(int(ooo_off[-1]), 1), dtype=np.uint8)
+
+    # packet classes against the priority queues they cross (data forward, ACKs back)
+    rev = np.asarray(network.reverse_route_links, dtype=np.int64)
+    ptr = np.asarray(network.route_ptr)
+    fwd_all = np.asarray(network.route_links)
+    for i, flow in enumerate(flows):
+        cls = flow.source.priority
+        crossed = list(fwd_all[ptr[i]:ptr[i + 1]]) + [j for j in rev[ptr[i]:ptr[i + 1]] if j >= 0]
+        for j in crossed:
+            link = links[j]
+            if link.queue.n_classes > 1 and cls >= link.queue.n_classes:
+                raise ScenarioError(
+                    f"flow {network.flow_names[i]!r} uses priority class {cls}, but link "
+                    f"{link.name!r} has a Priority queue of {link.queue.n_classes} classes; use "
+                    f"priority < {link.queue.n_classes} or more classes"
+                )
+
+    # ---------------------------------------------------------------- paths
+    r_ptr = np.asarray(network.route_ptr, dtype=np.int64).copy()
+    r_link = np.asarray(network.route_links, dtype=np.int64).copy()
+    delays = network.delays
+    a_ptr = np.zeros(F + 1, dtype=np.int64)
+    a_link_l: list[int] = []
+    a_delay_l: list[float] = []
+    for i in range(F):
+        fwd = r_link[r_ptr[i]:r_ptr[i + 1]]
+        back = rev[r_ptr[i]:r_ptr[i + 1]]  # reverse link of each forward hop (-1: undeclared)
+        pending = 0.0
+        # the ACK crosses the forward hops in reverse order
+        for h in range(len(fwd) - 1, -1, -1):
+            if back[h] < 0:
+                pending += delays[fwd[h]]
+            else:
+                if pending > 0.0:
+                    a_link_l.append(-1)
+                    a_delay_l.append(pending)
+                    pending = 0.0
+                a_link_l.append(int(back[h]))
+                a_delay_l.append(0.0)
+        if pending > 0.0 or len(a_link_l) == a_ptr[i]:
+            a_link_l.append(-1)
+            a_delay_l.append(pending)
+        a_ptr[i + 1] = len(a_link_l)
+    a_link = np.array(a_link_l, dtype=np.int64)
+    a_delay = np.array(a_delay_l, dtype=np.float64)
+
+    # ---------------------------------------------------------------- queueing-delay histogram
+    max_bits = float(ff[:, K.FF_BITS].max()) if F else 8000.0
+    per_link_max = np.array([link.buffer * link.queue.n_classes * max_bits / link.capacity
+                             for link in links])
+    nb = record.delay_bins
+    for i in range(F):
+        span = float(per_link_max[r_link[r_ptr[i]:r_ptr[i + 1]]].sum())
+        ff[i, K.FF_HIST_W] = span / nb if span > 0 else 1.0
+    hist = np.zeros((F, nb))
+
+    # ---------------------------------------------------------------- time series
+    interval = record.interval if record.interval is not None else duration / 500.0
+    n_samples = int(math.floor(duration / interval + 1e-9)) + 1
+    thr_s = np.zeros((n_samples, F))
+    q_s = np.zeros((n_samples, L))
+    cw_s = np.full((n_samples, F) if record.cwnd else (1, F), np.nan)
+
+    # ---------------------------------------------------------------- pool and heap
+    if limits.max_packets is not None:
+        pool = limits.max_packets
+    else:
+        # every buffer full, every window open, every link's pipe full of the
+        # smallest packets, twice over, and room for open-loop sources
+        min_bits = 8.0 * min(ACK_SIZE, *(ff[:, K.FF_BITS] / 8.0)) if F else 320.0
+        pipes = sum(math.ceil(link.capacity * link.delay / min_bits) + 1 for link in links)
+        windows = int(sum(min(int(ooo_sizes[i]), 1 << 20) for i in range(F)))
+        pool = 2 * (int(slot[:, K.SL_CAP].sum()) + windows + pipes) + 64 * F + 1024
+        pool = min(pool, 1 << 26)
+    heap = limits.heap_size if limits.heap_size is not None else pool + L + 3 * F + 16
+    pi = np.zeros((pool, K.N_PI), dtype=np.int64)
+    pf = np.zeros((pool, K.N_PF))
+    free = np.arange(pool - 1, -1, -1, dtype=np.int64)
+
+    # initial events, sorted by (time, order): a sorted array is a valid heap
+    events = [(0.0, K.EV_SAMPLE)]
+    for i, flow in enumerate(flows):
+        if flow.start <= duration:
+            events.append((flow.start, (i << K.EV_BITS) | K.EV_START))
+        if flow.stop is not None and flow.stop <= duration:
+            events.append((flow.stop, (i << K.EV_BITS) | K.EV_STOP))
+    events.sort(key=lambda e: e[0])  # stable: equal times keep insertion order
+    if len(events) > heap:
+        raise ScenarioError(f"Limits.heap_size = {heap} is below the {len(events)} initial events")
+    ht = np.full(heap, np.inf)
+    ho = np.zeros(heap, dtype=np.int64)
+    hd = np.zeros(heap, dtype=np.int64)
+    for j, (t, d) in enumerate(events):
+        ht[j], ho[j], hd[j] = t, j, d
+
+    gi = np.zeros(K.N_GI, dtype=np.int64)
+    gi[K.GI_HEAP_N] = len(events)
+    gi[K.GI_ORDER] = len(events)
+    gi[K.GI_FREE_TOP] = pool
+    gi[K.GI_NSAMPLE] = n_samples
+    gi[K.GI_CWND_TRACE] = int(record.cwnd)
+    gi[K.GI_NBINS] = nb
+    gf = np.zeros(K.N_GF)
+    gf[K.GF_WARMUP] = warmup
+    gf[K.GF_END] = duration
+    gf[K.GF_INTERVAL] = interval
+
+    return Compiled(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
+                    pi, pf, free, ht, ho, hd, ooo, hist, thr_s, q_s, cw_s, gi, gf, rng,
+                    np.zeros(pool + 2 * F + 16, dtype=np.int64))

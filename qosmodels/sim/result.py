@@ -1,0 +1,360 @@
+"""Results of :func:`~qosmodels.simulate` and :func:`~qosmodels.sim.replicate`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ._kernels import layout as K
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+    from ..network import Network
+
+__all__ = ["SimulationResult", "ReplicationResult"]
+
+
+def _ro(a) -> np.ndarray:
+    a = np.array(a, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, repr=False)
+class SimulationResult:
+    """What a packet-level run measured.  Per-flow arrays follow ``network.flows``,
+    per-link arrays ``network.links``; measured quantities cover the window
+    ``[warmup, duration]`` unless their name says ``total``.
+
+    Attributes
+    ----------
+    network : Network
+    duration, warmup : float, s
+    seed : int or str
+    throughput : ndarray, shape (F,), bit/s
+        Goodput: bits delivered to the receiver in order and for the first
+        time, per second of the window.
+    delivered_packets : ndarray of int, shape (F,)
+        Packets behind ``throughput``.
+    mean_queueing_delay : ndarray, shape (F,), s
+        Mean time a data packet arriving at its receiver in the window spent
+        waiting in queues (transmission and propagation excluded); NaN for a
+        flow with no such packet.
+    delay_histogram : ndarray, shape (F, bins)
+        Counts of those packets' queueing delays; edges in ``delay_bin_edges``
+        (shape (F, bins + 1), s); the last bin also counts longer delays.
+    utilisation : ndarray, shape (L,)
+        Fraction of the window each link spent transmitting.
+    link_drops : dict of str to ndarray of int, shape (L,)
+        Whole-run drops by cause: ``"overflow"`` (full buffer), ``"early"``
+        (RED's random drops), ``"forced"`` (RED above its maximum threshold);
+        plus ``"marks"`` (ECN marks instead of early drops).
+    t : ndarray, shape (S,), s
+        Sample times of the series.
+    throughput_series : ndarray, shape (S - 1, F), bit/s
+        Goodput over each sampling interval ``[t[k], t[k+1])``.
+    queue_series : ndarray, shape (S, L), packets
+        Packets waiting at each link at ``t``.
+    cwnd_series : ndarray, shape (S, F), packets or None
+        Each window flow's congestion window at ``t`` (NaN for open-loop
+        sources), if recorded.
+    counters : dict of str to ndarray
+        Whole-run totals: per flow ``sent``, ``retransmitted``, ``arrived``
+        (data packets reaching the receiver, duplicates included),
+        ``delivered``, ``dropped``, ``in_flight`` (data packets still in the
+        network at the end), ``timeouts``, ``fast_retransmits``,
+        ``acks_dropped``; per link ``arrivals``, ``departures``, ``dropped``,
+        ``waiting`` and ``in_service`` (at the end), ``max_waiting``.
+    events : int
+        Events processed.
+    wall_time : float, s
+        Wall-clock time of the kernel calls.
+    """
+
+    network: Network
+    duration: float
+    warmup: float
+    seed: object
+    throughput: np.ndarray
+    delivered_packets: np.ndarray
+    mean_queueing_delay: np.ndarray
+    delay_histogram: np.ndarray
+    delay_bin_edges: np.ndarray
+    utilisation: np.ndarray
+    link_drops: dict
+    t: np.ndarray
+    throughput_series: np.ndarray
+    queue_series: np.ndarray
+    cwnd_series: np.ndarray | None
+    counters: dict = field(default_factory=dict)
+    events: int = 0
+    wall_time: float = 0.0
+    peak_packets: int = 0
+    peak_events_pending: int = 0
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def _from_arrays(cls, network: Network, c, *, duration, warmup, seed, wall_time, limits):
+        window = duration - warmup
+        ff, fi, lf, li = c.ff, c.fi, c.lf, c.li
+        F = network.n_flows
+        qn = fi[:, K.FI_QD_N]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_qd = np.where(qn > 0, ff[:, K.FF_QD_SUM] / np.maximum(qn, 1), np.nan)
+        nb = c.hist.shape[1]
+        edges = ff[:, K.FF_HIST_W][:, None] * np.arange(nb + 1)[None, :]
+        n_s = int(c.gi[K.GI_SAMPLE])
+        t = np.arange(n_s) * c.gf[K.GF_INTERVAL]
+        cum = c.thr_s[:n_s]
+        thr_series = np.diff(cum, axis=0) / c.gf[K.GF_INTERVAL] if n_s > 1 else np.zeros((0, F))
+        cw = c.cw_s[:n_s] if c.cw_s.shape[0] == c.thr_s.shape[0] else None
+
+        # packets still in the network at the end, per flow (data only)
+        used = c.pi[:, K.PI_USED] == 1
+        data = used & (c.pi[:, K.PI_ACK] == 0)
+        in_flight = np.bincount(c.pi[data, K.PI_FLOW], minlength=F)
+        acks_in_flight = np.bincount(c.pi[used & (c.pi[:, K.PI_ACK] == 1), K.PI_FLOW], minlength=F)
+        counters = {
+            "sent": fi[:, K.FI_SENT],
+            "retransmitted": fi[:, K.FI_RETX],
+            "arrived": fi[:, K.FI_ARRIVED],
+            "delivered": fi[:, K.FI_DELIVERED],
+            "dropped": fi[:, K.FI_DROPS],
+            "in_flight": in_flight,
+            "timeouts": fi[:, K.FI_TIMEOUTS],
+            "fast_retransmits": fi[:, K.FI_FAST_RTX],
+            "marked": fi[:, K.FI_MARKED],
+            "acks_sent": fi[:, K.FI_ACKS_SENT],
+            "acks_arrived": fi[:, K.FI_ACKS_ARRIVED],
+            "acks_dropped": fi[:, K.FI_ACK_DROPS],
+            "acks_in_flight": acks_in_flight,
+            "link_arrivals": li[:, K.LI_ARRIVALS],
+            "link_departures": li[:, K.LI_DEPARTURES],
+            "link_dropped": (li[:, K.LI_DROP_OVERFLOW] + li[:, K.LI_DROP_EARLY]
+                             + li[:, K.LI_DROP_FORCED]),
+            "link_waiting": li[:, K.LI_WAITING],
+            "link_in_service": (li[:, K.LI_TX] >= 0).astype(np.int64),
+            "link_max_waiting": li[:, K.LI_MAX_WAITING],
+            "link_arrivals_window": li[:, K.LI_ARR_W],
+            "link_drops_window": li[:, K.LI_DROPS_W],
+        }
+        return cls(
+            network=network, duration=duration, warmup=warmup, seed=seed,
+            throughput=_ro(ff[:, K.FF_BYTES_W] * 8.0 / window),
+            delivered_packets=_ro(fi[:, K.FI_DELIV_W]),
+            mean_queueing_delay=_ro(mean_qd),
+            delay_histogram=_ro(c.hist),
+            delay_bin_edges=_ro(edges),
+            utilisation=_ro(lf[:, K.LF_BUSY] / window),
+            link_drops={"overflow": _ro(li[:, K.LI_DROP_OVERFLOW]),
+                        "early": _ro(li[:, K.LI_DROP_EARLY]),
+                        "forced": _ro(li[:, K.LI_DROP_FORCED]),
+                        "marks": _ro(li[:, K.LI_MARKS])},
+            t=_ro(t), throughput_series=_ro(thr_series), queue_series=_ro(c.q_s[:n_s]),
+            cwnd_series=None if cw is None else _ro(cw),
+            counters={k: _ro(v) for k, v in counters.items()},
+            events=int(c.gi[K.GI_EVENTS]), wall_time=wall_time,
+            peak_packets=int(c.gi[K.GI_POOL_MAX]), peak_events_pending=int(c.gi[K.GI_HEAP_MAX]),
+        )
+
+    # ------------------------------------------------------------------ views
+    @property
+    def goodput(self) -> np.ndarray:
+        """Alias of :attr:`throughput` (bit/s per flow)."""
+        return self.throughput
+
+    @property
+    def drop_rate(self) -> np.ndarray:
+        """Per link: packets dropped in the window over packets offered in the window."""
+        arr = self.counters["link_arrivals_window"]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(arr > 0, self.counters["link_drops_window"] / np.maximum(arr, 1), 0.0)
+
+    def to_pandas(self, what: str = "flows") -> pandas.DataFrame:
+        """A table: ``"flows"`` (one row per flow), ``"links"`` (one per link), or the
+        time series ``"throughput"``, ``"queue"``, ``"cwnd"`` (index ``t``)."""
+        import pandas as pd
+
+        net = self.network
+        if what == "flows":
+            c = self.counters
+            return pd.DataFrame({
+                "throughput_bps": self.throughput,
+                "delivered_packets": self.delivered_packets,
+                "mean_queueing_delay_s": self.mean_queueing_delay,
+                "sent": c["sent"], "retransmitted": c["retransmitted"], "dropped": c["dropped"],
+                "timeouts": c["timeouts"], "fast_retransmits": c["fast_retransmits"],
+                "source": [f.source.kind for f in net.flows],
+            }, index=pd.Index(net.flow_names, name="flow"))
+        if what == "links":
+            c = self.counters
+            return pd.DataFrame({
+                "utilisation": self.utilisation,
+                "drop_rate": self.drop_rate,
+                "drops_overflow": self.link_drops["overflow"],
+                "drops_early": self.link_drops["early"],
+                "drops_forced": self.link_drops["forced"],
+                "marks": self.link_drops["marks"],
+                "departures": c["link_departures"],
+                "max_queue_packets": c["link_max_waiting"],
+                "queue": [link.queue.kind for link in net.links],
+            }, index=pd.Index(net.link_names, name="link"))
+        if what == "throughput":
+            return pd.DataFrame(self.throughput_series, columns=list(net.flow_names),
+                                index=pd.Index(self.t[:-1], name="t_s"))
+        if what == "queue":
+            return pd.DataFrame(self.queue_series, columns=list(net.link_names),
+                                index=pd.Index(self.t, name="t_s"))
+        if what == "cwnd":
+            if self.cwnd_series is None:
+                raise ValueError("no window trace: run with record=Record(cwnd=True)")
+            return pd.DataFrame(self.cwnd_series, columns=list(net.flow_names),
+                                index=pd.Index(self.t, name="t_s"))
+        raise ValueError(
+            f"to_pandas(what={what!r}): choose 'flows', 'links', 'throughput', 'queue' or 'cwnd'"
+        )
+
+    def summary(self) -> str:
+        """A few lines: run, aggregate goodput, Jain's index, busiest link."""
+        from ..fairness import jain_index
+
+        busiest = int(np.argmax(self.utilisation)) if self.utilisation.size else 0
+        lines = [
+            f"simulated {self.duration:g} s (window from {self.warmup:g} s), seed {self.seed}, "
+            f"{self.events:,} events in {self.wall_time:.2f} s",
+            f"flows: {self.network.n_flows}, aggregate goodput {self.throughput.sum() / 1e6:.4g} Mb/s, "
+            f"Jain's index {jain_index(self.throughput):.4f}",
+        ]
+        if self.utilisation.size:
+            lines.append(
+                f"busiest link {self.network.link_names[busiest]}: utilisation "
+                f"{self.utilisation[busiest]:.4f}, drop rate {self.drop_rate[busiest]:.4g}, "
+                f"max queue {self.counters['link_max_waiting'][busiest]} packets"
+            )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return "SimulationResult(\n  " + self.summary().replace("\n", "\n  ") + "\n)"
+
+    def _repr_html_(self) -> str:
+        return ("<pre>" + self.summary() + "</pre>" + self.to_pandas("flows").to_html()
+                + self.to_pandas("links").to_html())
+
+    def plot(self, what=("throughput", "queue", "cwnd"), *, links=None, flows=None, axes=None):
+        """Plot time series: throughput per flow (Mb/s), queue per link (packets), windows.
+
+        Parameters
+        ----------
+        what : sequence of str
+            Panels, from ``"throughput"``, ``"queue"``, ``"cwnd"``.
+        links, flows : sequence of str, optional
+            Names to show (default: links that ever queued; all flows up to 10).
+        axes : sequence of matplotlib Axes, optional
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        import matplotlib.pyplot as plt
+
+        what = [w for w in what if not (w == "cwnd" and self.cwnd_series is None)]
+        if axes is None:
+            fig, axes = plt.subplots(len(what), 1, figsize=(7, 2.4 * len(what)), sharex=True,
+                                     squeeze=False)
+            axes = axes[:, 0]
+        fig = axes[0].figure
+        net = self.network
+        fsel = list(flows) if flows is not None else list(net.flow_names[:10])
+        fidx = [net.flow_names.index(n) for n in fsel]
+        if links is not None:
+            lidx = [net.link_names.index(n) for n in links]
+        else:
+            lidx = [l for l in range(net.n_links) if self.queue_series[:, l].max() > 0][:10]
+        for ax, w in zip(axes, what):
+            if w == "throughput":
+                for i in fidx:
+                    ax.step(self.t[:-1], self.throughput_series[:, i] / 1e6, where="post",
+                            label=net.flow_names[i])
+                ax.set_ylabel("goodput (Mb/s)")
+            elif w == "queue":
+                for l in lidx:
+                    ax.plot(self.t, self.queue_series[:, l], label=net.link_names[l])
+                ax.set_ylabel("queue (packets)")
+            elif w == "cwnd":
+                for i in fidx:
+                    ax.plot(self.t, self.cwnd_series[:, i], label=net.flow_names[i])
+                ax.set_ylabel("window (packets)")
+            else:
+                raise ValueError(f"plot: unknown panel {w!r}; use 'throughput', 'queue', 'cwnd'")
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize="small", ncol=2)
+            if self.warmup > 0:
+                ax.axvline(self.warmup, color="grey", lw=0.8, ls=":")
+        axes[-1].set_xlabel("time (s)")
+        fig.tight_layout()
+        return fig
+
+
+@dataclass(frozen=True, repr=False)
+class ReplicationResult:
+    """Independent runs of one scenario, with means and Student-t confidence intervals.
+
+    Attributes
+    ----------
+    runs : list of SimulationResult
+    confidence : float
+    """
+
+    runs: list
+    confidence: float = 0.95
+
+    def _stack(self, name):
+        return np.array([getattr(r, name) for r in self.runs], dtype=float)
+
+    def mean(self, name: str = "throughput") -> np.ndarray:
+        """Mean over runs of a per-flow or per-link array attribute (e.g. ``"throughput"``)."""
+        return np.nanmean(self._stack(name), axis=0)
+
+    def half_width(self, name: str = "throughput") -> np.ndarray:
+        """Half-width of the confidence interval of :meth:`mean`."""
+        from scipy import stats
+
+        x = self._stack(name)
+        n = x.shape[0]
+        return stats.t.ppf(0.5 + self.confidence / 2, n - 1) * np.nanstd(x, axis=0, ddof=1) / np.sqrt(n)
+
+    @property
+    def throughput(self) -> np.ndarray:
+        """Mean goodput per flow, bit/s."""
+        return self.mean("throughput")
+
+    @property
+    def mean_queueing_delay(self) -> np.ndarray:
+        """Mean of the runs' mean queueing delays per flow, s."""
+        return self.mean("mean_queueing_delay")
+
+    def to_pandas(self, what: str = "flows") -> pandas.DataFrame:
+        """Means and confidence half-widths per flow (``"flows"``) or per link (``"links"``)."""
+        import pandas as pd
+
+        net = self.runs[0].network
+        if what == "flows":
+            names = ("throughput", "mean_queueing_delay")
+            index = pd.Index(net.flow_names, name="flow")
+        elif what == "links":
+            names = ("utilisation",)
+            index = pd.Index(net.link_names, name="link")
+        else:
+            raise ValueError(f"to_pandas(what={what!r}): choose 'flows' or 'links'")
+        cols = {}
+        for n in names:
+            cols[n] = self.mean(n)
+            cols[f"{n}_ci"] = self.half_width(n)
+        return pd.DataFrame(cols, index=index)
+
+    def __repr__(self) -> str:
+        return (f"ReplicationResult({len(self.runs)} runs, {self.confidence:.0%} intervals, "
+                f"mean aggregate goodput {self.throughput.sum() / 1e6:.4g} Mb/s)")

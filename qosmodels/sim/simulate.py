@@ -1,0 +1,199 @@
+"""``simulate`` and ``replicate``: run packets through a network.
+
+The network is compiled once into flat arrays
+(:func:`~qosmodels.sim.compile.compile_scenario`); one jitted event loop
+(``qosmodels.sim._kernels.engine.run``) advances them in chunks of
+simulated time, which lets a progress bar follow long runs; the arrays are
+then read back into a :class:`~qosmodels.sim.result.SimulationResult` with
+the network's names.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..network import Network
+
+from .._validate import integer
+from ..errors import ScenarioError, ScenarioTypeError, SimulationError
+from ._kernels import layout as K
+from .compile import Limits, Record, compile_scenario
+from .result import ReplicationResult, SimulationResult
+
+__all__ = ["simulate", "replicate"]
+
+#: Chunks of simulated time per run; the kernel call between them costs microseconds.
+CHUNKS = 100
+#: A run still going after this many seconds of wall time gets a progress bar (``progress=None``).
+PROGRESS_AFTER = 2.0
+
+_FIX = {
+    K.ST_HEAP_FULL: "raise limits=Limits(heap_size=...)",
+    K.ST_POOL_FULL: "raise limits=Limits(max_packets=...); a source far faster than its "
+                    "network with huge buffers can need many packets alive at once",
+    K.ST_MAX_EVENTS: "raise max_events (or shorten the run)",
+    K.ST_RECEIVER_WINDOW: "a sender exceeded its receiver's window: this is a bug, please report it",
+    K.ST_TRACE_FULL: "raise record=Record(interval=...)",
+    K.ST_BAD_CLASS: "give the flow a priority below the queue's number of classes",
+    K.ST_WORK_FULL: "raise limits=Limits(max_packets=...) (the work queue is sized from it)",
+}
+
+
+def _as_record(record) -> Record:
+    if record is None or isinstance(record, Record):
+        return record
+    if isinstance(record, Mapping):
+        return Record(**record)
+    raise ScenarioTypeError(f"record must be a Record or a dict of its fields, got {record!r}")
+
+
+def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, record=None,
+             max_events: int | None = None, limits: Limits | None = None,
+             progress: bool | None = None) -> SimulationResult:
+    """Simulate ``network`` packet by packet for ``duration`` seconds.
+
+    Every link serialises packets at its capacity, holds them for its
+    propagation delay and queues them in its discipline
+    (:class:`~qosmodels.sim.DropTail`, :class:`~qosmodels.sim.Red`,
+    :class:`~qosmodels.sim.Priority`); every flow's source
+    (:class:`~qosmodels.sim.TcpNewReno`, :class:`~qosmodels.sim.Poisson`, ...)
+    sends along its route between its ``start`` and ``stop``.
+    Acknowledgements travel the reverse route: through the declared reverse
+    links, where they queue, and as pure propagation delay elsewhere.
+
+    Parameters
+    ----------
+    network : Network
+    duration : float, s
+        Simulated time, > 0.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the run's random numbers (RED, Poisson and on/off sources);
+        the same seed gives the same result.
+    warmup : float, s
+        Start of the measurement window ``[warmup, duration]`` over which
+        throughput, queueing delay, utilisation and windowed drops are measured.
+    record : Record or dict, optional
+        Time-series interval, window traces, histogram bins.
+    max_events : int, optional
+        Event budget; reaching it raises :class:`~qosmodels.errors.SimulationError`.
+    limits : Limits, optional
+        Packet-pool and event-heap sizes (chosen from the scenario by default).
+    progress : bool or None
+        Show a tqdm progress bar: always (True), never (False), or once the
+        run has taken more than two seconds (None).
+
+    Returns
+    -------
+    SimulationResult
+
+    Raises
+    ------
+    ScenarioError
+        Invalid duration, warmup, seed or record, before anything is compiled.
+    SimulationError
+        The run reached a capacity limit; the message names the one to raise.
+
+    Examples
+    --------
+    >>> from qosmodels import simulate, topologies
+    >>> net = topologies.dumbbell(2, capacity=10e6, delay=0.01)
+    >>> res = simulate(net, duration=5.0, seed=1)
+    >>> res.throughput.sum() <= 10e6
+    True
+    """
+    record = _as_record(record)
+    if max_events is not None:
+        max_events = integer("simulate", "max_events", max_events, ge=1)
+    limits = Limits() if limits is None else limits
+    if max_events is not None:
+        limits = Limits(max_events=max_events, max_packets=limits.max_packets,
+                        heap_size=limits.heap_size)
+    if progress is not None and not isinstance(progress, bool):
+        raise ScenarioTypeError(f"progress must be True, False or None, got {progress!r}")
+    c = compile_scenario(network, duration, seed=seed, warmup=warmup, record=record,
+                         limits=limits)
+    duration = float(c.gf[K.GF_END])
+    budget = np.int64(limits.max_events if limits.max_events is not None else 2**62)
+
+    from ._kernels.engine import run  # numba is imported here, not with qosmodels
+
+    t0 = time.perf_counter()
+    bar = None
+    try:
+        for k in range(1, CHUNKS + 1):
+            t_stop = duration if k == CHUNKS else duration * k / CHUNKS
+            status = run(*c, t_stop, budget)
+            if status != K.ST_OK:
+                _raise(status, c, t_stop, limits)
+            if bar is None and (progress or (progress is None and k < CHUNKS and
+                                             time.perf_counter() - t0 > PROGRESS_AFTER)):
+                from tqdm.auto import tqdm
+
+                bar = tqdm(total=CHUNKS, initial=k, unit="chunk", desc="simulate",
+                           leave=False)
+            elif bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    wall = time.perf_counter() - t0
+    seed_repr = seed if isinstance(seed, (int, np.integer)) else repr(seed)
+    return SimulationResult._from_arrays(network, c, duration=duration, warmup=float(warmup),
+                                         seed=seed_repr, wall_time=wall, limits=limits)
+
+
+def _raise(status: int, c, t_stop: float, limits: Limits):
+    now = float(c.gf[K.GF_NOW])
+    what = K.STATUS_NAMES.get(int(status), f"status {status}")
+    sizes = {
+        K.ST_HEAP_FULL: f" (heap_size = {c.ht.shape[0]})",
+        K.ST_POOL_FULL: f" (max_packets = {c.pi.shape[0]})",
+        K.ST_MAX_EVENTS: f" (max_events = {limits.max_events})",
+        K.ST_TRACE_FULL: f" ({c.thr_s.shape[0]} samples)",
+    }.get(int(status), "")
+    raise SimulationError(
+        f"the simulation stopped at t = {now:.6g} s: {what}{sizes}; {_FIX.get(int(status), '')}"
+    )
+
+
+def replicate(network: Network, n: int, duration: float, *, seed, warmup: float = 0.0,
+              confidence: float = 0.95, **kwargs) -> ReplicationResult:
+    """Run :func:`simulate` ``n`` times with independent seeds.
+
+    The seeds are spawned from ``numpy.random.SeedSequence(seed)``, so the
+    set of runs is reproducible and the runs are statistically independent.
+
+    Parameters
+    ----------
+    network : Network
+    n : int
+        Number of runs, >= 2 (a confidence interval needs two).
+    duration, warmup : float, s
+        As for :func:`simulate`.
+    seed : int
+        Root seed.
+    confidence : float
+        Level of the Student-t confidence intervals, in (0, 1).
+    **kwargs
+        Passed to :func:`simulate` (``record``, ``limits``, ...).
+
+    Returns
+    -------
+    ReplicationResult
+        The runs, and the mean and confidence half-width of per-flow
+        throughput, mean queueing delay and per-link utilisation.
+    """
+    n = integer("replicate", "n", n, ge=2)
+    if not (isinstance(confidence, float) and 0.0 < confidence < 1.0):
+        raise ScenarioError(f"replicate.confidence must be a float in (0, 1), got {confidence!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ScenarioTypeError(f"replicate.seed must be a non-negative int, got {seed!r}")
+    kwargs.setdefault("progress", False)
+    runs = [simulate(network, duration, seed=ss, warmup=warmup, **kwargs)
+            for ss in np.random.SeedSequence(int(seed)).spawn(n)]
+    return ReplicationResult(runs=runs, confidence=confidence)

@@ -1,0 +1,70 @@
+"""TCP in the packet simulator against what is known of it.
+
+References: the bandwidth-delay product argument (one flow with a buffer of at
+least one BDP keeps the link busy); T. V. Lakshman, U. Madhow, "The
+performance of TCP/IP for networks with high bandwidth-delay products and
+random loss", IEEE/ACM ToN 5(3), 1997 (throughput of competing flows goes as
+RTT^-a, 1 <= a <= 2); M. Mathis et al., CCR 27(3), 1997 (the square-root law
+B = MSS / RTT sqrt(3 / (2 p)) with an ACK per packet).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qosmodels import Flow, Link, Network, jain_index, topologies
+from qosmodels.sim import RandomLoss, Record, TcpNewReno, TcpReno, simulate
+
+QUIET = Record(interval=1.0, cwnd=False)
+
+
+@pytest.mark.parametrize("source", [TcpReno(), TcpNewReno()], ids=["reno", "newreno"])
+def test_one_flow_fills_the_pipe(source):
+    net = topologies.dumbbell(1, capacity=10e6, delay=0.02, buffer=100)  # BDP = 50 packets
+    net = net.replace(flows=[Flow(net.flows[0].route, source=source)])
+    res = simulate(net, 60.0, seed=0, warmup=10.0, record=QUIET)
+    bottleneck = net.link_id(("r0", "r1"))
+    assert res.utilisation[bottleneck] > 0.95
+    assert res.throughput[0] > 0.95 * 10e6
+
+
+def test_equal_rtt_flows_share_fairly_and_fill_the_link():
+    net = topologies.dumbbell(8, capacity=10e6, delay=0.02, buffer=100)
+    net = net.replace(flows=[Flow(f.route, source=TcpNewReno(), start=0.1 * i)
+                             for i, f in enumerate(net.flows)])
+    res = simulate(net, 300.0, seed=1, warmup=30.0, record=QUIET)
+    assert res.utilisation[net.link_id(("r0", "r1"))] >= 0.95
+    assert jain_index(res.throughput) >= 0.95
+
+
+def test_rtt_bias_between_known_bounds():
+    # access delays 2 ms and 42 ms: round trips 0.044 s and 0.124 s (x 2.8)
+    net = topologies.dumbbell(2, capacity=10e6, delay=0.02, buffer=60,
+                              access_delay=[0.002, 0.042])
+    res = simulate(net, 400.0, seed=2, warmup=40.0, record=QUIET)
+    ratio = res.throughput[0] / res.throughput[1]
+    r = net.rtt[1] / net.rtt[0]
+    a = np.log(ratio) / np.log(r)
+    assert 0.8 <= a <= 2.2, (ratio, r, a)
+
+
+@pytest.mark.parametrize("p", [0.002, 0.01])
+def test_square_root_law_under_random_loss(p):
+    rtt = 0.1
+    links = [Link("a", "b", 1e9, rtt / 2, buffer=10_000, queue=RandomLoss(p))]
+    net = Network(links, [Flow(["a", "b"], source=TcpNewReno(max_window=100_000))])
+    res = simulate(net, 2000.0, seed=3, warmup=50.0, record=QUIET)
+    mathis = 8000 / rtt * np.sqrt(3 / (2 * p))
+    assert res.throughput[0] == pytest.approx(mathis, rel=0.20)
+    assert res.drop_rate[0] == pytest.approx(p, rel=0.1)
+
+
+def test_timeouts_back_off_and_recover():
+    # a 1-packet buffer on a slow link: losses in slow start cause timeouts, and the flow
+    # still ends up using the link
+    net = Network([Link("a", "b", 1e6, 0.05, buffer=1)],
+                  [Flow(["a", "b"], source=TcpReno())])
+    res = simulate(net, 120.0, seed=0, warmup=20.0, record=QUIET)
+    assert res.counters["timeouts"][0] + res.counters["fast_retransmits"][0] > 0
+    assert res.throughput[0] > 0.1e6
