@@ -2,15 +2,16 @@
 
 Describe a network once (:class:`Network`, :class:`Link`, :class:`Flow`), ask
 what the theory predicts (:func:`allocate`), and compare it with what packets
-do.  Heavy dependencies (CVXPY, SymPy, Numba, Matplotlib) are imported only
+do (:func:`simulate`).  Heavy dependencies (CVXPY, SymPy, Numba, Matplotlib) are imported only
 when an analysis needs them.
 """
 
-from . import topologies, units
+from . import abe, fq, pps, sim, tokenbucket, topologies, units
 from .allocation import Allocation, allocate
 from .errors import MissingExtra, ScenarioError, ScenarioTypeError, SimulationError, SolverError
 from .fairness import coefficient_of_variation, jain_index, maxmin_jain_index
 from .network import Flow, Link, Network
+from .sim import SimulationResult, replicate, simulate
 from .units import KB, MB, Gbps, Mbps, kbps, ms, us
 
 __version__ = "0.1.0"
@@ -21,6 +22,9 @@ __all__ = [
     "Flow",
     "allocate",
     "Allocation",
+    "simulate",
+    "replicate",
+    "SimulationResult",
     "jain_index",
     "maxmin_jain_index",
     "coefficient_of_variation",
@@ -31,6 +35,11 @@ __all__ = [
     "MissingExtra",
     "topologies",
     "units",
+    "sim",
+    "fq",
+    "abe",
+    "pps",
+    "tokenbucket",
     "Mbps",
     "Gbps",
     "kbps",
