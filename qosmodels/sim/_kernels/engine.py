@@ -182,7 +182,7 @@ _NORM = 2.328306549295727688e-10
 _EV_MASK = (1 << EV_BITS) - 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         pi, pf, free, ht, ho, hd, ooo, hist, thr_s, q_s, cw_s, gi, gf, rng, work,
         t_stop, max_events):
@@ -205,7 +205,10 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         if n >= work_cap:
             gi[GI_STATUS] = ST_WORK_FULL
             return
-        work[(gi[GI_WORK_HEAD] + n) % work_cap] = item
+        j = gi[GI_WORK_HEAD] + n
+        if j >= work_cap:
+            j -= work_cap
+        work[j] = item
         gi[GI_WORK_N] = n + 1
 
     # ------------------------------------------------------------------ random numbers
@@ -402,7 +405,10 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         if li[l, LI_TX] < 0:
             start_tx(l, p)
             return
-        ring[slot[s, SL_OFF] + (slot[s, SL_HEAD] + cnt) % cap] = p
+        j = slot[s, SL_HEAD] + cnt
+        if j >= cap:
+            j -= cap
+        ring[slot[s, SL_OFF] + j] = p
         slot[s, SL_COUNT] = cnt + 1
         w = li[l, LI_WAITING] + 1
         li[l, LI_WAITING] = w
