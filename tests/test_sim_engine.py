@@ -264,3 +264,24 @@ def test_result_tables_and_plot():
     assert len(fig.axes) == 3
     # every data packet arriving in the window is in its flow's histogram
     assert res.delay_histogram.sum(axis=1).min() > 0
+
+
+def test_kernel_compiles_once_for_every_scenario():
+    from qosmodels.sim._kernels.engine import run
+
+    simulate(mixed_network(1, 3, 2), 0.5, seed=0, record=QUIET)
+    n = len(run.signatures)
+    for seed in (2, 3):  # other topologies, other mixes of mechanisms, other record options
+        simulate(mixed_network(seed, 7, 5), 0.5, seed=seed, record=Record(interval=0.1))
+    simulate(topologies.dumbbell(3), 0.5, seed=0, limits=Limits(max_packets=5000))
+    assert len(run.signatures) == n == 1
+
+
+def test_progress_bar_runs_in_chunks(capsys):
+    net = topologies.dumbbell(2, capacity=1e6, delay=0.01)
+    a = simulate(net, 2.0, seed=0, progress=True, record=QUIET)
+    b = simulate(net, 2.0, seed=0, progress=False, record=QUIET)
+    np.testing.assert_array_equal(a.throughput, b.throughput)
+    assert "simulate" in capsys.readouterr().err
+    with pytest.raises(TypeError, match="progress must be True, False or None"):
+        simulate(net, 1.0, seed=0, progress="yes")
