@@ -37,6 +37,10 @@ DOCUMENTED = {
     "qosmodels.fairness",
     "qosmodels.units",
     "qosmodels.errors",
+    "qosmodels.sim",
+    "qosmodels.sim.simulate",
+    "qosmodels.sim.specs",
+    "qosmodels.sim.result",
 }
 #: Modules whose page also shows members without a docstring (show_if_no_docstring).
 SHOW_UNDOCUMENTED = {"qosmodels.topologies", "qosmodels.allocation"}
