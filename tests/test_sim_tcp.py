@@ -10,11 +10,13 @@ B = MSS / RTT sqrt(3 / (2 p)) with an ACK per packet).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from qosmodels import Flow, Link, Network, jain_index, topologies
-from qosmodels.sim import RandomLoss, Record, TcpNewReno, TcpReno, simulate
+from qosmodels.sim import GenericWindow, RandomLoss, Record, Red, TcpNewReno, TcpReno, simulate
 
 QUIET = Record(interval=1.0, cwnd=False)
 
@@ -68,3 +70,43 @@ def test_timeouts_back_off_and_recover():
     res = simulate(net, 120.0, seed=0, warmup=20.0, record=QUIET)
     assert res.counters["timeouts"][0] + res.counters["fast_retransmits"][0] > 0
     assert res.throughput[0] > 0.1e6
+
+
+def test_fixed_window_throughput_is_window_over_rtt():
+    # a window-limited sender: W packets per round trip (transmission times included)
+    W, rtt = 5, 0.1
+    net = Network([Link("a", "b", 100e6, rtt / 2)],
+                  [Flow(["a", "b"], source=GenericWindow(window=W, packet_size=1000))])
+    res = simulate(net, 50.0, seed=0, warmup=5.0, record=QUIET)
+    cycle = rtt + 8000 / 100e6  # ACKs see propagation only (undeclared reverse link)
+    assert res.throughput[0] == pytest.approx(W * 8000 / cycle, rel=1e-3)
+    assert res.counters["timeouts"][0] == 0
+
+
+def test_generic_window_times_out_and_resends_on_loss():
+    net = Network([Link("a", "b", 10e6, 0.05, queue=RandomLoss(0.05))],
+                  [Flow(["a", "b"], source=GenericWindow(window=8, beta=2.0))])
+    res = simulate(net, 200.0, seed=4, warmup=10.0, record=QUIET)
+    c = res.counters
+    assert c["timeouts"][0] > 0 and c["fast_retransmits"][0] == 0
+    assert c["retransmitted"][0] > 0
+    # every packet is eventually delivered in order: unique deliveries never exceed new data
+    assert c["delivered"][0] <= c["sent"][0] - c["retransmitted"][0]
+    assert res.throughput[0] > 0
+
+
+def test_ecn_marks_replace_drops_for_ecn_senders():
+    red = Red(min_th=5, max_th=30, max_p=0.1, w_q=0.01, mark=True)
+    out = {}
+    for ecn in (False, True):
+        net = topologies.dumbbell(4, capacity=10e6, delay=0.02, buffer=200)
+        links = [dataclasses.replace(l, queue=red) if l.key == ("r0", "r1") else l
+                 for l in net.links]
+        flows = [Flow(f.route, source=TcpNewReno(ecn=ecn), start=0.2 * i)
+                 for i, f in enumerate(net.flows)]
+        out[ecn] = simulate(Network(links, flows), 100.0, seed=5, warmup=20.0, record=QUIET)
+    b = 0  # the bottleneck is the first link of dumbbell()
+    assert out[True].link_drops["marks"][b] > 0 and out[True].link_drops["early"][b] == 0
+    assert out[False].link_drops["marks"][b] == 0 and out[False].link_drops["early"][b] > 0
+    assert out[True].counters["retransmitted"].sum() < out[False].counters["retransmitted"].sum()
+    assert out[True].utilisation[b] > 0.9

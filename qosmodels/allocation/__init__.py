@@ -30,6 +30,10 @@ FAIRNESS = ("proportional", "alpha", "maxmin", "max-throughput")
 SOLVERS = ("auto", "exact", "cvxpy")
 
 _SATURATED = 1e-7  # utilisation within this of 1 counts as saturated
+#: Above this alpha the exact solver is the log-price dual interior-point method
+#: (:mod:`.logdual`): the primal-dual method's certified gap no longer pins the
+#: rates of high-rate flows there, and its prices leave the floating-point range.
+LOG_PRICE_ALPHA = 2.0
 
 
 def allocate(
@@ -129,6 +133,8 @@ def allocate(
         x = prob.feasible(np.maximum(x, 1e-300))
         gap = relative_gap(x, p, prob, alpha)
         name, iters = "cvxpy-clarabel", 0
+    elif alpha > LOG_PRICE_ALPHA:
+        return _alpha_fair_log(network, fairness, alpha, tol, max_iter)
     else:
         from .ipm import solve_alpha_fair
 
@@ -139,6 +145,16 @@ def allocate(
     prices = prob.unscale_prices(p, alpha)
     return _result(network, fairness, alpha, rates, prices, name, status, gap, iters,
                    priced=p[: network.n_links] > 1e-9 * max(float(p.max()), 1e-300))
+
+
+def _alpha_fair_log(network, fairness, alpha, tol, max_iter) -> Allocation:
+    from .logdual import alpha_fair_log
+
+    res = alpha_fair_log(network, alpha, tol=tol, max_iter=max_iter)
+    with np.errstate(over="ignore", under="ignore"):
+        prices = np.exp(res.log_prices)  # underflow to 0 for large alpha in bit/s units
+    return _result(network, fairness, alpha, res.rates, prices, "ipm-logprice", res.status,
+                   res.duality_gap, res.iterations, priced=res.relative_price > 1e-9)
 
 
 # ---------------------------------------------------------------------------- criteria

@@ -96,6 +96,11 @@ class Problem:
         """
         return p[: self.n_links] * (self.w0 / self.c0) ** alpha
 
+    def unscale_log_prices(self, log_p: np.ndarray, alpha: float) -> np.ndarray:
+        """Natural logarithms of scaled prices to those of the real links' prices in the
+        network's units (see :meth:`unscale_prices`); finite for every alpha."""
+        return log_p[: self.n_links] + alpha * np.log(self.w0 / self.c0)
+
     def feasible(self, x: np.ndarray) -> np.ndarray:
         """``x`` scaled down just enough to satisfy ``R x <= c``."""
         load = self.R @ x
