@@ -269,7 +269,13 @@ def write_results(path: Path, info: dict, rows, results, budget: float) -> None:
         *interpretation(results, budget),
         "",
     ]
-    path.write_text("\n".join(text))
+    # replace only this benchmark's section (it runs up to the next top-level heading)
+    rest = ""
+    if path.exists():
+        old = path.read_text()
+        cut = old.find("\n# ", 1)
+        rest = old[cut:] if cut >= 0 else ""
+    path.write_text("\n".join(text) + rest)
 
 
 # ---------------------------------------------------------------------------- main

@@ -35,8 +35,10 @@ class SimulationResult:
     duration, warmup : float, s
     seed : int or str
     throughput : ndarray, shape (F,), bit/s
-        Goodput: bits delivered to the receiver in order and for the first
-        time, per second of the window.
+        Goodput: bits of data packets reaching their receiver for the first
+        time (retransmitted duplicates excluded; out-of-order packets counted
+        when they arrive, not when the hole before them is filled), per
+        second of the window.
     delivered_packets : ndarray of int, shape (F,)
         Packets behind ``throughput``.
     mean_queueing_delay : ndarray, shape (F,), s
@@ -64,7 +66,7 @@ class SimulationResult:
     counters : dict of str to ndarray
         Whole-run totals: per flow ``sent``, ``retransmitted``, ``arrived``
         (data packets reaching the receiver, duplicates included),
-        ``delivered``, ``dropped``, ``in_flight`` (data packets still in the
+        ``delivered`` (first copies only), ``dropped``, ``in_flight`` (data packets still in the
         network at the end), ``timeouts``, ``fast_retransmits``,
         ``acks_dropped``; per link ``arrivals``, ``departures``, ``dropped``,
         ``waiting`` and ``in_service`` (at the end), ``max_waiting``.

@@ -662,20 +662,22 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         rn = fi[f, FI_RCV_NXT]
         off = fi[f, FI_OOO_OFF]
         mask = fi[f, FI_OOO_MASK]
+        # goodput counts each packet once, when its first copy arrives (in order or
+        # not): counting at in-order delivery instead would credit a window's worth of
+        # buffered packets to the moment a hole is filled
         if seq == rn:
+            deliver(f, 1)
             rn += 1
-            n = 1
             while ooo[off + (rn & mask)] != 0:
                 ooo[off + (rn & mask)] = 0
                 rn += 1
-                n += 1
             fi[f, FI_RCV_NXT] = rn
-            deliver(f, n)
         elif seq > rn:
             if seq - rn > mask:
                 gi[GI_STATUS] = ST_RECEIVER_WINDOW
-            else:
+            elif ooo[off + (seq & mask)] == 0:
                 ooo[off + (seq & mask)] = 1
+                deliver(f, 1)
         # the data packet becomes its cumulative acknowledgement
         pi[p, PI_ACK] = 1
         pi[p, PI_SEQ] = rn

@@ -102,7 +102,7 @@ FF_RTT_T0 = FF_CWND + 6
 FF_ON_END = FF_CWND + 7         # on/off: end of the current on period
 FF_QD_SUM = FF_CWND + 8         # sum of queueing delays of packets delivered in the window, s
 FF_HIST_W = FF_CWND + 9         # width of a queueing-delay histogram bin, s
-FF_BYTES_W = FF_CWND + 10       # bytes delivered (unique, in order) inside the window
+FF_BYTES_W = FF_CWND + 10       # bytes of unique packets received inside the window
 N_FF = FF_BYTES_W + 1
 
 # ----------------------------------------------------------------- flows, integer columns
@@ -125,7 +125,7 @@ FI_ACTIVE = 15
 FI_SENT = 16        # data packets sent, retransmissions included (whole run)
 FI_RETX = 17
 FI_ARRIVED = 18     # data packets reaching the receiver, duplicates included
-FI_DELIVERED = 19   # unique packets delivered in order (whole run)
+FI_DELIVERED = 19   # unique packets received: first copies, in order or not (whole run)
 FI_DELIV_W = 20     # ... inside the window
 FI_DROPS = 21       # data packets dropped
 FI_TIMEOUTS = 22

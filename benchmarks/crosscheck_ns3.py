@@ -1,0 +1,363 @@
+"""Cross-simulator check: the benchmark dumbbell in qosmodels and in ns-3.
+
+The network (issue 3, "Cross-simulator check" and "Performance"): N TCP
+NewReno flows, each on its own 100 Mb/s, 1 ms access link, sharing a
+10 Mb/s, 20 ms bottleneck with a 100-packet drop-tail buffer, 1000-byte
+packets, receivers at the far end of the bottleneck.  qosmodels runs in this
+interpreter; ns-3 (the PyPI wheel ``ns3``, which installs a package named
+``ns``, as ``ns.py`` does -- so it lives in its own virtual environment) runs
+in a subprocess of the interpreter named by ``--ns3-python`` or the
+environment variable ``NS3_PYTHON`` (default ``/tmp/ns3venv/bin/python``)::
+
+    python3 -m venv /tmp/ns3venv && /tmp/ns3venv/bin/pip install ns3
+    NS3_PYTHON=/tmp/ns3venv/bin/python python benchmarks/crosscheck_ns3.py --flows 8
+
+It prints aggregate goodput, per-flow goodput and the bottleneck drop rate
+of both simulators side by side.  ``--worker ns3`` (or ``--worker
+qosmodels``) runs one simulator only and prints its measurements as one JSON
+line prefixed ``RESULT``; ``bench_peers.py`` and
+``tests/test_sim_crosscheck.py`` use it.
+
+How ns-3 is configured to match qosmodels (qosmodels' defaults are kept;
+ns-3 is changed where its defaults differ):
+
+* TCP: ``TcpNewReno`` with ``TcpClassicRecovery`` (not PRR, ns-3's default),
+  SACK off, timestamps off, delayed ACKs off (``DelAckCount`` 1), limited
+  transmit off (RFC 3042; ns-3 enables it by default, qosmodels does not
+  implement it), initial window 1 segment (ns-3 default 10; qosmodels'
+  ``TcpNewReno(initial_window=1)``), minimum RTO 0.2 s (ns-3 default 1 s;
+  qosmodels' ``min_rto``), initial RTO 1 s in both, receive buffer of
+  ``max_window`` = 1000 segments (ns-3 default 128 KiB, which would cap the
+  window at about 136 segments), send buffer of 2000 segments.
+* Packet size: qosmodels' 1000-byte packet is the whole packet on the wire.
+  ns-3 adds a 20-byte IPv4 header, a 20-byte TCP header (no options) and a
+  2-byte PPP header to each segment, so its segment size is 958 bytes and
+  every data packet is 1000 bytes on the wire.  Goodput is compared in
+  packets delivered in order to the receiving application, converted to
+  bit/s at 1000 bytes per packet (for ns-3: received payload bytes / 958 x
+  1000 x 8 / window).  ACKs are 40 bytes in qosmodels, 42 on the wire in ns-3.
+* Queues: every point-to-point device has a 100-packet ``DropTailQueue``
+  and ns-3's default root queue disc (FqCoDel) is removed with
+  ``TrafficControlHelper::Uninstall``.  Without a queue disc, the traffic
+  control layer drops a packet when the device queue is stopped (full), so
+  bottleneck drops are counted on the ``TcDrop`` trace of the bottleneck
+  router, not on the device queue.  Both simulators count the buffer in
+  packets waiting, the packet in transmission excluded.
+* Reverse path: in ns-3 ACKs cross the reverse direction of the same links
+  (10 Mb/s and 100 Mb/s, never congested by 42-byte ACKs: about 37 us of
+  serialisation per ACK in all); in qosmodels they see the 21 ms
+  propagation delay only (no reverse links declared), as in the benchmark.
+* ns-3 opens each connection with a SYN handshake (one extra RTT at the
+  start); the measurement window starts after ``--warmup`` seconds.
+
+Goodput in both simulators counts packets delivered in order during the
+window; packets received out of order before the window and released by a
+retransmission inside it count in the window, so a short window after a
+lossy slow start can show slightly more than the link capacity.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+#: Scenario constants (SI units).
+ACCESS_RATE = 100e6
+ACCESS_DELAY = 1e-3
+BOTTLENECK_RATE = 10e6
+BOTTLENECK_DELAY = 20e-3
+BUFFER = 100
+PACKET = 1000  # bytes on the wire per data packet
+NS3_SEGMENT = PACKET - 20 - 20 - 2  # TCP payload: minus IPv4, TCP and PPP headers
+MAX_WINDOW = 1000  # packets (qosmodels' default, the receiver's window)
+INITIAL_WINDOW = 1  # packets (qosmodels' default)
+MIN_RTO = 0.2  # s (qosmodels' default)
+RED = dict(min_th=20.0, max_th=80.0, max_p=0.1, w_q=0.002)
+
+DEFAULT_NS3_PYTHON = "/tmp/ns3venv/bin/python"
+
+
+def ns3_python(path: str | None = None) -> str:
+    """The interpreter with ns-3 installed: ``path``, else ``$NS3_PYTHON``, else the default."""
+    return path or os.environ.get("NS3_PYTHON") or DEFAULT_NS3_PYTHON
+
+
+# --------------------------------------------------------------------------- qosmodels
+
+
+def qosmodels_network(n_flows: int, red: bool = False):
+    """The dumbbell in qosmodels: ``s_i -> r0`` access links, ``r0 -> r1`` bottleneck."""
+    from qosmodels import Flow, Link, Network
+    from qosmodels.sim import DropTail, Red, TcpNewReno
+
+    queue = Red(**RED, typical_packet_size=PACKET) if red else DropTail()
+    links = [Link("r0", "r1", BOTTLENECK_RATE, BOTTLENECK_DELAY, BUFFER, queue=queue)]
+    flows = []
+    source = TcpNewReno(initial_window=INITIAL_WINDOW, max_window=MAX_WINDOW, min_rto=MIN_RTO)
+    for i in range(n_flows):
+        links.append(Link(f"s{i}", "r0", ACCESS_RATE, ACCESS_DELAY, BUFFER))
+        flows.append(Flow(route=[f"s{i}", "r0", "r1"], packet_size=PACKET, source=source))
+    return Network(links=links, flows=flows)
+
+
+def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
+                  red: bool = False) -> dict:
+    """Run the dumbbell in qosmodels; goodput in bit/s of 1000-byte packets."""
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    from qosmodels.sim import Record, simulate
+
+    net = qosmodels_network(n_flows, red)
+    cpu1 = time.process_time()
+    res = simulate(net, duration, seed=seed, warmup=warmup,
+                   record=Record(interval=1.0, cwnd=False), progress=False)
+    cpu2, wall2 = time.process_time(), time.perf_counter()
+    c = res.counters
+    return dict(
+        simulator="qosmodels", flows=n_flows, queue="red" if red else "droptail",
+        duration=duration, warmup=warmup, seed=seed,
+        goodput=[float(x) for x in res.throughput],
+        aggregate=float(res.throughput.sum()),
+        drop_rate=float(res.drop_rate[0]),
+        window_arrivals=int(c["link_arrivals_window"][0]),
+        window_drops=int(c["link_drops_window"][0]),
+        utilisation=float(res.utilisation[0]),
+        bottleneck_packets=int(c["link_departures"][0]),
+        events=int(res.events),
+        timeouts=int(c["timeouts"].sum()),
+        cpu_run=cpu2 - cpu1, cpu_total=cpu2 - cpu0, wall_total=wall2 - wall0,
+        maxrss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    )
+
+
+# --------------------------------------------------------------------------- ns-3
+
+_NS3_CPP = """
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+namespace qmcheck {
+uint64_t tc_drops = 0;
+void CountDrop(ns3::Ptr<const ns3::Packet>) { ++tc_drops; }
+void ConnectTcDrop(std::string path)
+{
+    ns3::Config::ConnectWithoutContext(path, ns3::MakeCallback(&CountDrop));
+}
+}
+"""
+
+
+def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
+            red: bool = False) -> dict:
+    """Run the dumbbell in ns-3 (call in an interpreter where ``from ns import ns`` is ns-3).
+
+    With ``red``, the bottleneck gets a ``RedQueueDisc`` (min_th 20, max_th
+    80, max_p 0.1 as ``LInterm`` 10, w_q 0.002, 100 packets, not gentle) as
+    root queue disc over a one-packet device queue; everything else is as
+    described in the module docstring.
+    """
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    import cppyy
+    from ns import ns
+
+    cppyy.cppdef(_NS3_CPP)
+    cpu_import = time.process_time() - cpu0
+    cfg = ns.Config.SetDefault
+    ns.RngSeedManager.SetSeed(1)
+    ns.RngSeedManager.SetRun(int(seed))
+    cfg("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TcpNewReno.GetTypeId()))
+    cfg("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TcpClassicRecovery.GetTypeId()))
+    cfg("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
+    cfg("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
+    cfg("ns3::TcpSocketBase::LimitedTransmit", ns.BooleanValue(False))
+    cfg("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(MIN_RTO)))
+    cfg("ns3::RttEstimator::InitialEstimation", ns.TimeValue(ns.Seconds(1.0)))
+    cfg("ns3::TcpSocket::DelAckCount", ns.UintegerValue(1))
+    cfg("ns3::TcpSocket::SegmentSize", ns.UintegerValue(NS3_SEGMENT))
+    cfg("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(INITIAL_WINDOW))
+    cfg("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(MAX_WINDOW * NS3_SEGMENT))
+    cfg("ns3::TcpSocket::SndBufSize", ns.UintegerValue(2 * MAX_WINDOW * NS3_SEGMENT))
+    cfg("ns3::DropTailQueue<Packet>::MaxSize", ns.StringValue(f"{BUFFER}p"))
+
+    src = ns.NodeContainer()
+    src.Create(n_flows)
+    routers = ns.NodeContainer()
+    routers.Create(2)
+    p2p = ns.PointToPointHelper()
+    p2p.SetDeviceAttribute("DataRate", ns.StringValue(f"{int(ACCESS_RATE)}bps"))
+    p2p.SetChannelAttribute("Delay", ns.StringValue(f"{ACCESS_DELAY * 1e3:g}ms"))
+    access = [p2p.Install(src.Get(i), routers.Get(0)) for i in range(n_flows)]
+    if red:  # the queue disc holds the backlog; the device keeps one packet waiting
+        cfg("ns3::DropTailQueue<Packet>::MaxSize", ns.StringValue("1p"))
+    p2p.SetDeviceAttribute("DataRate", ns.StringValue(f"{int(BOTTLENECK_RATE)}bps"))
+    p2p.SetChannelAttribute("Delay", ns.StringValue(f"{BOTTLENECK_DELAY * 1e3:g}ms"))
+    bottleneck = p2p.Install(routers.Get(0), routers.Get(1))
+    stack = ns.InternetStackHelper()
+    stack.Install(src)
+    stack.Install(routers)
+    addresses = ns.Ipv4AddressHelper()
+    addresses.SetBase(ns.Ipv4Address("10.0.0.0"), ns.Ipv4Mask("255.255.255.0"))
+    bottleneck_if = addresses.Assign(bottleneck)
+    for devices in access:
+        addresses.NewNetwork()
+        addresses.Assign(devices)
+    tch = ns.TrafficControlHelper()  # remove the default FqCoDel root queue discs
+    tch.Uninstall(bottleneck)
+    for devices in access:
+        tch.Uninstall(devices)
+    qdisc = None
+    if red:
+        red_tch = ns.TrafficControlHelper()
+        red_tch.SetRootQueueDisc("ns3::RedQueueDisc")
+        cfg("ns3::RedQueueDisc::MinTh", ns.DoubleValue(RED["min_th"]))
+        cfg("ns3::RedQueueDisc::MaxTh", ns.DoubleValue(RED["max_th"]))
+        cfg("ns3::RedQueueDisc::LInterm", ns.DoubleValue(1.0 / RED["max_p"]))
+        cfg("ns3::RedQueueDisc::QW", ns.DoubleValue(RED["w_q"]))
+        cfg("ns3::RedQueueDisc::MaxSize", ns.StringValue(f"{BUFFER}p"))
+        cfg("ns3::RedQueueDisc::Gentle", ns.BooleanValue(False))
+        cfg("ns3::RedQueueDisc::MeanPktSize", ns.UintegerValue(PACKET))
+        cfg("ns3::RedQueueDisc::LinkBandwidth", ns.DataRateValue(ns.DataRate(int(BOTTLENECK_RATE))))
+        cfg("ns3::RedQueueDisc::LinkDelay", ns.TimeValue(ns.Seconds(BOTTLENECK_DELAY)))
+        qdisc = red_tch.Install(bottleneck.Get(0)).Get(0)
+    ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
+
+    sinks = []
+    for i in range(n_flows):
+        port = 5000 + i
+        any_addr = ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()
+        sink_apps = ns.PacketSinkHelper("ns3::TcpSocketFactory", any_addr).Install(routers.Get(1))
+        sink_apps.Start(ns.Seconds(0.0))
+        sinks.append(ns.DynamicCast[ns.PacketSink](sink_apps.Get(0)))
+        dst = ns.InetSocketAddress(bottleneck_if.GetAddress(1), port).ConvertTo()
+        bulk = ns.BulkSendHelper("ns3::TcpSocketFactory", dst)
+        bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))
+        bulk.SetAttribute("SendSize", ns.UintegerValue(NS3_SEGMENT))
+        bulk.Install(src.Get(i)).Start(ns.Seconds(0.0))
+    device = ns.DynamicCast[ns.PointToPointNetDevice](bottleneck.Get(0))
+    dev_queue = device.GetQueue()
+    cppyy.gbl.qmcheck.ConnectTcDrop(
+        f"/NodeList/{routers.Get(0).GetId()}/$ns3::TrafficControlLayer/TcDrop")
+
+    def bottleneck_counts():
+        # (packets accepted, packets dropped) at the bottleneck
+        if qdisc is None:
+            return (int(dev_queue.GetTotalReceivedPackets()), int(cppyy.gbl.qmcheck.tc_drops))
+        st = qdisc.GetStats()
+        # the queue disc counts every arrival as received, drops included
+        return (int(st.nTotalReceivedPackets) - int(st.nTotalDroppedPackets),
+                int(st.nTotalDroppedPackets))
+
+    cpu1 = time.process_time()
+    ns.Simulator.Stop(ns.Seconds(warmup))
+    ns.Simulator.Run()
+    rx0 = [int(s.GetTotalRx()) for s in sinks]
+    acc0, drop0 = bottleneck_counts()
+    ns.Simulator.Stop(ns.Seconds(duration - warmup))
+    ns.Simulator.Run()
+    cpu2, wall2 = time.process_time(), time.perf_counter()
+    rx1 = [int(s.GetTotalRx()) for s in sinks]
+    acc1, drop1 = bottleneck_counts()
+    events = int(ns.Simulator.GetEventCount())
+    sent = int(dev_queue.GetTotalReceivedPackets())  # every packet sent enters the device queue
+    ns.Simulator.Destroy()
+    window = duration - warmup
+    goodput = [(b - a) / NS3_SEGMENT * PACKET * 8.0 / window for a, b in zip(rx0, rx1)]
+    arrivals = (acc1 - acc0) + (drop1 - drop0)
+    return dict(
+        simulator="ns-3", flows=n_flows, queue="red" if red else "droptail",
+        duration=duration, warmup=warmup, seed=seed,
+        goodput=goodput, aggregate=sum(goodput),
+        drop_rate=(drop1 - drop0) / arrivals if arrivals else 0.0,
+        window_arrivals=arrivals, window_drops=drop1 - drop0,
+        utilisation=(acc1 - acc0) * PACKET * 8.0 / (BOTTLENECK_RATE * window),
+        bottleneck_packets=sent, events=events,
+        cpu_import=cpu_import, cpu_run=cpu2 - cpu1, cpu_total=cpu2 - cpu0,
+        wall_total=wall2 - wall0,
+        maxrss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    )
+
+
+# --------------------------------------------------------------------------- drivers
+
+
+def run_worker(simulator: str, python: str, *, flows: int, duration: float, warmup: float,
+               seed: int = 1, red: bool = False, env: dict | None = None,
+               timeout: float | None = None) -> dict:
+    """Run one simulator in a fresh process of ``python``; return its measurements."""
+    cmd = [python, os.path.abspath(__file__), "--worker", simulator, "--flows", str(flows),
+           "--duration", repr(duration), "--warmup", repr(warmup), "--seed", str(seed)]
+    if red:
+        cmd.append("--red")
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[len("RESULT "):])
+    tail = "\n".join((proc.stderr or "").splitlines()[-15:])
+    raise RuntimeError(f"{simulator} worker failed (exit {proc.returncode}): {' '.join(cmd)}\n"
+                       f"{tail}")
+
+
+def compare(flows: int, duration: float, warmup: float, seed: int = 1,
+            python: str | None = None) -> tuple[dict, dict]:
+    """Both simulators on the same dumbbell: ``(qosmodels, ns-3)`` measurements."""
+    ns3 = run_worker("ns3", ns3_python(python), flows=flows, duration=duration, warmup=warmup,
+                     seed=seed)
+    ours = run_qosmodels(flows, duration, warmup, seed)
+    return ours, ns3
+
+
+def _table(ours: dict, ns3: dict) -> str:
+    mb = 1e6
+    lines = [
+        f"Dumbbell: {ours['flows']} NewReno flows, 100 Mb/s 1 ms access, 10 Mb/s 20 ms "
+        f"bottleneck, {BUFFER}-packet drop-tail, {PACKET}-byte packets; "
+        f"{ours['duration']:g} s simulated, window from {ours['warmup']:g} s",
+        "",
+        "| quantity | qosmodels | ns-3 | qosmodels / ns-3 - 1 |",
+        "|---|---|---|---|",
+        f"| aggregate goodput (Mb/s) | {ours['aggregate'] / mb:.4f} | {ns3['aggregate'] / mb:.4f} "
+        f"| {ours['aggregate'] / ns3['aggregate'] - 1:+.2%} |",
+        f"| bottleneck drop rate | {ours['drop_rate']:.5f} | {ns3['drop_rate']:.5f} | "
+        f"{(ours['drop_rate'] / ns3['drop_rate'] - 1) if ns3['drop_rate'] else float('nan'):+.1%} |",
+        f"| bottleneck drops in window | {ours['window_drops']} | {ns3['window_drops']} | |",
+        f"| bottleneck utilisation | {ours['utilisation']:.4f} | {ns3['utilisation']:.4f} | |",
+    ]
+    for i, (a, b) in enumerate(zip(ours["goodput"], ns3["goodput"])):
+        lines.append(f"| flow {i} goodput (Mb/s) | {a / mb:.4f} | {b / mb:.4f} | {a / b - 1:+.1%} |")
+    jain = [sum(g) ** 2 / (len(g) * sum(x * x for x in g)) for g in (ours["goodput"], ns3["goodput"])]
+    lines.append(f"| Jain's index | {jain[0]:.4f} | {jain[1]:.4f} | |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--flows", type=int, nargs="+", default=[8])
+    p.add_argument("--duration", type=float, default=300.0, help="simulated seconds")
+    p.add_argument("--warmup", type=float, default=50.0, help="start of the measurement window, s")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--red", action="store_true", help="RED bottleneck (workers only)")
+    p.add_argument("--ns3-python", default=None,
+                   help=f"interpreter with ns-3 (default $NS3_PYTHON or {DEFAULT_NS3_PYTHON})")
+    p.add_argument("--worker", choices=["ns3", "qosmodels"],
+                   help="run one simulator and print its measurements as JSON")
+    a = p.parse_args(argv)
+    if a.worker:
+        run = run_ns3 if a.worker == "ns3" else run_qosmodels
+        out = run(a.flows[0], a.duration, a.warmup, a.seed, a.red)
+        print("RESULT " + json.dumps(out), flush=True)
+        return 0
+    for n in a.flows:
+        ours, ns3 = compare(n, a.duration, a.warmup, a.seed, a.ns3_python)
+        print(_table(ours, ns3))
+        print()
+        within = abs(ours["aggregate"] / ns3["aggregate"] - 1) <= 0.02
+        print(f"aggregate goodput within 2% of ns-3: {'yes' if within else 'NO'}")
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
