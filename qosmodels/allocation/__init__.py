@@ -3,8 +3,9 @@
 Kelly's weighted proportional fairness, weighted alpha-fairness for any
 alpha > 0, weighted max-min fairness (also with per-link weights) and maximum
 throughput.  The convex cases have two solvers that must agree: an exact
-primal-dual interior-point method (:mod:`.ipm`, the default) and CVXPY with
-Clarabel (:mod:`.cvx`, the reference).  Max-min is computed exactly by
+primal-dual interior-point method (:mod:`.ipm`, the default; for alpha > 2 an
+interior-point method on the dual in log-prices, :mod:`.logdual`) and CVXPY
+with Clarabel (:mod:`.cvx`, the reference).  Max-min is computed exactly by
 progressive filling (:mod:`.maxmin`); maximum throughput is a linear program
 (HiGHS through SciPy, or CVXPY).
 """
@@ -65,8 +66,12 @@ def allocate(
         ``"proportional"`` and None otherwise.
     solver : {"auto", "exact", "cvxpy"}
         ``"exact"`` (and ``"auto"``): the interior-point method for the
-        convex criteria, progressive filling for max-min, HiGHS for maximum
-        throughput.  ``"cvxpy"``: CVXPY with Clarabel (not for max-min).
+        convex criteria (for alpha > :data:`LOG_PRICE_ALPHA` the log-price
+        dual method of :mod:`.logdual`, solver name ``"ipm-logprice"``, whose
+        prices underflow to 0 when they fall below the floating-point range;
+        :func:`.logdual.alpha_fair_log` returns their logarithms), progressive
+        filling for max-min, HiGHS for maximum throughput.  ``"cvxpy"``: CVXPY
+        with Clarabel (not for max-min).
     link_weights : array_like or sparse matrix, shape (L, F), optional
         For ``"maxmin"`` only: flow i's weight on link l (as PPS tickets in
         each link's currency), used instead of ``Flow.weight``.  Entries off

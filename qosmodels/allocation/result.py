@@ -33,13 +33,16 @@ class Allocation:
         For weighted proportional fairness they are Kelly's prices, in weight
         per bit/s (so with weights in bits, as ACC's accumulation targets, in
         seconds: the links' queueing delays).  NaN for max-min, which has no
-        prices.
+        prices.  For large alpha they scale as ``(w / x)^alpha`` and can
+        underflow to 0; :func:`qosmodels.allocation.logdual.alpha_fair_log`
+        returns their logarithms.
     utilisation : ndarray, shape (L,)
         Load over capacity of each link.
     bottlenecks : tuple of tuple of str
         For each flow, the names of the saturated links that limit it.
     solver : str
-        ``"ipm"``, ``"progressive-filling"``, ``"highs"`` or ``"cvxpy-clarabel"``.
+        ``"ipm"``, ``"ipm-logprice"`` (alpha > 2), ``"progressive-filling"``,
+        ``"highs"`` or ``"cvxpy-clarabel"``.
     status : str
         The solver's status.
     duality_gap : float
