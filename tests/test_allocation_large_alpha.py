@@ -264,3 +264,14 @@ def test_iteration_limit_raises_solver_error_with_status():
     with pytest.raises(SolverError, match="did not reach the certificate") as err:
         allocate(parking_lot(3, C), "alpha", alpha=50, max_iter=1)
     assert err.value.status == "max_iterations"
+
+
+@pytest.mark.parametrize("alpha", [2.2, 2.5, 3.0])
+def test_alpha_just_above_two_needs_no_more_than_the_default_budget(alpha):
+    # with the old default of 200 Newton steps one network in 200 failed here (a link saturated
+    # at the optimum whose price vanishes); the log-price method now defaults to 1000
+    for s in range(N_NETWORKS):
+        net = small_network(s)
+        a = allocate(net, "alpha", alpha=alpha)
+        assert a.solver == "ipm-logprice"
+        assert np.all(net.routing_matrix @ a.rates <= net.capacities * (1 + 1e-9))
