@@ -10,6 +10,7 @@ from . import abe, fq, pps, sim, tokenbucket, topologies, units
 from .allocation import Allocation, allocate
 from .errors import MissingExtra, ScenarioError, ScenarioTypeError, SimulationError, SolverError
 from .fairness import coefficient_of_variation, jain_index, maxmin_jain_index
+from .fluid import FluidResult, solve_fluid
 from .network import Flow, Link, Network
 from .sim import SimulationResult, replicate, simulate
 from .units import KB, MB, Gbps, Mbps, kbps, ms, us
@@ -22,6 +23,8 @@ __all__ = [
     "Flow",
     "allocate",
     "Allocation",
+    "solve_fluid",
+    "FluidResult",
     "simulate",
     "replicate",
     "SimulationResult",

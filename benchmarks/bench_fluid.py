@@ -1,0 +1,226 @@
+"""Benchmark: the Numba fluid integrator against jitcdde and scipy's solve_ivp (LSODA).
+
+Scenarios (ACC fluid model, P control, kappa = 0.2, ideal estimator, 50 s):
+
+* ``single``: one 10 Mb/s, 10 ms bottleneck, three flows with access delays
+  1, 5 and 10 ms (20 Mb/s access links);
+* ``parking9``: the 9-link parking lot of Figure 9 with 2 ms links (three long
+  flows, one short flow per 100 Mb/s link);
+* ``random1000``: 1 000 flows on a 100-link random network (Numba only).
+
+Implementations:
+
+* ``numba``: :func:`qosmodels.fluid.solve_fluid` (the fixed-step integrator
+  with a ring buffer of history).  Timed three ways, each in a fresh process:
+  ``cold`` compiles the kernel from scratch (an empty ``NUMBA_CACHE_DIR``),
+  ``cached`` loads it from the on-disk cache, ``warm`` is a second call in the
+  same process;
+* ``jitcdde``: the same model written as a DDE in the classic per-flow form
+  (:func:`qosmodels.fluid._reference.jitcdde_model`), generated C code,
+  compiled and integrated adaptively (atol = rtol = 1e-6, max step 0.1 ms for
+  the stiff nearly-empty queues); its time includes building, compiling and
+  integrating, sampled every 10 ms;
+* ``ivp``: the same per-flow model with every delay set to zero (an ODE),
+  integrated by ``scipy.integrate.solve_ivp(method="LSODA")``.
+
+Agreement: the time-averaged total queue over 0-50 s and over 40-50 s, relative
+to Numba's.  jitcdde is installed on demand with pip (``--install``); the
+package itself does not depend on it.
+
+Usage::
+
+    python benchmarks/bench_fluid.py                 # everything, prints a Markdown table
+    python benchmarks/bench_fluid.py --install       # pip-install jitcdde first if missing
+    python benchmarks/bench_fluid.py --skip-jitcdde  # Numba and solve_ivp only
+
+This is a script, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+T_END = 50.0
+KAPPA = 0.2
+SEED = 20261121
+
+
+def network(name: str):
+    from qosmodels.topologies import acc_linear, dumbbell, random_network
+    from qosmodels.units import Mbps, ms
+
+    if name == "single":
+        return dumbbell(3, Mbps(10), ms(10), access_capacity=Mbps(20),
+                        access_delay=[ms(1), ms(5), ms(10)])
+    if name == "parking9":
+        return acc_linear(9, delay=ms(2))
+    if name == "random1000":
+        return random_network(1000, 100, seed=SEED)
+    raise ValueError(name)
+
+
+def _queue_means(t, total_queue):
+    import numpy as np
+
+    t = np.asarray(t)
+    q = np.asarray(total_queue)
+    late = t >= T_END - 10.0
+    return (float(np.trapezoid(q, t) / (t[-1] - t[0])),
+            float(np.trapezoid(q[late], t[late]) / (t[late][-1] - t[late][0])))
+
+
+# ------------------------------------------------------------------ workers (run in subprocesses)
+def work_numba(name: str) -> dict:
+    from qosmodels.fluid import solve_fluid
+
+    net = network(name)
+    t0 = time.perf_counter()
+    r = solve_fluid(net, T_END, kappa=KAPPA, save_dt=0.01)
+    first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    solve_fluid(net, T_END, kappa=KAPPA, save_dt=0.01)
+    warm = time.perf_counter() - t0
+    whole, late = _queue_means(r.t, r.queues.sum(axis=1))
+    return dict(first=first, warm=warm, q_all=whole, q_late=late, dt=r.dt)
+
+
+def work_jitcdde(name: str) -> dict:
+    import numpy as np
+
+    from qosmodels.fluid._reference import initial_state, jitcdde_model
+
+    net = network(name)
+    t0 = time.perf_counter()
+    dde = jitcdde_model(net, kappa=KAPPA)
+    dde.constant_past(initial_state(net))
+    dde.compile_C(simplify=False, do_cse=False, verbose=False)
+    t_compiled = time.perf_counter() - t0
+    dde.set_integration_parameters(atol=1e-6, rtol=1e-6, max_step=1e-4, first_step=1e-5)
+    dde.adjust_diff()
+    ts = np.arange(dde.t + 0.01, T_END + 1e-9, 0.01)
+    states = np.array([dde.integrate(tt) for tt in ts])
+    total = time.perf_counter() - t0
+    F = net.n_flows
+    whole, late = _queue_means(ts, states[:, F:].sum(axis=1))
+    return dict(total=total, compile=t_compiled, q_all=whole, q_late=late)
+
+
+def work_ivp(name: str) -> dict:
+    import numpy as np
+    from scipy.integrate import solve_ivp
+
+    from qosmodels.fluid._reference import initial_state, ivp_rhs
+
+    net = network(name)
+    t0 = time.perf_counter()
+    f = ivp_rhs(net, kappa=KAPPA)
+    ts = np.arange(0.0, T_END + 1e-9, 0.01)
+    sol = solve_ivp(f, (0.0, T_END), initial_state(net), method="LSODA", t_eval=ts,
+                    rtol=1e-6, atol=1e-6)
+    total = time.perf_counter() - t0
+    F = net.n_flows
+    whole, late = _queue_means(sol.t, sol.y[F:].sum(axis=0))
+    return dict(total=total, status=int(sol.status), nfev=int(sol.nfev), q_all=whole, q_late=late)
+
+
+def _run(worker: str, name: str, env: dict | None = None, timeout: float = 3600) -> dict:
+    code = (f"import json, sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); "
+            f"import bench_fluid as b; print('RESULT' + json.dumps(b.work_{worker}({name!r})))")
+    t0 = time.perf_counter()
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return dict(error=f"did not finish in {timeout:.0f} s")
+    wall = time.perf_counter() - t0
+    for line in out.stdout.splitlines():
+        if line.startswith("RESULT"):
+            d = json.loads(line[6:])
+            d["process_wall"] = wall
+            return d
+    return dict(error=(out.stderr.strip().splitlines() or ["no output"])[-1])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--install", action="store_true", help="pip-install jitcdde if missing")
+    ap.add_argument("--skip-jitcdde", action="store_true")
+    ap.add_argument("--output", help="also write the Markdown table to this file")
+    args = ap.parse_args(argv)
+
+    have_jitcdde = True
+    try:
+        import jitcdde  # noqa: F401
+    except ImportError:
+        have_jitcdde = False
+        if args.install and not args.skip_jitcdde:
+            subprocess.run([sys.executable, "-m", "pip", "install", "jitcdde"], check=True)
+            have_jitcdde = True
+
+    rows = []
+    for name in ("single", "parking9", "random1000"):
+        cold_env = dict(os.environ, NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix="qm-numba-"))
+        cold = _run("numba", name, env=cold_env)
+        cached = _run("numba", name)
+        row = dict(scenario=name, numba_cold=cold, numba_cached=cached)
+        if name != "random1000":
+            row["ivp"] = _run("ivp", name, timeout=1800)
+            if have_jitcdde and not args.skip_jitcdde:
+                row["jitcdde"] = _run("jitcdde", name, timeout=3600)
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr)
+
+    lines = [
+        f"Fluid integrators, {T_END:g} s of the ACC fluid model (P control, kappa = {KAPPA}), "
+        "time in seconds; queue = time-averaged total queue (packets of 1000 B) over 0-50 s / "
+        "40-50 s.",
+        "",
+        "| scenario | implementation | time (s) | queue 0-50 s | queue 40-50 s | vs Numba |",
+        "|---|---|---|---|---|---|",
+    ]
+
+    def fmt_q(d):
+        return (f"{d['q_all'] / 8000:.3f}", f"{d['q_late'] / 8000:.3f}")
+
+    for row in rows:
+        c, k = row["numba_cold"], row["numba_cached"]
+        if "error" in c or "error" in k:
+            lines.append(f"| {row['scenario']} | numba | error: {c.get('error') or k.get('error')} "
+                         "| | | |")
+            continue
+        qa, ql = fmt_q(k)
+        lines.append(f"| {row['scenario']} | numba, compile from scratch + run | "
+                     f"{c['first']:.2f} | {qa} | {ql} | |")
+        lines.append(f"| {row['scenario']} | numba, cached kernel, first call | "
+                     f"{k['first']:.2f} | | | |")
+        lines.append(f"| {row['scenario']} | numba, warm call (dt = {k['dt'] * 1e3:.2f} ms) | "
+                     f"{k['warm']:.3f} | | | |")
+        for impl in ("jitcdde", "ivp"):
+            d = row.get(impl)
+            if d is None:
+                continue
+            if "error" in d:
+                lines.append(f"| {row['scenario']} | {impl} | {d['error']} | | | |")
+                continue
+            qa2, ql2 = fmt_q(d)
+            rel = (d["q_all"] / k["q_all"] - 1, d["q_late"] / k["q_late"] - 1)
+            label = ("jitcdde (build + compile C + integrate)" if impl == "jitcdde"
+                     else "solve_ivp LSODA, no delays")
+            lines.append(f"| {row['scenario']} | {label} | {d['total']:.2f} | {qa2} | {ql2} | "
+                         f"{rel[0]:+.2%} / {rel[1]:+.2%} |")
+    text = "\n".join(lines)
+    print(text)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,328 @@
+"""Lower a :class:`~qosmodels.Network` and the solver's options to flat arrays for the kernel.
+
+:func:`compile_fluid` validates the options (with messages naming the
+parameter, its value and what would be valid) and returns a
+:class:`CompiledFluid`: C-contiguous arrays of fixed dtypes and the integer
+codes of the control law and estimator.  Nothing here imports Numba.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from .. import _validate as v
+from ..errors import ScenarioError, ScenarioTypeError
+from ..network import Network
+from ..sim.specs import Red
+from .estimators import control_code, estimator_code
+
+__all__ = ["LinkChange", "Red", "DEFAULT_RED", "CompiledFluid", "compile_fluid",
+           "MAX_HISTORY_BYTES"]
+
+#: RED of ``red_links`` when ``red`` is not given (the reference simulator's settings, gentle).
+DEFAULT_RED = Red(min_th=20.0, max_th=80.0, max_p=0.1, w_q=0.002, gentle=True)
+
+#: Largest history ring buffer the solver will allocate, bytes.
+MAX_HISTORY_BYTES = 2 * 1024**3
+#: Default number of saved time points.
+DEFAULT_SAVES = 2000
+
+
+@dataclass(frozen=True)
+class LinkChange:
+    """An event: a link's propagation delay changes at a given time (Figure 5 of the ACC paper).
+
+    Parameters
+    ----------
+    time : float, s
+        When the change happens, > 0.
+    link : str, tuple or int
+        The link, as ``"src->dst"``, ``(src, dst)`` or an index.
+    delay : float, s
+        The new propagation delay, >= 0.
+
+    Examples
+    --------
+    >>> from qosmodels.fluid import LinkChange
+    >>> LinkChange(10.0, "r0->r1", delay=0.052).delay
+    0.052
+    """
+
+    time: float
+    link: object
+    delay: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "time", v.real("LinkChange", "time", self.time, gt=0, unit="s"))
+        object.__setattr__(self, "delay",
+                           v.real("LinkChange", "delay", self.delay, ge=0, unit="s"))
+
+
+class CompiledFluid(NamedTuple):
+    """Everything the kernel needs, as flat arrays (shapes: L links, H hops, F flows, E events)."""
+
+    n_steps: int
+    dt: float
+    save_every: int
+    ring: int
+    cap: np.ndarray  # (L,) bit/s
+    delay0: np.ndarray  # (L,) s
+    buf: np.ndarray  # (L,) bits
+    link_order: np.ndarray  # (L,) int64, processing order
+    link_hop_ptr: np.ndarray  # (L + 1,) int64
+    link_hops: np.ndarray  # (H,) int64
+    avd: np.ndarray  # (L,) bool
+    avd_gamma: float
+    avd_alpha: float
+    red: np.ndarray  # (L,) bool
+    red_min: np.ndarray  # (L,) bits
+    red_max: np.ndarray  # (L,) bits
+    red_maxp: np.ndarray  # (L,)
+    red_rate: np.ndarray  # (L,) 1/s, RED's averaging rate
+    red_top: np.ndarray  # (L,) bits: average at and above which everything is marked
+    hop_flow: np.ndarray  # (H,) int64
+    hop_link: np.ndarray  # (H,) int64
+    hop_rev: np.ndarray  # (H,) int64, declared reverse link or -1
+    route_ptr: np.ndarray  # (F + 1,) int64
+    start: np.ndarray  # (F,) s
+    stop: np.ndarray  # (F,) s (inf: never)
+    pkt_bits: np.ndarray  # (F,) bits
+    target: np.ndarray  # (F,) bits
+    max_rate: np.ndarray  # (F,) bit/s
+    w0: np.ndarray  # (F,) bits
+    w_min: np.ndarray  # (F,) bits
+    tau: np.ndarray  # (F,) s, Monaco's EWMA time constant
+    control: int
+    kappa: float
+    estimator: int
+    rtt_p_error: float
+    vegas_k: int
+    ev_time: np.ndarray  # (E,) s
+    ev_link: np.ndarray  # (E,) int64
+    ev_delay: np.ndarray  # (E,) s
+
+    def kernel_args(self) -> tuple:
+        return tuple(self)
+
+
+def _per_flow(name: str, value, n: int, *, gt=None, ge=None, unit="") -> np.ndarray:
+    if isinstance(value, (str, bytes)):
+        raise ScenarioTypeError(f"{name} must be a number or a sequence of {n} numbers, got {value!r}")
+    if isinstance(value, numbers.Real):
+        x = v.real("solve_fluid", name, value, gt=gt, ge=ge, unit=unit)
+        return np.full(n, x)
+    try:
+        seq = list(value)
+    except TypeError:
+        raise ScenarioTypeError(
+            f"{name} must be a number or a sequence of {n} numbers (one per flow), got {value!r}"
+        ) from None
+    if len(seq) != n:
+        raise ScenarioError(f"{name} must have {n} entries (one per flow), got {len(seq)}")
+    return np.array([v.real("solve_fluid", f"{name}[{i}]", s, gt=gt, ge=ge, unit=unit)
+                     for i, s in enumerate(seq)], dtype=np.float64)
+
+
+def _link_order(net: Network, zero: np.ndarray) -> np.ndarray:
+    """Links ordered so that a hop behind a zero-delay link comes after that link."""
+    n = net.n_links
+    succ: list[set[int]] = [set() for _ in range(n)]
+    indeg = np.zeros(n, dtype=np.int64)
+    for i in range(net.n_flows):
+        ls = net.flow_links(i)
+        for a, b in zip(ls[:-1], ls[1:]):
+            if zero[a] and b not in succ[a]:
+                succ[a].add(int(b))
+                indeg[b] += 1
+    order = [l for l in range(n) if indeg[l] == 0]
+    k = 0
+    while k < len(order):
+        for b in sorted(succ[order[k]]):
+            indeg[b] -= 1
+            if indeg[b] == 0:
+                order.append(b)
+        k += 1
+    if len(order) < n:
+        loop = [net.link_names[l] for l in range(n) if indeg[l] > 0]
+        raise ScenarioError(
+            f"the flows' routes chain zero-delay links in a cycle ({loop}); the fluid model "
+            f"needs a positive propagation delay somewhere on every such cycle"
+        )
+    return np.array(order, dtype=np.int64)
+
+
+def compile_fluid(
+    network: Network,
+    *,
+    t_end: float,
+    control: str = "P",
+    kappa: float = 0.5,
+    target=3000,
+    estimator: str = "ideal",
+    dt: float | None = None,
+    rtt_p_error: float = 0.0,
+    vegas_k: int = 5,
+    initial_window: float = 1.0,
+    events: Sequence[LinkChange] = (),
+    avd_links: Sequence = (),
+    avd_utilisation: float = 0.98,
+    avd_alpha: float = 0.15,
+    red_links: Sequence = (),
+    red: Red | None = None,
+    save_dt: float | None = None,
+) -> CompiledFluid:
+    """Validate the options and lower ``network`` to a :class:`CompiledFluid`.
+
+    Parameters are those of :func:`qosmodels.fluid.solve_fluid`.
+    """
+    if not isinstance(network, Network):
+        raise ScenarioTypeError(f"network must be a qosmodels.Network, got {network!r}")
+    if network.n_flows == 0:
+        raise ScenarioError("network has no flows; the fluid model needs at least one Flow")
+    t_end = v.real("solve_fluid", "t_end", t_end, gt=0, unit="s")
+    ctrl = control_code(control)
+    kappa = v.real("solve_fluid", "kappa", kappa, gt=0)
+    est = estimator_code(estimator)
+    rtt_p_error = v.real("solve_fluid", "rtt_p_error", rtt_p_error, unit="s")
+    vegas_k = v.integer("solve_fluid", "vegas_k", vegas_k, ge=1, unit="round trips")
+    initial_window = v.real("solve_fluid", "initial_window", initial_window, gt=0, unit="packets")
+    avd_gamma = v.real("solve_fluid", "avd_utilisation", avd_utilisation, gt=0, unit="fraction")
+    if avd_gamma > 1:
+        raise ScenarioError(f"solve_fluid.avd_utilisation must be <= 1 (a target utilisation), "
+                            f"got {avd_utilisation!r}")
+    avd_alpha = v.real("solve_fluid", "avd_alpha", avd_alpha, gt=0, unit="1/s")
+
+    net = network
+    L, F = net.n_links, net.n_flows
+    pkt_bits = net.packet_sizes.astype(np.float64) * 8.0
+    tgt = _per_flow("target", target, F, gt=0, unit="bytes") * 8.0
+
+    # events
+    if isinstance(events, LinkChange):
+        events = [events]
+    evs = []
+    for k, e in enumerate(events or ()):
+        if not isinstance(e, LinkChange):
+            raise ScenarioTypeError(f"events[{k}] must be a qosmodels.fluid.LinkChange, got {e!r}")
+        evs.append((e.time, net.link_id(e.link), e.delay))
+    evs.sort(key=lambda r: r[0])
+    ev_time = np.array([e[0] for e in evs], dtype=np.float64)
+    ev_link = np.array([e[1] for e in evs], dtype=np.int64)
+    ev_delay = np.array([e[2] for e in evs], dtype=np.float64)
+
+    delay0 = net.delays.astype(np.float64).copy()
+    max_delay = delay0.copy()
+    zero = delay0 == 0
+    for _, l, d in evs:
+        max_delay[l] = max(max_delay[l], d)
+        zero[l] |= d == 0
+
+    # links used by the flows, forward and reverse
+    hop_link = net.route_links.astype(np.int64)
+    hop_rev = net.reverse_route_links.astype(np.int64)
+    used = set(hop_link.tolist()) | {r for r in hop_rev.tolist() if r >= 0}
+    positive = [d for l in used for d in [delay0[l]] + [e[2] for e in evs if e[1] == l] if d > 0]
+    rttp = net.rtt
+    bad = np.flatnonzero(rttp <= 0)
+    if len(bad):
+        raise ScenarioError(
+            f"flow {net.flow_names[bad[0]]!r} has a round-trip propagation delay of 0 s; the "
+            f"fluid model needs rtt_p > 0 (give its links a positive delay)"
+        )
+    d_min = min(positive)
+    if dt is None:
+        dt = min(0.9 * d_min, 1e-3)
+    else:
+        dt = v.real("solve_fluid", "dt", dt, gt=0, unit="s")
+        if not dt < d_min:
+            raise ScenarioError(
+                f"solve_fluid.dt must be below the smallest positive propagation delay of the "
+                f"flows' links ({d_min!r} s), got {dt!r}; the delays are read from the history "
+                f"at a resolution of dt"
+            )
+    if save_dt is None:
+        save_every = max(1, int(round(max(0.01, t_end / DEFAULT_SAVES) / dt)))
+    else:
+        save_dt = v.real("solve_fluid", "save_dt", save_dt, gt=0, unit="s")
+        save_every = max(1, int(round(save_dt / dt)))
+    n_steps = int(math.ceil(t_end / dt - 1e-9))
+    n_steps = -(-n_steps // save_every) * save_every
+
+    # per-link: buffers in bits (packets x mean packet size of the flows crossing)
+    R = net.routing_matrix
+    nflows_on = np.asarray(R.sum(axis=1)).ravel()
+    bits_on = R @ pkt_bits
+    mean_pkt = np.where(nflows_on > 0, bits_on / np.maximum(nflows_on, 1), 8000.0)
+    buf = net.buffers.astype(np.float64) * mean_pkt
+    cap = net.capacities.astype(np.float64).copy()
+
+    avd = np.zeros(L, dtype=np.bool_)
+    for k, link in enumerate(avd_links or ()):
+        try:
+            avd[net.link_id(link)] = True
+        except ScenarioError as exc:
+            raise ScenarioError(f"avd_links[{k}]: {exc}") from None
+
+    red = DEFAULT_RED if red is None else red
+    if not isinstance(red, Red):
+        raise ScenarioTypeError(f"red must be a qosmodels.sim.Red, got {red!r}")
+    # RED at a link: its own queue spec if it is a Red, else `red` where red_links names it
+    specs: list = [link.queue if isinstance(link.queue, Red) else None for link in net.links]
+    for k, link in enumerate(red_links or ()):
+        try:
+            specs[net.link_id(link)] = red
+        except ScenarioError as exc:
+            raise ScenarioError(f"red_links[{k}]: {exc}") from None
+    red_on = np.array([sp is not None for sp in specs], dtype=np.bool_)
+    used = [sp if sp is not None else red for sp in specs]
+    red_min = np.array([sp.min_th for sp in used]) * mean_pkt
+    red_max = np.array([sp.max_th for sp in used]) * mean_pkt
+    red_maxp = np.array([sp.max_p for sp in used])
+    red_top = np.where([sp.gentle for sp in used], 2.0, 1.0) * red_max
+    # per-packet EWMA as a rate: avg relaxes by w_q per packet time (w_q = 1: at once)
+    w_q = np.minimum([sp.w_q for sp in used], 1.0 - 1e-12)
+    red_rate = -np.log1p(-w_q) * cap / mean_pkt
+
+    # hops grouped by link
+    order = np.argsort(hop_link, kind="stable")
+    link_hop_ptr = np.zeros(L + 1, dtype=np.int64)
+    np.add.at(link_hop_ptr, hop_link + 1, 1)
+    link_hop_ptr = np.cumsum(link_hop_ptr).astype(np.int64)
+    hop_flow = np.repeat(np.arange(F, dtype=np.int64), np.diff(net.route_ptr))
+
+    # history: the longest lag is a round trip (worst delays) or a queue's sojourn
+    rev_max = np.where(hop_rev >= 0, max_delay[np.maximum(hop_rev, 0)], max_delay[hop_link])
+    per_flow = np.zeros(F)
+    np.add.at(per_flow, hop_flow, max_delay[hop_link] + rev_max)
+    sojourn = buf / cap
+    lag = max(float(per_flow.max()), float(sojourn.max()), float(max_delay.max()))
+    need = int(math.ceil(lag / dt)) + 8
+    ring = 1 << max(4, (need - 1).bit_length())
+    n_hops = len(hop_link)
+    nbytes = ring * (3 * n_hops + 4 * L + 3 * F) * 8
+    if nbytes > MAX_HISTORY_BYTES:
+        raise ScenarioError(
+            f"the delay history would need {nbytes / 1e9:.1f} GB ({ring} steps of dt = {dt:g} s "
+            f"to cover lags of {lag:g} s); use a larger dt or smaller buffers"
+        )
+
+    start = np.array([f.start for f in net.flows], dtype=np.float64)
+    stop = np.array([np.inf if f.stop is None else f.stop for f in net.flows], dtype=np.float64)
+    return CompiledFluid(
+        n_steps=n_steps, dt=float(dt), save_every=save_every, ring=ring,
+        cap=cap, delay0=delay0, buf=buf, link_order=_link_order(net, zero),
+        link_hop_ptr=link_hop_ptr, link_hops=order.astype(np.int64), avd=avd,
+        avd_gamma=avd_gamma, avd_alpha=avd_alpha, red=red_on, red_min=red_min,
+        red_max=red_max, red_maxp=red_maxp, red_rate=red_rate, red_top=red_top,
+        hop_flow=hop_flow, hop_link=hop_link.copy(), hop_rev=hop_rev.copy(),
+        route_ptr=net.route_ptr.astype(np.int64).copy(), start=start, stop=stop,
+        pkt_bits=pkt_bits, target=tgt, max_rate=net.max_rates.astype(np.float64).copy(),
+        w0=initial_window * pkt_bits, w_min=np.minimum(1.0, initial_window) * pkt_bits, tau=rttp.astype(np.float64).copy(),
+        control=ctrl, kappa=kappa, estimator=est, rtt_p_error=rtt_p_error, vegas_k=vegas_k,
+        ev_time=ev_time, ev_link=ev_link, ev_delay=ev_delay,
+    )
