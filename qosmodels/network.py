@@ -190,7 +190,8 @@ class Flow:
             if src_size is not None and src_size != size:
                 raise ScenarioError(
                     f"Flow.packet_size = {size} bytes differs from its source's packet_size = "
-                    f"{src_size} bytes; give the size in one place"
+                    f"{src_size} bytes; give the size in one place (when replacing the source "
+                    f"with dataclasses.replace, pass packet_size=None as well)"
                 )
             set_(self, "packet_size", size)
         if self.max_rate is not None:
