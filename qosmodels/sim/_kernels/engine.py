@@ -175,7 +175,7 @@ from .layout import (
     W_SEND,
 )
 
-#: Events per second of simulated time above which nothing is assumed; only documentation.
+# MRG32k3a moduli and normalisation (L'Ecuyer 1999)
 _M1 = 4294967087
 _M2 = 4294944443
 _NORM = 2.328306549295727688e-10
