@@ -102,7 +102,7 @@ def allocate(
     >>> from qosmodels import allocate
     >>> from qosmodels.topologies import parking_lot
     >>> a = allocate(parking_lot(2, capacity=9e6))
-    >>> [round(r / 1e6, 6) for r in a.rates]
+    >>> [round(float(r) / 1e6, 6) for r in a.rates]
     [3.0, 6.0, 6.0]
     """
     if not isinstance(network, Network):

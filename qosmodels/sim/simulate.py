@@ -103,7 +103,7 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
     >>> from qosmodels import simulate, topologies
     >>> net = topologies.dumbbell(2, capacity=10e6, delay=0.01)
     >>> res = simulate(net, duration=5.0, seed=1)
-    >>> res.throughput.sum() <= 10e6
+    >>> bool(res.throughput.sum() <= 10e6)
     True
     """
     record = _as_record(record)
