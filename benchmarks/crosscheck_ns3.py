@@ -90,15 +90,18 @@ def ns3_python(path: str | None = None) -> str:
 # --------------------------------------------------------------------------- qosmodels
 
 
-def qosmodels_network(n_flows: int, red: bool = False):
-    """The dumbbell in qosmodels: ``s_i -> r0`` access links, ``r0 -> r1`` bottleneck."""
+def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segment"):
+    """The dumbbell in qosmodels: ``s_i -> r0`` access links, ``r0 -> r1`` bottleneck.
+
+    ``rtt_samples="ack"`` samples the RTT from every new ACK, as ns-3 does."""
     from qosmodels import Flow, Link, Network
     from qosmodels.sim import DropTail, Red, TcpNewReno
 
     queue = Red(**RED, typical_packet_size=PACKET) if red else DropTail()
     links = [Link("r0", "r1", BOTTLENECK_RATE, BOTTLENECK_DELAY, BUFFER, queue=queue)]
     flows = []
-    source = TcpNewReno(initial_window=INITIAL_WINDOW, max_window=MAX_WINDOW, min_rto=MIN_RTO)
+    source = TcpNewReno(initial_window=INITIAL_WINDOW, max_window=MAX_WINDOW, min_rto=MIN_RTO,
+                        rtt_samples=rtt_samples)
     for i in range(n_flows):
         links.append(Link(f"s{i}", "r0", ACCESS_RATE, ACCESS_DELAY, BUFFER))
         flows.append(Flow(route=[f"s{i}", "r0", "r1"], packet_size=PACKET, source=source))
@@ -106,12 +109,12 @@ def qosmodels_network(n_flows: int, red: bool = False):
 
 
 def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
-                  red: bool = False) -> dict:
+                  red: bool = False, rtt_samples: str = "segment") -> dict:
     """Run the dumbbell in qosmodels; goodput in bit/s of 1000-byte packets."""
     cpu0, wall0 = time.process_time(), time.perf_counter()
     from qosmodels.sim import Record, simulate
 
-    net = qosmodels_network(n_flows, red)
+    net = qosmodels_network(n_flows, red, rtt_samples)
     cpu1 = time.process_time()
     res = simulate(net, duration, seed=seed, warmup=warmup,
                    record=Record(interval=1.0, cwnd=False), progress=False)
@@ -119,6 +122,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
     c = res.counters
     return dict(
         simulator="qosmodels", flows=n_flows, queue="red" if red else "droptail",
+        rtt_samples=rtt_samples,
         duration=duration, warmup=warmup, seed=seed,
         goodput=[float(x) for x in res.throughput],
         aggregate=float(res.throughput.sum()),
@@ -129,6 +133,8 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
         bottleneck_packets=int(c["link_departures"][0]),
         events=int(res.events),
         timeouts=int(c["timeouts"].sum()),
+        fast_retransmits=int(c["fast_retransmits"].sum()),
+        retransmitted=int(c["retransmitted"].sum()),
         cpu_run=cpu2 - cpu1, cpu_total=cpu2 - cpu0, wall_total=wall2 - wall0,
         maxrss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
     )
@@ -301,11 +307,11 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
 
 
 def compare(flows: int, duration: float, warmup: float, seed: int = 1,
-            python: str | None = None) -> tuple[dict, dict]:
+            python: str | None = None, rtt_samples: str = "segment") -> tuple[dict, dict]:
     """Both simulators on the same dumbbell: ``(qosmodels, ns-3)`` measurements."""
     ns3 = run_worker("ns3", ns3_python(python), flows=flows, duration=duration, warmup=warmup,
                      seed=seed)
-    ours = run_qosmodels(flows, duration, warmup, seed)
+    ours = run_qosmodels(flows, duration, warmup, seed, rtt_samples=rtt_samples)
     return ours, ns3
 
 
@@ -314,7 +320,8 @@ def _table(ours: dict, ns3: dict) -> str:
     lines = [
         f"Dumbbell: {ours['flows']} NewReno flows, 100 Mb/s 1 ms access, 10 Mb/s 20 ms "
         f"bottleneck, {BUFFER}-packet drop-tail, {PACKET}-byte packets; "
-        f"{ours['duration']:g} s simulated, window from {ours['warmup']:g} s",
+        f"{ours['duration']:g} s simulated, window from {ours['warmup']:g} s; qosmodels "
+        f"rtt_samples={ours['rtt_samples']!r}",
         "",
         "| quantity | qosmodels | ns-3 | qosmodels / ns-3 - 1 |",
         "|---|---|---|---|",
@@ -339,18 +346,22 @@ def main(argv=None) -> int:
     p.add_argument("--warmup", type=float, default=50.0, help="start of the measurement window, s")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--red", action="store_true", help="RED bottleneck (workers only)")
+    p.add_argument("--rtt-samples", choices=["segment", "ack"], default="segment",
+                   help="qosmodels' TcpNewReno.rtt_samples ('ack' samples every new ACK, as ns-3)")
     p.add_argument("--ns3-python", default=None,
                    help=f"interpreter with ns-3 (default $NS3_PYTHON or {DEFAULT_NS3_PYTHON})")
     p.add_argument("--worker", choices=["ns3", "qosmodels"],
                    help="run one simulator and print its measurements as JSON")
     a = p.parse_args(argv)
     if a.worker:
-        run = run_ns3 if a.worker == "ns3" else run_qosmodels
-        out = run(a.flows[0], a.duration, a.warmup, a.seed, a.red)
+        if a.worker == "ns3":
+            out = run_ns3(a.flows[0], a.duration, a.warmup, a.seed, a.red)
+        else:
+            out = run_qosmodels(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.rtt_samples)
         print("RESULT " + json.dumps(out), flush=True)
         return 0
     for n in a.flows:
-        ours, ns3 = compare(n, a.duration, a.warmup, a.seed, a.ns3_python)
+        ours, ns3 = compare(n, a.duration, a.warmup, a.seed, a.ns3_python, a.rtt_samples)
         print(_table(ours, ns3))
         print()
         within = abs(ours["aggregate"] / ns3["aggregate"] - 1) <= 0.02

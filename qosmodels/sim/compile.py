@@ -113,6 +113,7 @@ class Compiled(NamedTuple):
     ho: np.ndarray
     hd: np.ndarray
     ooo: np.ndarray
+    stime: np.ndarray
     hist: np.ndarray
     thr_s: np.ndarray
     q_s: np.ndarray
@@ -256,6 +257,10 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     fi[:, K.FI_OOO_OFF] = ooo_off[:-1]
     fi[:, K.FI_OOO_MASK] = np.maximum(ooo_sizes - 1, 0)
     ooo = np.zeros(max(int(ooo_off[-1]), 1), dtype=np.uint8)
+    # send times of the packets in flight (rtt_samples="ack"), a ring per flow laid out
+    # like the receiver's out-of-order buffer: seq & mask never collides inside a window
+    per_ack = any(getattr(flow.source, "rtt_samples", "segment") == "ack" for flow in flows)
+    stime = np.zeros(max(int(ooo_off[-1]), 1) if per_ack else 1)
 
     # packet classes against the priority queues they cross (data forward, ACKs back)
     rev = np.asarray(network.reverse_route_links, dtype=np.int64)
@@ -364,5 +369,5 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     gf[K.GF_INTERVAL] = interval
 
     return Compiled(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
-                    pi, pf, free, ht, ho, hd, ooo, hist, thr_s, q_s, cw_s, gi, gf, rng,
+                    pi, pf, free, ht, ho, hd, ooo, stime, hist, thr_s, q_s, cw_s, gi, gf, rng,
                     np.zeros(pool + 2 * F + 16, dtype=np.int64))

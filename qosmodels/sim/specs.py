@@ -250,7 +250,7 @@ class TcpReno(SourceSpec):
     until all data outstanding at the loss is acknowledged, retransmitting the
     next hole on each partial ACK.  Retransmission timeout from Jacobson and
     Karels' estimator (``srtt + 4 rttvar``, gains 1/8 and 1/4, one timed
-    segment per RTT, Karn's rule), clamped to ``[min_rto, max_rto]`` and
+    segment per RTT by default, Karn's rule), clamped to ``[min_rto, max_rto]`` and
     doubled on each expiry; a timeout sets ``ssthresh = max(flight/2, 2)``,
     ``cwnd = 1`` and resends from the first unacknowledged packet
     (go-back-N).  The receiver acknowledges every packet cumulatively and
@@ -278,6 +278,20 @@ class TcpReno(SourceSpec):
         window of data, without retransmitting.
     priority : int
         Class in a :class:`Priority` queue (0 highest).
+    rtt_samples : {"segment", "ack"}
+        Where RTT samples come from.  ``"segment"`` (default, as the reference
+        C simulator and BSD TCP without timestamps): one packet is timed at a
+        time, a sample when an ACK covers it, so about one sample per round
+        trip.  ``"ack"`` (as ns-3 and Linux without timestamps): every ACK that
+        acknowledges new data gives a sample, the time since the oldest packet
+        it acknowledges was sent, unless that packet was retransmitted (Karn).
+
+    References
+    ----------
+    V. Jacobson, "Congestion avoidance and control", SIGCOMM 1988 (one timed
+    segment per RTT).  RFC 6298, Sections 2 and 3 (estimator, Karn's rule; RTT
+    samples "at least once per RTT").  P. Karn and C. Partridge, "Improving
+    round-trip time estimates in reliable transport protocols", SIGCOMM 1987.
     """
 
     packet_size: int | None = None
@@ -289,12 +303,20 @@ class TcpReno(SourceSpec):
     initial_rto: float = 1.0
     ecn: bool = False
     priority: int = 0
+    rtt_samples: str = "segment"
 
     code: ClassVar[int] = K.S_RENO
     kind: ClassVar[str] = "reno"
     windowed: ClassVar[bool] = True
     _ROW: ClassVar[tuple[str, ...]] = ("max_window", "initial_window", "initial_ssthresh",
-                                       "min_rto", "max_rto", "initial_rto", "ecn")
+                                       "min_rto", "max_rto", "initial_rto", "ecn",
+                                       "_rtt_per_ack")
+    _RTT_SAMPLES: ClassVar[tuple[str, ...]] = ("segment", "ack")
+
+    @property
+    def _rtt_per_ack(self) -> float:
+        # packed in the kernel's TCP_RTT_PER_ACK column
+        return 1.0 if self.rtt_samples == "ack" else 0.0
 
     def __post_init__(self):
         name = type(self).__name__
@@ -314,6 +336,10 @@ class TcpReno(SourceSpec):
         set_(self, "initial_rto", real(name, "initial_rto", self.initial_rto, gt=0, unit="s"))
         _flag(name, "ecn", self.ecn)
         set_(self, "priority", _priority(name, self.priority))
+        if not isinstance(self.rtt_samples, str) or self.rtt_samples not in self._RTT_SAMPLES:
+            raise ScenarioError(f"{name}.rtt_samples must be 'segment' (one timed packet per "
+                                f"round trip) or 'ack' (a sample from every new ACK), got "
+                                f"{self.rtt_samples!r}")
 
 
 @dataclass(frozen=True)

@@ -170,6 +170,7 @@ from .layout import (
     TCP_MAX_RTO,
     TCP_MAX_WINDOW,
     TCP_MIN_RTO,
+    TCP_RTT_PER_ACK,
     W_BITS,
     W_FORWARD,
     W_SEND,
@@ -189,7 +190,7 @@ _EV_MASK = (1 << EV_BITS) - 1
 # model drops Python's zero-division checks (the kernel never divides by zero).
 @njit(cache=True, error_model="numpy", _nrt=False)
 def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
-        pi, pf, free, ht, ho, hd, ooo, hist, thr_s, q_s, cw_s, gi, gf, rng, work,
+        pi, pf, free, ht, ho, hd, ooo, stime, hist, thr_s, q_s, cw_s, gi, gf, rng, work,
         t_stop, max_events):
     """Process events with time <= ``t_stop``; return a status code (layout ``ST_*``).
 
@@ -489,12 +490,17 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         pf[p, PF_QDELAY] = 0.0
         fi[f, FI_SENT] += 1
         if fi[f, FI_WINDOWED] != 0:
+            per_ack = ff[f, FF_SP + TCP_RTT_PER_ACK] > 0.0
             if seq < fi[f, FI_MAXSEQ]:
                 fi[f, FI_RETX] += 1
                 fi[f, FI_TIMING] = 0  # Karn: never time a retransmitted packet
+                if per_ack:
+                    stime[fi[f, FI_OOO_OFF] + (seq & fi[f, FI_OOO_MASK])] = -1.0
             else:
                 fi[f, FI_MAXSEQ] = seq + 1
-                if fi[f, FI_TIMING] == 0:
+                if per_ack:
+                    stime[fi[f, FI_OOO_OFF] + (seq & fi[f, FI_OOO_MASK])] = gf[GF_NOW]
+                elif fi[f, FI_TIMING] == 0:
                     fi[f, FI_TIMING] = 1
                     fi[f, FI_RTT_SEQ] = seq
                     ff[f, FF_RTT_T0] = gf[GF_NOW]
@@ -546,9 +552,17 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         newreno = fi[f, FI_CODE] == S_NEWRENO
         if a > una:
             newly = a - una
-            if fi[f, FI_TIMING] != 0 and a > fi[f, FI_RTT_SEQ]:
-                rtt_sample(f, gf[GF_NOW] - ff[f, FF_RTT_T0])
+            r = -1.0
+            if ff[f, FF_SP + TCP_RTT_PER_ACK] > 0.0:
+                # the oldest packet this ACK covers, unless it was retransmitted (Karn)
+                t0 = stime[fi[f, FI_OOO_OFF] + (una & fi[f, FI_OOO_MASK])]
+                if t0 >= 0.0:
+                    r = gf[GF_NOW] - t0
+            elif fi[f, FI_TIMING] != 0 and a > fi[f, FI_RTT_SEQ]:
+                r = gf[GF_NOW] - ff[f, FF_RTT_T0]
                 fi[f, FI_TIMING] = 0
+            if r >= 0.0:
+                rtt_sample(f, r)
             fi[f, FI_SND_UNA] = a
             if fi[f, FI_SND_NXT] < a:
                 fi[f, FI_SND_NXT] = a

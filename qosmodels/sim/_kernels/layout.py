@@ -39,6 +39,7 @@ TCP_MIN_RTO = 3
 TCP_MAX_RTO = 4
 TCP_INIT_RTO = 5
 TCP_ECN = 6
+TCP_RTT_PER_ACK = 7     # 1: an RTT sample from every new ACK (send-time ring); 0: one timed segment per RTT
 GEN_WINDOW = 0          # also Poisson's window (0: no window)
 GEN_BETA = 1
 GEN_GAIN = 2
