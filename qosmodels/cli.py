@@ -53,6 +53,20 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--solver", default="auto", choices=["auto", "exact", "cvxpy"])
     a.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
+    s = sub.add_parser("simulate", help="simulate a named topology packet by packet, next to "
+                                        "its max-min and proportional allocations",
+                       description="Simulate a registered topology (flows keep their sources, TCP "
+                                   "NewReno by default) and print per-flow goodput and queueing "
+                                   "delay beside the allocations, and per-link utilisation.")
+    s.add_argument("topology", help="a registered topology (see `qosmodels list`)")
+    s.add_argument("-p", "--param", action="append", type=_param, default=[], metavar="KEY=VALUE",
+                   help="builder parameter, repeatable (e.g. -p n_flows=4)")
+    s.add_argument("--duration", type=float, default=60.0, help="simulated seconds (default 60)")
+    s.add_argument("--warmup", type=float, default=None,
+                   help="start of the measurement window, s (default: a third of the duration)")
+    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
     v = sub.add_parser("validate", help="run registered experiments and compare with references",
                        description="Run experiments and print reference and computed values side "
                                    "by side with the tolerance and a verdict; exit 1 if any check "
@@ -67,15 +81,17 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``qosmodels`` console script; returns the exit status."""
     args = _parser().parse_args(argv)
-    from .errors import ScenarioError, SolverError
+    from .errors import ScenarioError, SimulationError, SolverError
 
     try:
         if args.command == "list":
             return _list()
         if args.command == "allocate":
             return _allocate(args)
+        if args.command == "simulate":
+            return _simulate(args)
         return _validate(args)
-    except (ScenarioError, SolverError) as exc:
+    except (ScenarioError, SolverError, SimulationError) as exc:
         print(f"qosmodels: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into `head` and the like
@@ -100,18 +116,57 @@ def _list() -> int:
     return 0
 
 
-def _allocate(args) -> int:
-    import json
-
-    from .allocation import allocate
+def _network(args):
     from .topologies import topology
 
     try:
-        net = topology(args.topology, **dict(args.param))
+        return topology(args.topology, **dict(args.param))
     except TypeError as exc:  # a parameter the builder does not take
         from .errors import ScenarioError
 
         raise ScenarioError(f"bad parameter for topology {args.topology!r}: {exc}") from None
+
+
+def _simulate(args) -> int:
+    import json
+
+    import pandas as pd
+
+    from .allocation import allocate
+    from .fairness import jain_index
+    from .sim import simulate
+
+    net = _network(args)
+    warmup = args.duration / 3 if args.warmup is None else args.warmup
+    res = simulate(net, args.duration, seed=args.seed, warmup=warmup, progress=False)
+    flows = pd.DataFrame({
+        "goodput_Mbps": res.throughput / 1e6,
+        "maxmin_Mbps": allocate(net, "maxmin").rates / 1e6,
+        "proportional_Mbps": allocate(net, "proportional").rates / 1e6,
+        "queueing_delay_ms": res.mean_queueing_delay * 1e3,
+        "retransmitted": res.counters["retransmitted"],
+        "source": [f.source.kind for f in net.flows],
+    }, index=pd.Index(net.flow_names, name="flow"))
+    links = res.to_pandas("links")[["utilisation", "drop_rate", "max_queue_packets", "queue"]]
+    if args.json:
+        print(json.dumps({"summary": res.summary(), "jain_index": float(jain_index(res.throughput)),
+                          "flows": flows.reset_index().to_dict("records"),
+                          "links": links.reset_index().to_dict("records")}, indent=2))
+        return 0
+    print(res.summary())
+    print()
+    print(flows.to_string(float_format=lambda v: f"{v:.4g}"))
+    print()
+    print(links.to_string(float_format=lambda v: f"{v:.4g}"))
+    return 0
+
+
+def _allocate(args) -> int:
+    import json
+
+    from .allocation import allocate
+
+    net = _network(args)
     a = allocate(net, args.fairness, alpha=args.alpha, solver=args.solver)
     flows, links = a.to_pandas("flows"), a.to_pandas("links")
     if args.json:

@@ -59,3 +59,16 @@ def test_console_script_runs():
     out = subprocess.run([sys.executable, "-m", "qosmodels.cli", "validate", "acc-fig9"],
                          capture_output=True, text=True)
     assert out.returncode == 0 and "all within tolerance" in out.stdout
+
+
+def test_simulate_table_and_json(capsys):
+    assert main(["simulate", "dumbbell", "-p", "n_flows=2", "--duration", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "goodput_Mbps" in out and "maxmin_Mbps" in out and "r0->r1" in out
+    assert main(["simulate", "dumbbell", "-p", "n_flows=2", "--duration", "5", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["flows"]) == 2
+    # packets never beat the link: the two goodputs fit in the 10 Mb/s bottleneck
+    assert sum(f["goodput_Mbps"] for f in data["flows"]) <= 10.0 + 1e-9
+    assert main(["simulate", "dumbbell", "-p", "n_flows=1", "--duration", "5", "--warmup", "5"]) == 2
+    assert "warmup must be shorter than duration" in capsys.readouterr().err
