@@ -29,6 +29,11 @@ ns-3 is changed where its defaults differ):
   qosmodels' ``min_rto``), initial RTO 1 s in both, receive buffer of
   ``max_window`` = 1000 segments (ns-3 default 128 KiB, which would cap the
   window at about 136 segments), send buffer of 2000 segments.
+* Retransmission timer: ns-3's ``TcpSocketBase`` restarts it on every new
+  ACK with the RTO recomputed from the estimator, not on the fast
+  retransmit, and on the first partial ACK of a recovery only; qosmodels'
+  default (``TcpNewReno.timer="reference"``) restarts it on all three.
+  ``--timer impatient`` selects ns-3's rules in qosmodels.
 * Packet size: qosmodels' 1000-byte packet is the whole packet on the wire.
   ns-3 adds a 20-byte IPv4 header, a 20-byte TCP header (no options) and a
   2-byte PPP header to each segment, so its segment size is 958 bytes and
@@ -90,10 +95,12 @@ def ns3_python(path: str | None = None) -> str:
 # --------------------------------------------------------------------------- qosmodels
 
 
-def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segment"):
+def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segment",
+                      timer: str = "reference"):
     """The dumbbell in qosmodels: ``s_i -> r0`` access links, ``r0 -> r1`` bottleneck.
 
-    ``rtt_samples="ack"`` samples the RTT from every new ACK, as ns-3 does."""
+    ``rtt_samples="ack"`` samples the RTT from every new ACK, as ns-3 does;
+    ``timer="impatient"`` manages the retransmission timer as ns-3 does."""
     from qosmodels import Flow, Link, Network
     from qosmodels.sim import DropTail, Red, TcpNewReno
 
@@ -101,7 +108,7 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
     links = [Link("r0", "r1", BOTTLENECK_RATE, BOTTLENECK_DELAY, BUFFER, queue=queue)]
     flows = []
     source = TcpNewReno(initial_window=INITIAL_WINDOW, max_window=MAX_WINDOW, min_rto=MIN_RTO,
-                        rtt_samples=rtt_samples)
+                        rtt_samples=rtt_samples, timer=timer)
     for i in range(n_flows):
         links.append(Link(f"s{i}", "r0", ACCESS_RATE, ACCESS_DELAY, BUFFER))
         flows.append(Flow(route=[f"s{i}", "r0", "r1"], packet_size=PACKET, source=source))
@@ -109,12 +116,13 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
 
 
 def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
-                  red: bool = False, rtt_samples: str = "segment") -> dict:
+                  red: bool = False, rtt_samples: str = "segment",
+                  timer: str = "reference") -> dict:
     """Run the dumbbell in qosmodels; goodput in bit/s of 1000-byte packets."""
     cpu0, wall0 = time.process_time(), time.perf_counter()
     from qosmodels.sim import Record, simulate
 
-    net = qosmodels_network(n_flows, red, rtt_samples)
+    net = qosmodels_network(n_flows, red, rtt_samples, timer)
     cpu1 = time.process_time()
     res = simulate(net, duration, seed=seed, warmup=warmup,
                    record=Record(interval=1.0, cwnd=False), progress=False)
@@ -122,7 +130,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
     c = res.counters
     return dict(
         simulator="qosmodels", flows=n_flows, queue="red" if red else "droptail",
-        rtt_samples=rtt_samples,
+        rtt_samples=rtt_samples, timer=timer,
         duration=duration, warmup=warmup, seed=seed,
         goodput=[float(x) for x in res.throughput],
         aggregate=float(res.throughput.sum()),
@@ -307,11 +315,12 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
 
 
 def compare(flows: int, duration: float, warmup: float, seed: int = 1,
-            python: str | None = None, rtt_samples: str = "segment") -> tuple[dict, dict]:
+            python: str | None = None, rtt_samples: str = "segment",
+            timer: str = "reference") -> tuple[dict, dict]:
     """Both simulators on the same dumbbell: ``(qosmodels, ns-3)`` measurements."""
     ns3 = run_worker("ns3", ns3_python(python), flows=flows, duration=duration, warmup=warmup,
                      seed=seed)
-    ours = run_qosmodels(flows, duration, warmup, seed, rtt_samples=rtt_samples)
+    ours = run_qosmodels(flows, duration, warmup, seed, rtt_samples=rtt_samples, timer=timer)
     return ours, ns3
 
 
@@ -321,7 +330,7 @@ def _table(ours: dict, ns3: dict) -> str:
         f"Dumbbell: {ours['flows']} NewReno flows, 100 Mb/s 1 ms access, 10 Mb/s 20 ms "
         f"bottleneck, {BUFFER}-packet drop-tail, {PACKET}-byte packets; "
         f"{ours['duration']:g} s simulated, window from {ours['warmup']:g} s; qosmodels "
-        f"rtt_samples={ours['rtt_samples']!r}",
+        f"rtt_samples={ours['rtt_samples']!r}, timer={ours['timer']!r}",
         "",
         "| quantity | qosmodels | ns-3 | qosmodels / ns-3 - 1 |",
         "|---|---|---|---|",
@@ -331,6 +340,9 @@ def _table(ours: dict, ns3: dict) -> str:
         f"{(ours['drop_rate'] / ns3['drop_rate'] - 1) if ns3['drop_rate'] else float('nan'):+.1%} |",
         f"| bottleneck drops in window | {ours['window_drops']} | {ns3['window_drops']} | |",
         f"| bottleneck utilisation | {ours['utilisation']:.4f} | {ns3['utilisation']:.4f} | |",
+        f"| timeouts, whole run | {ours['timeouts']} | {ns3.get('timeouts', 'n/a')} | |",
+        f"| fast retransmits, whole run | {ours['fast_retransmits']} | "
+        f"{ns3.get('fast_retransmits', 'n/a')} | |",
     ]
     for i, (a, b) in enumerate(zip(ours["goodput"], ns3["goodput"])):
         lines.append(f"| flow {i} goodput (Mb/s) | {a / mb:.4f} | {b / mb:.4f} | {a / b - 1:+.1%} |")
@@ -348,6 +360,10 @@ def main(argv=None) -> int:
     p.add_argument("--red", action="store_true", help="RED bottleneck (workers only)")
     p.add_argument("--rtt-samples", choices=["segment", "ack"], default="segment",
                    help="qosmodels' TcpNewReno.rtt_samples ('ack' samples every new ACK, as ns-3)")
+    p.add_argument("--timer", choices=["reference", "impatient", "slow-but-steady"],
+                   default="reference",
+                   help="qosmodels' TcpNewReno.timer ('impatient' restarts the retransmission "
+                        "timer as ns-3)")
     p.add_argument("--ns3-python", default=None,
                    help=f"interpreter with ns-3 (default $NS3_PYTHON or {DEFAULT_NS3_PYTHON})")
     p.add_argument("--worker", choices=["ns3", "qosmodels"],
@@ -357,11 +373,13 @@ def main(argv=None) -> int:
         if a.worker == "ns3":
             out = run_ns3(a.flows[0], a.duration, a.warmup, a.seed, a.red)
         else:
-            out = run_qosmodels(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.rtt_samples)
+            out = run_qosmodels(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.rtt_samples,
+                                a.timer)
         print("RESULT " + json.dumps(out), flush=True)
         return 0
     for n in a.flows:
-        ours, ns3 = compare(n, a.duration, a.warmup, a.seed, a.ns3_python, a.rtt_samples)
+        ours, ns3 = compare(n, a.duration, a.warmup, a.seed, a.ns3_python, a.rtt_samples,
+                            a.timer)
         print(_table(ours, ns3))
         print()
         within = abs(ours["aggregate"] / ns3["aggregate"] - 1) <= 0.02

@@ -285,13 +285,45 @@ class TcpReno(SourceSpec):
         trip.  ``"ack"`` (as ns-3 and Linux without timestamps): every ACK that
         acknowledges new data gives a sample, the time since the oldest packet
         it acknowledges was sent, unless that packet was retransmitted (Karn).
+    timer : {"reference", "impatient", "slow-but-steady"}
+        When the retransmission timer is restarted.  Every rule starts it when
+        a packet leaves with none running (RFC 6298, rule 5.1), stops it when
+        everything is acknowledged (5.2) and doubles the RTO on expiry (5.5,
+        up to ``max_rto``).
+
+        * ``"reference"`` (default, as the reference C simulator): restarted,
+          with the current RTO, on every ACK of new data, on the fast
+          retransmit and on every partial ACK; a backed-off RTO stays until
+          the next RTT sample.
+        * ``"impatient"`` (as ns-3's ``TcpSocketBase``): restarted on every
+          ACK of new data (RFC 6298, rule 5.3) but not on the fast retransmit,
+          which leaves the timer running from the last new ACK; during a
+          NewReno recovery only the first partial ACK restarts it (RFC 6582,
+          Section 3.2, step 5, the "Impatient" variant), so a recovery longer
+          than an RTO ends in a timeout.  Each restart recomputes the RTO from
+          the estimator (``srtt + 4 rttvar``, clamped), clearing the backoff
+          (RFC 6298, Section 5, last paragraph: the RTO "collapses" after a
+          backoff; ns-3 does it on every new ACK, with or without a sample).
+        * ``"slow-but-steady"``: as ``"impatient"``, but every partial ACK
+          restarts the timer (the "Slow-but-Steady" variant of RFC 6582,
+          Section 3.2, step 5).
+
+        Reno has no partial ACKs: for :class:`TcpReno` the two RFC rules are
+        the same.
 
     References
     ----------
     V. Jacobson, "Congestion avoidance and control", SIGCOMM 1988 (one timed
     segment per RTT).  RFC 6298, Sections 2 and 3 (estimator, Karn's rule; RTT
-    samples "at least once per RTT").  P. Karn and C. Partridge, "Improving
+    samples "at least once per RTT") and Section 5 (timer management, rules
+    5.1-5.7).  RFC 6582, Section 3.2, step 5 (NewReno's timer on partial ACKs:
+    "Impatient" and "Slow-but-Steady").  P. Karn and C. Partridge, "Improving
     round-trip time estimates in reliable transport protocols", SIGCOMM 1987.
+    ns-3.44, ``src/internet/model/tcp-socket-base.cc``: ``SendDataPacket``
+    (schedules the timer only when none is pending), ``NewAck`` (cancels it,
+    recomputes ``m_rto`` from the estimator and reschedules it),
+    ``ProcessAck`` (``NewAck(ackNumber, m_isFirstPartialAck)`` on a partial
+    ACK).
     """
 
     packet_size: int | None = None
@@ -304,19 +336,28 @@ class TcpReno(SourceSpec):
     ecn: bool = False
     priority: int = 0
     rtt_samples: str = "segment"
+    timer: str = "reference"
 
     code: ClassVar[int] = K.S_RENO
     kind: ClassVar[str] = "reno"
     windowed: ClassVar[bool] = True
     _ROW: ClassVar[tuple[str, ...]] = ("max_window", "initial_window", "initial_ssthresh",
                                        "min_rto", "max_rto", "initial_rto", "ecn",
-                                       "_rtt_per_ack")
+                                       "_rtt_per_ack", "_timer_code")
     _RTT_SAMPLES: ClassVar[tuple[str, ...]] = ("segment", "ack")
+    _TIMERS: ClassVar[dict[str, int]] = {"reference": K.TIMER_REFERENCE,
+                                         "impatient": K.TIMER_IMPATIENT,
+                                         "slow-but-steady": K.TIMER_SLOW}
 
     @property
     def _rtt_per_ack(self) -> float:
         # packed in the kernel's TCP_RTT_PER_ACK column
         return 1.0 if self.rtt_samples == "ack" else 0.0
+
+    @property
+    def _timer_code(self) -> float:
+        # packed in the kernel's TCP_TIMER column
+        return float(self._TIMERS[self.timer])
 
     def __post_init__(self):
         name = type(self).__name__
@@ -340,6 +381,10 @@ class TcpReno(SourceSpec):
             raise ScenarioError(f"{name}.rtt_samples must be 'segment' (one timed packet per "
                                 f"round trip) or 'ack' (a sample from every new ACK), got "
                                 f"{self.rtt_samples!r}")
+        if not isinstance(self.timer, str) or self.timer not in self._TIMERS:
+            raise ScenarioError(f"{name}.timer must be 'reference', 'impatient' or "
+                                f"'slow-but-steady' (the retransmission-timer rules), got "
+                                f"{self.timer!r}")
 
 
 @dataclass(frozen=True)

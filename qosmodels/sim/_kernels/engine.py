@@ -50,6 +50,7 @@ from .layout import (
     FF_SP,
     FF_SRTT,
     FF_SSTHRESH,
+    FF_TIMER_AT,
     FI_ACK_DROPS,
     FI_ACKS_ARRIVED,
     FI_ACKS_SENT,
@@ -64,6 +65,7 @@ from .layout import (
     FI_DUPACKS,
     FI_ECN_RECOVER,
     FI_FAST_RTX,
+    FI_FIRST_PARTIAL,
     FI_IN_REC,
     FI_MARKED,
     FI_MAXSEQ,
@@ -171,6 +173,9 @@ from .layout import (
     TCP_MAX_WINDOW,
     TCP_MIN_RTO,
     TCP_RTT_PER_ACK,
+    TCP_TIMER,
+    TIMER_IMPATIENT,
+    TIMER_REFERENCE,
     W_BITS,
     W_FORWARD,
     W_SEND,
@@ -471,10 +476,18 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
 
     # ------------------------------------------------------------------ senders
     def arm_timer(f):
-        ff[f, FF_DEADLINE] = gf[GF_NOW] + ff[f, FF_RTO]
-        if fi[f, FI_TIMER] == 0:
+        # The pending RTO event is lazy: a later deadline leaves it in the heap and
+        # on_timer sleeps on.  An earlier deadline (an RTO that shrank) pushes a
+        # new event under the RFC timer rules -- the one pending is then stale and
+        # on_timer ignores it, by its time -- but not under the reference rules,
+        # whose timer fires at the old, later time.
+        dl = gf[GF_NOW] + ff[f, FF_RTO]
+        ff[f, FF_DEADLINE] = dl
+        if fi[f, FI_TIMER] == 0 or (dl < ff[f, FF_TIMER_AT]
+                                    and ff[f, FF_SP + TCP_TIMER] != TIMER_REFERENCE):
             fi[f, FI_TIMER] = 1
-            push(ff[f, FF_DEADLINE], (f << EV_BITS) | EV_TIMER)
+            ff[f, FF_TIMER_AT] = dl
+            push(dl, (f << EV_BITS) | EV_TIMER)
 
     def transmit(f, seq):
         p = alloc()
@@ -550,8 +563,10 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
     def tcp_ack(f, a, ece):
         una = fi[f, FI_SND_UNA]
         newreno = fi[f, FI_CODE] == S_NEWRENO
+        rules = np.int64(ff[f, FF_SP + TCP_TIMER])
         if a > una:
             newly = a - una
+            restart = True
             r = -1.0
             if ff[f, FF_SP + TCP_RTT_PER_ACK] > 0.0:
                 # the oldest packet this ACK covers, unless it was retransmitted (Karn)
@@ -575,6 +590,9 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
                     c = ff[f, FF_CWND] - newly + 1.0
                     ff[f, FF_CWND] = c if c > 1.0 else 1.0
                     transmit(f, a)
+                    if rules == TIMER_IMPATIENT:  # only the first partial ACK restarts
+                        restart = fi[f, FI_FIRST_PARTIAL] != 0
+                        fi[f, FI_FIRST_PARTIAL] = 0
             else:
                 fi[f, FI_DUPACKS] = 0
                 c = ff[f, FF_CWND]
@@ -590,9 +608,16 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
                 ff[f, FF_SSTHRESH] = ss if ss > 2.0 else 2.0
                 ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
                 fi[f, FI_ECN_RECOVER] = fi[f, FI_SND_NXT] - 1
+            if restart and rules != TIMER_REFERENCE and ff[f, FF_SRTT] >= 0.0:
+                # the RTO from the estimator, clearing any backoff (also when the
+                # timer stops here: the next transmission starts it with this RTO)
+                rto = ff[f, FF_SRTT] + 4.0 * ff[f, FF_RTTVAR]
+                lo = ff[f, FF_SP + TCP_MIN_RTO]
+                hi = ff[f, FF_SP + TCP_MAX_RTO]
+                ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
             if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
                 ff[f, FF_DEADLINE] = INF
-            else:
+            elif restart:
                 arm_timer(f)
         elif a == una and fi[f, FI_SND_NXT] > una:
             if fi[f, FI_IN_REC] != 0:
@@ -609,7 +634,10 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
                     ff[f, FF_CWND] = ff[f, FF_SSTHRESH] + 3.0
                     fi[f, FI_FAST_RTX] += 1
                     transmit(f, a)
-                    arm_timer(f)
+                    if rules == TIMER_REFERENCE:
+                        arm_timer(f)
+                    else:  # the timer runs on from the last new ACK
+                        fi[f, FI_FIRST_PARTIAL] = 1
         defer((f << W_BITS) | W_SEND)
 
     def window_ack(f, a):
@@ -627,6 +655,8 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         defer((f << W_BITS) | W_SEND)
 
     def on_timer(f):
+        if fi[f, FI_TIMER] == 0 or gf[GF_NOW] != ff[f, FF_TIMER_AT]:
+            return  # superseded by an earlier event, already handled
         fi[f, FI_TIMER] = 0
         dl = ff[f, FF_DEADLINE]
         if dl == INF or fi[f, FI_ACTIVE] == 0:
@@ -634,6 +664,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         now = gf[GF_NOW]
         if now < dl:  # re-armed since: sleep until the new deadline
             fi[f, FI_TIMER] = 1
+            ff[f, FF_TIMER_AT] = dl
             push(dl, (f << EV_BITS) | EV_TIMER)
             return
         fi[f, FI_TIMEOUTS] += 1

@@ -20,6 +20,11 @@ S_CBR = 3
 S_POISSON = 4
 S_ONOFF = 5
 
+# TCP retransmission-timer rules (TcpReno.timer), packed in TCP_TIMER
+TIMER_REFERENCE = 0  # restart on every new ACK, the fast retransmit and every partial ACK
+TIMER_IMPATIENT = 1  # RFC 6298 5.1/5.3, RTO recomputed on restart, RFC 6582 3.2 step 5 impatient
+TIMER_SLOW = 2       # ... slow-but-steady: every partial ACK restarts the timer
+
 # queue parameter columns (offsets into the link's parameter row)
 RED_MIN_TH = 0
 RED_MAX_TH = 1
@@ -40,6 +45,7 @@ TCP_MAX_RTO = 4
 TCP_INIT_RTO = 5
 TCP_ECN = 6
 TCP_RTT_PER_ACK = 7     # 1: an RTT sample from every new ACK (send-time ring); 0: one timed segment per RTT
+TCP_TIMER = 8           # retransmission-timer rules: TIMER_REFERENCE, TIMER_IMPATIENT, TIMER_SLOW
 GEN_WINDOW = 0          # also Poisson's window (0: no window)
 GEN_BETA = 1
 GEN_GAIN = 2
@@ -104,7 +110,8 @@ FF_ON_END = FF_CWND + 7         # on/off: end of the current on period
 FF_QD_SUM = FF_CWND + 8         # sum of queueing delays of packets delivered in the window, s
 FF_HIST_W = FF_CWND + 9         # width of a queueing-delay histogram bin, s
 FF_BYTES_W = FF_CWND + 10       # bytes of unique packets received inside the window
-N_FF = FF_BYTES_W + 1
+FF_TIMER_AT = FF_CWND + 11      # time of the pending RTO event (while FI_TIMER is 1), s
+N_FF = FF_TIMER_AT + 1
 
 # ----------------------------------------------------------------- flows, integer columns
 FI_CODE = 0
@@ -138,7 +145,8 @@ FI_MARKED = 27      # data packets arriving marked
 FI_ACKS_SENT = 28
 FI_ACKS_ARRIVED = 29
 FI_WINDOWED = 30
-N_FI = 31
+FI_FIRST_PARTIAL = 31  # 1 from a fast retransmit until the first partial ACK (timer rules)
+N_FI = 32
 
 # ----------------------------------------------------------------- packets
 PI_FLOW = 0
