@@ -335,7 +335,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         windows = int(sum(min(int(ooo_sizes[i]), 1 << 20) for i in range(F)))
         pool = 2 * (int(slot[:, K.SL_CAP].sum()) + windows + pipes) + 64 * F + 1024
         pool = min(pool, 1 << 26)
-    heap = limits.heap_size if limits.heap_size is not None else pool + L + 3 * F + 16
+    heap = limits.heap_size if limits.heap_size is not None else pool + L + 6 * F + 16
     pi = np.zeros((pool, K.N_PI), dtype=np.int64)
     pf = np.zeros((pool, K.N_PF))
     free = np.arange(pool - 1, -1, -1, dtype=np.int64)
