@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import SimulationError
+from ..errors import ScenarioError, SimulationError
 from ..network import Network
 from ._compile import DEFAULT_RED, CompiledFluid, LinkChange, Red, compile_fluid
 from .equilibrium import AccEquilibrium, RenoEquilibrium, acc_equilibrium, reno_equilibrium
@@ -44,6 +44,7 @@ def solve_fluid(
     target=3000,
     estimator: str = "ideal",
     dt: float | None = None,
+    method: str = "auto",
     rtt_p_error: float = 0.0,
     vegas_k: int = 5,
     initial_window: float = 1.0,
@@ -93,6 +94,26 @@ def solve_fluid(
     dt : float, s, optional
         Integration step; must be below the smallest positive propagation
         delay of the flows' links.  Default: 0.9 times that delay, at most 1 ms.
+        Not used by ``method="lsoda"`` (adaptive steps).
+    method : {"auto", "numba", "lsoda"}
+        The integrator.  ``"numba"`` (and ``"auto"``): the fixed-step
+        delay-differential integrator described in the Notes, which supports
+        every option.  ``"lsoda"``: the model **without propagation delays**
+        in transit (an ODE: every delay in the feedback and between links is
+        set to zero, while the round-trip time keeps its propagation part,
+        ``rtt = rtt_p + queueing delays``), written per flow and hop as in
+        :mod:`qosmodels.fluid._reference` (a FIFO link serves each flow in
+        proportion to its queued bits, smoothed within one packet of an empty
+        queue) and integrated by ``scipy.integrate.solve_ivp(method="LSODA")``
+        with ``rtol = 1e-8``, ``atol = 1e-6`` bits.  It has the same
+        equilibrium as the delay model (up to the smoothing, about 1e-3 of
+        the queue) but not its transients or oscillations, and it models only
+        ``control="P"`` with ``estimator="ideal"``, flows active for the whole
+        run without ``max_rate``, no ``events``, ``avd_links`` or RED, and
+        infinite buffers.  Its result has NaN in ``departed``, ``delivered``
+        and ``lost`` (and so in ``utilisation()`` and ``throughput()``), and
+        ``dt`` = NaN; ``estimates`` and ``accumulation`` are both the flow's
+        queued bits, ``virtual_delays`` and ``marking`` are zero.
     rtt_p_error : float, s
         Error added to Vegas' estimate of the round-trip propagation delay
         (positive: overestimate).  Ignored by the other estimators.
@@ -132,7 +153,8 @@ def solve_fluid(
     ------
     ScenarioError
         For invalid options (``kappa <= 0``, ``target <= 0``, ``t_end <= 0``,
-        ``dt`` not below the smallest delay, an unknown control or estimator).
+        ``dt`` not below the smallest delay, an unknown control, estimator or
+        method, an option that ``method="lsoda"`` does not model).
     SimulationError
         If the integration produced non-finite values or outran its history.
 
@@ -159,6 +181,7 @@ def solve_fluid(
     >>> [round(float(r) / 1e6, 2) for r in res.rates[-1]]
     [3.0, 6.0, 6.0]
     """
+    method = _method(method)
     comp = compile_fluid(
         network, t_end=t_end, control=control, kappa=kappa, target=target, estimator=estimator,
         dt=dt, rtt_p_error=rtt_p_error, vegas_k=vegas_k, initial_window=initial_window,
@@ -169,13 +192,56 @@ def solve_fluid(
                    rtt_p_error=rtt_p_error, vegas_k=vegas_k, initial_window=initial_window,
                    events=tuple(events) if not isinstance(events, LinkChange) else (events,),
                    avd_links=tuple(avd_links), avd_utilisation=avd_utilisation,
-                   avd_alpha=avd_alpha, red_links=tuple(red_links), red=red, t_end=t_end)
+                   avd_alpha=avd_alpha, red_links=tuple(red_links), red=red, t_end=t_end,
+                   method=method)
+    if method == "lsoda":
+        from ._reference import solve_lsoda
+
+        _check_lsoda(network, comp, options)
+        return solve_lsoda(network, comp, options)
     return run_compiled(network, comp, options)
+
+
+METHODS = ("auto", "numba", "lsoda")
+
+
+def _method(method) -> str:
+    if not isinstance(method, str) or method.lower() not in METHODS:
+        raise ScenarioError(f"solve_fluid.method must be one of {METHODS}, got {method!r}")
+    m = method.lower()
+    return "numba" if m == "auto" else m
+
+
+def _check_lsoda(network: Network, comp: CompiledFluid, options: dict) -> None:
+    """Reject the options that the delay-free LSODA model does not represent."""
+    fix = "use method='numba' (the default), which models it"
+
+    def bad(what: str) -> ScenarioError:
+        return ScenarioError(f"solve_fluid(method='lsoda') integrates the model without "
+                             f"propagation delays and does not support {what}; {fix}")
+
+    if str(options["control"]).upper() != "P":
+        raise bad(f"control={options['control']!r} (only the proportional law 'P')")
+    if str(options["estimator"]).lower() != "ideal":
+        raise bad(f"estimator={options['estimator']!r} (its estimate needs the delays; only "
+                  f"'ideal')")
+    if options["events"]:
+        raise bad(f"events (link delay changes, got {len(options['events'])})")
+    if comp.avd.any():
+        raise bad("avd_links (AVD's virtual delay)")
+    if comp.red.any():
+        raise bad("RED (red_links or links with a Red queue)")
+    for i, f in enumerate(network.flows):
+        if f.start != 0.0 or f.stop is not None:
+            raise bad(f"flows that start or stop during the run (flow "
+                      f"{network.flow_names[i]!r}: start={f.start!r}, stop={f.stop!r})")
+        if f.max_rate is not None:
+            raise bad(f"Flow.max_rate (flow {network.flow_names[i]!r}: {f.max_rate!r} bit/s)")
 
 
 def run_compiled(network: Network, comp: CompiledFluid, options: dict | None = None) -> FluidResult:
     """Run the Numba kernel on a compiled scenario and wrap the result."""
-    from ._kernels import STATUS_HISTORY, STATUS_NONFINITE, integrate
+    from ._kernels import STATUS_HISTORY, STATUS_NONFINITE, integrate, workspace
 
     n_save = comp.n_steps // comp.save_every + 1
     F, L = network.n_flows, network.n_links
@@ -183,7 +249,8 @@ def run_compiled(network: Network, comp: CompiledFluid, options: dict | None = N
     fl = [np.zeros((n_save, F)) for _ in range(5)]  # w, x, rtt, est, acc
     ln = [np.zeros((n_save, L)) for _ in range(4)]  # q, vq, mark, dep
     deliv, lost = np.zeros((n_save, F)), np.zeros((n_save, F))
-    status, step, index = integrate(*comp.kernel_args(), out_t, *fl, *ln, deliv, lost)
+    work = workspace(comp.ring, comp.cap, comp.delay0, comp.w0, comp.hop_flow, comp.vegas_k)
+    status, step, index = integrate(*comp.kernel_args(), out_t, *fl, *ln, deliv, lost, work)
     if status == STATUS_NONFINITE:
         what = (f"flow {network.flow_names[index]!r}" if index < F
                 else f"link {network.link_names[index - F]!r}")

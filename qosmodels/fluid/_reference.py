@@ -29,7 +29,8 @@ import numpy as np
 
 from ..network import Network
 
-__all__ = ["jitcdde_model", "ivp_rhs", "initial_state", "EPS_BITS", "ETA_BITS"]
+__all__ = ["jitcdde_model", "ivp_rhs", "initial_state", "solve_lsoda", "EPS_BITS", "ETA_BITS",
+           "LSODA_RTOL", "LSODA_ATOL"]
 
 #: Smoothing of the empty queue, bits (one 1000-byte packet).
 EPS_BITS = 8000.0
@@ -37,6 +38,9 @@ EPS_BITS = 8000.0
 ETA_BITS = 8.0
 #: Initial queue of every hop, bits.
 Q0_BITS = 0.0
+#: Tolerances of ``solve_fluid(method="lsoda")`` (relative; absolute in bits).
+LSODA_RTOL = 1e-8
+LSODA_ATOL = 1e-6
 
 
 def _layout(net: Network):
@@ -124,14 +128,15 @@ def jitcdde_model(net: Network, *, kappa: float = 0.2, target: float = 3000,
     return jitcdde(f, max_delay=max_delay, verbose=verbose)
 
 
-def ivp_rhs(net: Network, *, kappa: float = 0.2, target: float = 3000, eps: float = EPS_BITS):
+def ivp_rhs(net: Network, *, kappa: float = 0.2, target=3000, eps: float = EPS_BITS):
     """``f(t, state)`` of the reference model with every delay set to zero (an ODE for solve_ivp).
 
     The round-trip time keeps its propagation part, so ``x = w / (rtt_p + sum Q / c)``.
+    ``target`` (bytes) is one number or one per flow.
     """
     hop_link, ptr, F, H, delays, rev, rev_d = _layout(net)
     cap = net.capacities
-    a_star = target * 8.0
+    a_star = np.asarray(target, dtype=np.float64) * 8.0
     flow_of = np.repeat(np.arange(F), np.diff(ptr))
     first = ptr[:-1]
     pos = np.arange(H) - ptr[flow_of]
@@ -159,3 +164,55 @@ def ivp_rhs(net: Network, *, kappa: float = 0.2, target: float = 3000, eps: floa
         return np.concatenate([dw, dq])
 
     return f
+
+
+def _observables(net: Network, state: np.ndarray):
+    """Windows, RTTs, per-link queues and per-flow accumulations of states ``(T, F + H)``."""
+    hop_link, ptr, F, H, delays, rev, rev_d = _layout(net)
+    w, q = state[:, :F], state[:, F:]
+    L = net.n_links
+    Q = np.zeros((len(state), L))
+    np.add.at(Q.T, hop_link, q.T)
+    Qd = Q / net.capacities
+    rtt = net.rtt + np.asarray((net.routing_matrix.T @ Qd.T).T)
+    # reverse-path queueing (declared reverse links), as in ivp_rhs
+    flow_of = np.repeat(np.arange(F), np.diff(ptr))
+    for h in np.flatnonzero(rev >= 0):
+        rtt[:, flow_of[h]] += Qd[:, rev[h]]
+    acc = np.zeros((len(state), F))
+    np.add.at(acc.T, flow_of, q.T)
+    return w, rtt, Q, acc
+
+
+def solve_lsoda(net: Network, comp, options: dict):
+    """``solve_fluid(method="lsoda")``: the model without propagation delays through LSODA.
+
+    ``comp`` is the validated :class:`~qosmodels.fluid._compile.CompiledFluid` (targets,
+    kappa, initial window, save interval); the caller has rejected the options this
+    variant does not model.  Returns a :class:`~qosmodels.fluid.FluidResult`.
+    """
+    from scipy.integrate import solve_ivp
+
+    from ..errors import SimulationError
+    from .result import FluidResult
+
+    t_end = float(options["t_end"])
+    save = comp.save_every * comp.dt
+    n = int(np.ceil(t_end / save - 1e-9))
+    t = np.arange(n + 1) * save
+    f = ivp_rhs(net, kappa=comp.kappa, target=comp.target / 8.0)
+    y0 = initial_state(net, float(options.get("initial_window", 1.0)))
+    sol = solve_ivp(f, (0.0, float(t[-1])), y0, method="LSODA", t_eval=t,
+                    rtol=LSODA_RTOL, atol=LSODA_ATOL)
+    if sol.status != 0 or not np.all(np.isfinite(sol.y)):
+        raise SimulationError(f"solve_ivp (LSODA) failed on the delay-free fluid model: "
+                              f"{sol.message}; try method='numba'")
+    w, rtt, Q, acc = _observables(net, sol.y.T)
+    F, L = net.n_flows, net.n_links
+    nan_f, nan_l = np.full((len(t), F), np.nan), np.full((len(t), L), np.nan)
+    return FluidResult(
+        network=net, t=sol.t, rates=w / rtt, windows=w, rtt=rtt, estimates=acc,
+        accumulation=acc.copy(), queues=Q, virtual_delays=np.zeros((len(t), L)),
+        marking=np.zeros((len(t), L)), departed=nan_l, delivered=nan_f, lost=nan_f.copy(),
+        targets=comp.target.copy(), dt=float("nan"), options=dict(options, method="lsoda"),
+    )
