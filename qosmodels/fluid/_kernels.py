@@ -185,127 +185,22 @@ def integrate(
             fr = 0.0
         return k, fr
 
-    def at_w(col, base, fr, nmax):
-        # the history at step position base + fr, clamped to nmax; zero before t = 0;
-        # one copy per history array (closures over arrays, not array arguments,
-        # keep reference counting out of the hot loop)
+    def hist_at(h, col, base, fr, nmax):
+        # history h at step position base + fr, clamped to nmax; zero before t = 0
+        # (h is one of the hist_* arrays; the kernel runs without reference
+        # counting, so passing it costs nothing)
         if fr > 0.0:
             if base + 1 > nmax:
-                return hist_w[(nmax & mask) >> 3, col, (nmax & mask) & 7]
+                return h[(nmax & mask) >> 3, col, (nmax & mask) & 7]
             if base < 0:
                 return 0.0
-            a = hist_w[(base & mask) >> 3, col, (base & mask) & 7]
-            return a + fr * (hist_w[((base + 1) & mask) >> 3, col, ((base + 1) & mask) & 7] - a)
+            a = h[(base & mask) >> 3, col, (base & mask) & 7]
+            return a + fr * (h[((base + 1) & mask) >> 3, col, ((base + 1) & mask) & 7] - a)
         if base > nmax:
             base = nmax
         if base < 0:
             return 0.0
-        return hist_w[(base & mask) >> 3, col, (base & mask) & 7]
-
-    def at_q(col, base, fr, nmax):
-        # as at_w, for hist_q
-        if fr > 0.0:
-            if base + 1 > nmax:
-                return hist_q[(nmax & mask) >> 3, col, (nmax & mask) & 7]
-            if base < 0:
-                return 0.0
-            a = hist_q[(base & mask) >> 3, col, (base & mask) & 7]
-            return a + fr * (hist_q[((base + 1) & mask) >> 3, col, ((base + 1) & mask) & 7] - a)
-        if base > nmax:
-            base = nmax
-        if base < 0:
-            return 0.0
-        return hist_q[(base & mask) >> 3, col, (base & mask) & 7]
-
-    def at_d(col, base, fr, nmax):
-        # as at_w, for hist_d
-        if fr > 0.0:
-            if base + 1 > nmax:
-                return hist_d[(nmax & mask) >> 3, col, (nmax & mask) & 7]
-            if base < 0:
-                return 0.0
-            a = hist_d[(base & mask) >> 3, col, (base & mask) & 7]
-            return a + fr * (hist_d[((base + 1) & mask) >> 3, col, ((base + 1) & mask) & 7] - a)
-        if base > nmax:
-            base = nmax
-        if base < 0:
-            return 0.0
-        return hist_d[(base & mask) >> 3, col, (base & mask) & 7]
-
-    def at_r(col, base, fr, nmax):
-        # as at_w, for hist_r
-        if fr > 0.0:
-            if base + 1 > nmax:
-                return hist_r[(nmax & mask) >> 3, col, (nmax & mask) & 7]
-            if base < 0:
-                return 0.0
-            a = hist_r[(base & mask) >> 3, col, (base & mask) & 7]
-            return a + fr * (hist_r[((base + 1) & mask) >> 3, col, ((base + 1) & mask) & 7] - a)
-        if base > nmax:
-            base = nmax
-        if base < 0:
-            return 0.0
-        return hist_r[(base & mask) >> 3, col, (base & mask) & 7]
-
-    def at_loss(col, base, fr, nmax):
-        # as at_w, for hist_loss
-        if fr > 0.0:
-            if base + 1 > nmax:
-                return hist_loss[(nmax & mask) >> 3, col, (nmax & mask) & 7]
-            if base < 0:
-                return 0.0
-            a = hist_loss[(base & mask) >> 3, col, (base & mask) & 7]
-            return a + fr * (hist_loss[((base + 1) & mask) >> 3, col, ((base + 1) & mask) & 7] - a)
-        if base > nmax:
-            base = nmax
-        if base < 0:
-            return 0.0
-        return hist_loss[(base & mask) >> 3, col, (base & mask) & 7]
-
-    def at_v(col, base, fr, nmax):
-        # as at_w, for hist_v
-        if fr > 0.0:
-            if base + 1 > nmax:
-                return hist_v[(nmax & mask) >> 3, col, (nmax & mask) & 7]
-            if base < 0:
-                return 0.0
-            a = hist_v[(base & mask) >> 3, col, (base & mask) & 7]
-            return a + fr * (hist_v[((base + 1) & mask) >> 3, col, ((base + 1) & mask) & 7] - a)
-        if base > nmax:
-            base = nmax
-        if base < 0:
-            return 0.0
-        return hist_v[(base & mask) >> 3, col, (base & mask) & 7]
-
-    def at_p(col, base, fr, nmax):
-        # as at_w, for hist_p
-        if fr > 0.0:
-            if base + 1 > nmax:
-                return hist_p[(nmax & mask) >> 3, col, (nmax & mask) & 7]
-            if base < 0:
-                return 0.0
-            a = hist_p[(base & mask) >> 3, col, (base & mask) & 7]
-            return a + fr * (hist_p[((base + 1) & mask) >> 3, col, ((base + 1) & mask) & 7] - a)
-        if base > nmax:
-            base = nmax
-        if base < 0:
-            return 0.0
-        return hist_p[(base & mask) >> 3, col, (base & mask) & 7]
-
-    def at_x(col, base, fr, nmax):
-        # as at_w, for hist_x
-        if fr > 0.0:
-            if base + 1 > nmax:
-                return hist_x[(nmax & mask) >> 3, col, (nmax & mask) & 7]
-            if base < 0:
-                return 0.0
-            a = hist_x[(base & mask) >> 3, col, (base & mask) & 7]
-            return a + fr * (hist_x[((base + 1) & mask) >> 3, col, ((base + 1) & mask) & 7] - a)
-        if base > nmax:
-            base = nmax
-        if base < 0:
-            return 0.0
-        return hist_x[(base & mask) >> 3, col, (base & mask) & 7]
+        return h[(base & mask) >> 3, col, (base & mask) & 7]
 
     def set_lags():
         # the constant lags of every lookup, recomputed when a delay changes
@@ -348,16 +243,16 @@ def integrate(
                 l = hop_link[h]
                 b = n1 - ack_k[h]
                 fr = ack_f[h]
-                qf += at_w(l, b, fr, nmax)
+                qf += hist_at(hist_w, l, b, fr, nmax)
                 if red[l]:
-                    pnot *= 1.0 - at_p(l, b, fr, nmax)
+                    pnot *= 1.0 - hist_at(hist_p, l, b, fr, nmax)
                 if avd[l]:
-                    virt += at_v(l, b, fr, nmax)
+                    virt += hist_at(hist_v, l, b, fr, nmax)
                 if estimator == EST_IDEAL:
-                    acc += at_q(h, b, fr, nmax)
+                    acc += hist_at(hist_q, h, b, fr, nmax)
                 r = hop_rev[h]
                 if r >= 0:
-                    qb += at_w(r, n1 - rev_k[h], rev_f[h], nmax)
+                    qb += hist_at(hist_w, r, n1 - rev_k[h], rev_f[h], nmax)
             rtt[i] = rttp[i] + qf + qb
             was = active[i]
             active[i] = start[i] <= t1 < stop[i]
@@ -365,11 +260,11 @@ def integrate(
                 # marks reaching the sender now: packets sent a round trip ago, times the
                 # probability that one of the path's RED links marked them
                 est_p[i] = 1.0 - pnot
-                est_m[i] = at_x(i, n1 - rttp_k[i], rttp_f[i], nmax) / pkt_bits[i] * est_p[i]
+                est_m[i] = hist_at(hist_x, i, n1 - rttp_k[i], rttp_f[i], nmax) / pkt_bits[i] * est_p[i]
             if estimator == EST_IDEAL:
                 est_a[i] = acc + x[i] * virt
             elif estimator == EST_MONACO:
-                est_a[i] = (qf + virt) * at_r(i, n1 - drev_k[i], drev_f[i], nmax)
+                est_a[i] = (qf + virt) * hist_at(hist_r, i, n1 - drev_k[i], drev_f[i], nmax)
             elif active[i]:
                 if not was:
                     ep_start[i] = t1
@@ -393,7 +288,7 @@ def integrate(
                             base = v
                 est_tq[i] = rtt[i] - (base + rtt_p_error)
             # loss, seen one propagation round trip after it happened
-            seen = at_loss(i, n1 - rttp_k[i], rttp_f[i], nmax)
+            seen = hist_at(hist_loss, i, n1 - rttp_k[i], rttp_f[i], nmax)
             if seen > loss_acted[i] + 1e-9 and t1 - last_halve[i] >= rtt[i]:
                 halve[i] = True
                 loss_acted[i] = seen
@@ -413,10 +308,10 @@ def integrate(
                 out_est[row, i] = est_a[i]
             acc = 0.0
             for h in range(route_ptr[i], route_ptr[i + 1]):
-                acc += at_q(h, nrow - acc_k[h], acc_f[h], nrow)
+                acc += hist_at(hist_q, h, nrow - acc_k[h], acc_f[h], nrow)
             out_acc[row, i] = acc
             hl = route_ptr[i + 1] - 1
-            out_deliv[row, i] = at_d(hl, nrow - eg_k[i], eg_f[i], nrow)
+            out_deliv[row, i] = hist_at(hist_d, hl, nrow - eg_k[i], eg_f[i], nrow)
             out_lost[row, i] = loss[i]
         for l in range(n_links):
             out_q[row, l] = queue[l]
@@ -469,7 +364,7 @@ def integrate(
                 if h == route_ptr[hop_flow[h]]:
                     v = sent[hop_flow[h]]
                 else:
-                    v = at_d(h - 1, n1 - in_k[h], in_f[h], n1)
+                    v = hist_at(hist_d, h - 1, n1 - in_k[h], in_f[h], n1)
                 if v < offered[h]:
                     v = offered[h]
                 inc[h] = v - offered[h]
@@ -575,7 +470,7 @@ def integrate(
             hl = route_ptr[i + 1] - 1
             if estimator == EST_MONACO:
                 b = n1 - eg_k[i]
-                r_in = (at_d(hl, b, eg_f[i], n1) - at_d(hl, b - 1, eg_f[i], n1)) * inv_dt
+                r_in = (hist_at(hist_d, hl, b, eg_f[i], n1) - hist_at(hist_d, hl, b - 1, eg_f[i], n1)) * inv_dt
                 rbar[i] += (1.0 - math.exp(-dt / tau[i])) * (r_in - rbar[i])
                 hist_r[s1 >> 3, i, s1 & 7] = rbar[i]
             hist_loss[s1 >> 3, i, s1 & 7] = loss[i]
