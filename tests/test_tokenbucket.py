@@ -224,25 +224,10 @@ def test_logical_fill_rejects_bad_input():
 
 
 # ------------------------------------------------------------------ window increase
-def simulate_sawtooth(p, rtt, f, model="packet", cycles=40, skip=5):
-    """Deterministic AIMD, RTT by RTT: send w packets, +f per RTT, halve at each loss.
-    'packet': one loss every 1/p packets; 'time': one loss every 1/p seconds."""
-    w, since, sent, clock, losses = 1.0, 0.0, 0.0, 0.0, 0
-    period = 1.0 / p
-    start_sent = start_clock = None
-    while losses < cycles:
-        since += w if model == "packet" else rtt
-        sent += w
-        clock += rtt
-        if since >= period:
-            since -= period
-            losses += 1
-            w /= 2
-            if losses == skip:
-                start_sent, start_clock = sent, clock
-        else:
-            w += f
-    return (sent - start_sent) / (clock - start_clock)
+def simulate_sawtooth(p, rtt, f, model="packet"):
+    # the RTT-by-RTT deterministic sawtooth (send w packets, +f per RTT, halve at each loss)
+    # that the closed forms are checked against
+    return tbm.simulate_sawtooth(p, rtt, f, loss_model=model, cycles=40, skip=5)
 
 
 @pytest.mark.parametrize("f,rtt", [(1.0, 0.1), (0.0256, 0.05), (3.6864, 0.6), (2.0, 0.3)])
