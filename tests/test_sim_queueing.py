@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from qosmodels import Flow, Link, Network
+from qosmodels.experiments.sim_queueing import md1k_loss
 from qosmodels.fq import fcfs_telnet_delay
 from qosmodels.sim import Cbr, DropTail, GenericWindow, Poisson, Record, Red, TcpNewReno, simulate
 
@@ -37,21 +37,6 @@ def test_md1_mean_wait_matches_pollaczek_khinchine(rho, packets):
     assert res.utilisation[0] == pytest.approx(rho, rel=0.01)
 
 
-def md1k_loss(rho: float, K: int) -> float:
-    """Loss probability of M/D/1/K (K in the system) from the departure-epoch chain + PASTA."""
-    a = stats.poisson.pmf(np.arange(K + 1), rho)
-    P = np.zeros((K, K))
-    for i in range(K):
-        base = max(i - 1, 0)
-        for j in range(base, K - 1):
-            P[i, j] = a[j - base]
-        P[i, K - 1] = 1.0 - P[i, :K - 1].sum()
-    w, v = np.linalg.eig(P.T)
-    pi = np.real(v[:, np.argmin(abs(w - 1))])
-    pi /= pi.sum()
-    return 1.0 - 1.0 / (pi[0] + rho)
-
-
 @pytest.mark.parametrize("rho, buffer", [(0.8, 4), (1.2, 9)])
 def test_md1k_loss_probability_is_exact(rho, buffer):
     K = buffer + 1  # the buffer holds waiting packets; one more is in transmission
@@ -63,13 +48,10 @@ def test_md1k_loss_probability_is_exact(rho, buffer):
     assert res.link_drops["overflow"][0] > 0 and res.link_drops["early"][0] == 0
 
 
-def test_md1k_reference_against_brute_force_chain():
-    # the reference itself, against the stationary law of a long random walk of the same chain
+def test_md1k_reference_against_a_direct_queue_simulation():
+    # the reference itself, against M/D/1/K queued directly in continuous time (unit service)
     rng = np.random.default_rng(0)
     rho, K = 0.8, 3
-    n, left, full_arrivals, arrivals = 0, 0, 0, 0
-    t_events = []
-    # simulate M/D/1/K directly in continuous time with numpy (independent of the kernel)
     arr = np.cumsum(rng.exponential(1 / rho, 400_000))
     in_sys_departures: list[float] = []
     busy_until = 0.0
@@ -82,7 +64,6 @@ def test_md1k_reference_against_brute_force_chain():
         start = max(t, busy_until)
         busy_until = start + 1.0
         in_sys_departures.append(busy_until)
-    del n, left, full_arrivals, arrivals, t_events
     assert lost / len(arr) == pytest.approx(md1k_loss(rho, K), rel=0.03)
 
 
