@@ -257,16 +257,19 @@ def alpha(beta_star, q_blue, boost, rtt):
     True
     """
     fn = "abe.alpha"
-    b = _beta(fn, "beta_star", beta_star)
-    q = _loss(fn, "q_blue", q_blue)
-    B = _boost(fn, "boost", boost)
-    tau = _rtt(fn, "rtt", rtt)
+    b, q, B, tau = _law_args(fn, beta_star, q_blue, boost, rtt)
     return _out(_alpha(b, q, B, tau), beta_star, q_blue, boost, rtt)
+
+
+def _law_args(fn, beta_star, q_blue, boost, rtt):
+    """Validate the four arguments of the eq (5)-(6) functions; arrays of float."""
+    return (_beta(fn, "beta_star", beta_star), _loss(fn, "q_blue", q_blue),
+            _boost(fn, "boost", boost), _rtt(fn, "rtt", rtt))
 
 
 def _alpha(b, q, B, tau):
     c = b * (1.0 + B / tau)
-    return c * c / (1.0 + (1.0 - c) * _s(q))
+    return c * c / _delta(b, q, B, tau)
 
 
 def delta(beta_star, q_blue, boost, rtt):
@@ -295,10 +298,7 @@ def delta(beta_star, q_blue, boost, rtt):
     Hurley, Le Boudec, Thiran, Section III-C.2, eq (6), and Appendix A.
     """
     fn = "abe.delta"
-    b = _beta(fn, "beta_star", beta_star)
-    q = _loss(fn, "q_blue", q_blue)
-    B = _boost(fn, "boost", boost)
-    tau = _rtt(fn, "rtt", rtt)
+    b, q, B, tau = _law_args(fn, beta_star, q_blue, boost, rtt)
     return _out(_delta(b, q, B, tau), beta_star, q_blue, boost, rtt)
 
 
@@ -317,10 +317,7 @@ def green_loss_target(beta_star, q_blue, boost, rtt):
     Hurley, Le Boudec, Thiran, eqs (4)-(5) and Appendix A.
     """
     fn = "abe.green_loss_target"
-    b = _beta(fn, "beta_star", beta_star)
-    q = _loss(fn, "q_blue", q_blue)
-    B = _boost(fn, "boost", boost)
-    tau = _rtt(fn, "rtt", rtt)
+    b, q, B, tau = _law_args(fn, beta_star, q_blue, boost, rtt)
     return _out(_alpha(b, q, B, tau) * q, beta_star, q_blue, boost, rtt)
 
 
