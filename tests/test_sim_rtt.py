@@ -10,6 +10,7 @@ closed form, independently of the kernel.
 from __future__ import annotations
 
 import pytest
+from rfc6298 import estimator
 
 from qosmodels import Flow, Link, Network
 from qosmodels.errors import ScenarioError
@@ -30,17 +31,6 @@ def _net(mode, queue=None, min_rto=1e-6):
     kw = {} if queue is None else dict(queue=queue)
     return Network([Link("a", "b", C, D, buffer=100, **kw)],
                    [Flow(["a", "b"], packet_size=PKT, source=src)])
-
-
-def _estimator(samples):
-    srtt = rttvar = None
-    for r in samples:
-        if srtt is None:
-            srtt, rttvar = r, r / 2
-        else:
-            rttvar = 0.75 * rttvar + 0.25 * abs(srtt - r)
-            srtt = 0.875 * srtt + 0.125 * r
-    return srtt, rttvar, srtt + 4 * rttvar
 
 
 def _run_kernel(mode, duration):
@@ -67,7 +57,7 @@ ROUNDS = 9
 def test_smoothed_rtt_and_rto_follow_the_estimator_over_the_closed_form_rtts(mode, samples):
     c = _run_kernel(mode, 1.0)
     assert c.fi[0, K.FI_ACKS_ARRIVED] == W * ROUNDS
-    srtt, rttvar, rto = _estimator(samples)
+    srtt, rttvar, rto = estimator(samples)
     assert c.ff[0, K.FF_SRTT] == pytest.approx(srtt, rel=1e-9)
     assert c.ff[0, K.FF_RTTVAR] == pytest.approx(rttvar, rel=1e-9)
     assert c.ff[0, K.FF_RTO] == pytest.approx(rto, rel=1e-9)

@@ -27,6 +27,7 @@ at the next new ACK).
 from __future__ import annotations
 
 import pytest
+from rfc6298 import estimator
 
 from qosmodels import Flow, Link, Network
 from qosmodels.errors import ScenarioError
@@ -55,14 +56,7 @@ RULES = ("reference", "impatient", "slow-but-steady")
 
 
 def _estimator_rto(samples, lo):
-    srtt = rttvar = None
-    for r in samples:
-        if srtt is None:
-            srtt, rttvar = r, r / 2
-        else:
-            rttvar = 0.75 * rttvar + 0.25 * abs(srtt - r)
-            srtt = 0.875 * srtt + 0.125 * r
-    return max(lo, srtt + 4 * rttvar)
+    return max(lo, estimator(samples)[2])
 
 
 def _compiled(timer, min_rto, rtt_samples):
