@@ -149,11 +149,6 @@ def _seed_state(seed) -> np.ndarray:
     return np.array(state, dtype=np.int64)
 
 
-def _packet_bits(flow) -> float:
-    size = getattr(flow.source, "packet_size", None)
-    return 8.0 * (size if size is not None else flow.packet_size)
-
-
 def compile_scenario(network: Network, duration: float, *, seed, warmup: float = 0.0,
                      record: Record | None = None, limits: Limits | None = None) -> Compiled:
     """Lower ``network`` and the run options to a :class:`Compiled` tuple of arrays.
@@ -224,7 +219,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     for i, flow in enumerate(flows):
         src = flow.source
         windowed = bool(src.windowed)
-        ff[i, K.FF_BITS] = _packet_bits(flow)
+        ff[i, K.FF_BITS] = 8.0 * flow.packet_size  # Flow resolves the source's size
         ff[i, K.FF_ACK_BITS] = 8.0 * ACK_SIZE
         ff[i, K.FF_START] = flow.start
         ff[i, K.FF_STOP] = np.inf if flow.stop is None else flow.stop
