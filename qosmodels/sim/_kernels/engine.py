@@ -752,39 +752,24 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
             window_ack(f, a)
 
     # ------------------------------------------------------------------ open-loop sources
-    def send_unacked(f):
-        p = alloc()
-        if p < 0:
-            return
-        pi[p, PI_FLOW] = f
-        pi[p, PI_SEQ] = fi[f, FI_SENT]
-        pi[p, PI_HOP] = 0
-        pi[p, PI_ACK] = 0
-        pi[p, PI_MARK] = 0
-        pi[p, PI_CLASS] = fi[f, FI_CLASS]
-        pf[p, PF_BITS] = ff[f, FF_BITS]
-        pf[p, PF_QDELAY] = 0.0
-        fi[f, FI_SENT] += 1
-        defer((p << W_BITS) | W_FORWARD)
-
     def source_tick(f):
+        # one packet of an open-loop source (or, with a window, one packet handed
+        # to the sender), then the next tick
         if fi[f, FI_ACTIVE] == 0:
             return
         now = gf[GF_NOW]
         code = fi[f, FI_CODE]
         bits = ff[f, FF_BITS]
+        if fi[f, FI_WINDOWED] != 0:  # Poisson with a window
+            fi[f, FI_APP_LIMIT] += 1
+            defer((f << W_BITS) | W_SEND)
+        else:  # sequence numbers of unacknowledged packets just count them
+            transmit(f, fi[f, FI_SENT])
         if code == S_CBR:
-            send_unacked(f)
-            push(now + bits / ff[f, FF_SP + CBR_RATE], (f << EV_BITS) | EV_SOURCE)
+            nxt = now + bits / ff[f, FF_SP + CBR_RATE]
         elif code == S_POISSON:
-            if fi[f, FI_WINDOWED] != 0:
-                fi[f, FI_APP_LIMIT] += 1
-                defer((f << W_BITS) | W_SEND)
-            else:
-                send_unacked(f)
-            push(now + expo(bits / ff[f, FF_SP + POI_RATE]), (f << EV_BITS) | EV_SOURCE)
-        elif code == S_ONOFF:
-            send_unacked(f)
+            nxt = now + expo(bits / ff[f, FF_SP + POI_RATE])
+        else:  # S_ONOFF
             nxt = now + bits / ff[f, FF_SP + ONOFF_RATE]
             if nxt >= ff[f, FF_ON_END]:
                 off = ff[f, FF_SP + ONOFF_OFF]
@@ -794,7 +779,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
                     on = expo(on)
                 nxt = ff[f, FF_ON_END] + off
                 ff[f, FF_ON_END] = nxt + on
-            push(nxt, (f << EV_BITS) | EV_SOURCE)
+        push(nxt, (f << EV_BITS) | EV_SOURCE)
 
     def on_start(f):
         fi[f, FI_ACTIVE] = 1
