@@ -110,3 +110,83 @@ def test_ecn_marks_replace_drops_for_ecn_senders():
     assert out[False].link_drops["marks"][b] == 0 and out[False].link_drops["early"][b] > 0
     assert out[True].counters["retransmitted"].sum() < out[False].counters["retransmitted"].sum()
     assert out[True].utilisation[b] > 0.9
+
+
+# --------------------------------------------------------------------------- recovery="pipe"
+#
+# Hand-traced scenario (times in ms).  One NewReno flow on one 8 Mb/s link (1000-byte
+# packets: 1 ms each), 10 ms propagation each way (ACKs: propagation only), buffer 3
+# packets.  The flow starts with W0 packets and ssthresh W0 (congestion avoidance from
+# the start).  At t = 0 packet 0 starts its transmission, 1-3 wait and the rest of the
+# window is dropped.  Packets 0-3 reach the receiver at 11-14, their ACKs 1-4 come back
+# at 21-24; each one opens the window (cwnd 5 -> 5.2 -> 5.3923 -> 5.5778 -> 5.7570 for
+# W0 = 5) and sends one new packet W0, W0+1, ... at 21-24, which overtakes nothing:
+# they arrive at 32-35 above the hole and give duplicate ACKs of 4 at 42, 43, 44, 45.
+# The third, at 44, is the fast retransmit of packet 4.
+#
+# W0 = 5 (one loss, packet 4), "pipe" (ns-3 TcpClassicRecovery without SACK):
+#   44: flight = 9 - 4 = 5 packets, one counted SACKed -> ssthresh = max((5 - 1)/2, 2)
+#       = 2, cwnd = 2; packet 4 resent (pipe = 5 - 1 SACKed - 1 lost + 1 resent = 4).
+#   45: fourth duplicate ACK, 2 SACKed: pipe = 5 - 2 - 1 + 1 = 3, nothing sent (a packet
+#       leaves only while pipe + 1 <= cwnd; "inflation":
+#       cwnd = 2.5 + 3 + 1 = 6.5 lets packet 9 go).
+#   65: ACK 9 (4 arrived at 55) covers recover = 8: cwnd = ssthresh = 2, then one
+#       congestion-avoidance step, 2.5; pipe = 0, so packets 9 and 10 leave.
+# W0 = 6 (packets 4 and 5 lost), "pipe":
+#   44: flight = 10 - 4 = 6, ssthresh = (6 - 1)/2 = 2.5 = cwnd; 4 resent.
+#   45: 2 SACKed, pipe = 6 - 2 - 1 + 1 = 4: nothing sent.
+#   65: partial ACK 5 (4 arrived at 55): the two SACK marks sat on 5 and 6, the
+#       packets after the head; the one on 5, now the first unacknowledged packet,
+#       moves to 7 and 5 is resent, once; cwnd stays 2.5; pipe = (10 - 5) - 2 SACKed
+#       - 1 lost + 1 resent = 3, and 3 + 1 > 2.5: nothing new.
+#   86: ACK 10 (5 arrived at 76) ends the recovery: cwnd = 2.5 + 1/2.5 = 2.9, packets
+#       10 and 11 leave.
+
+def _hand_traced(w0, recovery, until):
+    src = TcpNewReno(initial_window=w0, initial_ssthresh=w0, recovery=recovery)
+    net = Network([Link("a", "b", 8e6, 0.010, 3)],
+                  [Flow(["a", "b"], packet_size=1000, source=src)])
+    res = simulate(net, until, seed=1, record=Record(interval=0.0005, cwnd=True))
+    c = res.counters
+    return (int(c["sent"][0]), int(c["retransmitted"][0]), int(c["fast_retransmits"][0]),
+            int(c["timeouts"][0]), round(float(res.cwnd_series[-1, 0]), 4))
+
+
+@pytest.mark.parametrize("until, expected", [
+    (0.0435, (9, 0, 0, 0, 5.757)),    # before the fast retransmit
+    (0.0445, (10, 1, 1, 0, 2.0)),     # fast retransmit: cwnd = ssthresh = 2
+    (0.0455, (10, 1, 1, 0, 2.0)),     # fourth duplicate ACK: nothing new
+    (0.0655, (12, 1, 1, 0, 2.5)),     # recovery over: 9 and 10 leave
+])
+def test_pipe_recovery_one_loss_hand_traced(until, expected):
+    assert _hand_traced(5, "pipe", until) == expected
+
+
+@pytest.mark.parametrize("until, expected", [
+    (0.0445, (11, 1, 1, 0, 2.5)),     # fast retransmit: ssthresh = (6 - 1)/2
+    (0.0455, (11, 1, 1, 0, 2.5)),
+    (0.0655, (12, 2, 1, 0, 2.5)),     # partial ACK: 5 resent once, cwnd unchanged
+    (0.0865, (14, 2, 1, 0, 2.9)),     # recovery over: 10 and 11 leave
+])
+def test_pipe_recovery_two_losses_hand_traced(until, expected):
+    assert _hand_traced(6, "pipe", until) == expected
+
+
+def test_inflation_recovery_is_the_default_and_differs_from_pipe_as_traced():
+    # the same first loss with RFC 6582 inflation: cwnd = 2.5 + 3 = 5.5 at the fast
+    # retransmit, 6.5 after the fourth duplicate ACK, which sends packet 9 at 45 ms
+    assert TcpNewReno().recovery == "inflation"
+    assert _hand_traced(5, "inflation", 0.0445)[4] == 5.5
+    assert _hand_traced(5, "inflation", 0.0455) == (11, 1, 1, 0, 6.5)
+
+
+def test_recovery_rule_is_validated_and_packed():
+    from qosmodels.errors import ScenarioError
+    from qosmodels.sim._kernels import layout as K
+
+    with pytest.raises(ScenarioError, match=r"TcpNewReno\.recovery must be 'inflation'"):
+        TcpNewReno(recovery="sack")
+    with pytest.raises(ScenarioError, match=r"TcpReno\.recovery must be 'inflation'"):
+        TcpReno(recovery=None)
+    assert TcpNewReno().row()[K.TCP_RECOVERY] == K.RECOVERY_INFLATION
+    assert TcpNewReno(recovery="pipe").row()[K.TCP_RECOVERY] == K.RECOVERY_PIPE

@@ -310,6 +310,28 @@ class TcpReno(SourceSpec):
 
         Reno has no partial ACKs: for :class:`TcpReno` the two RFC rules are
         the same.
+    recovery : {"inflation", "pipe"}
+        How much the sender may send during fast recovery.
+
+        * ``"inflation"`` (default, RFC 5681 Section 3.2 and RFC 6582
+          Section 3.2): ``cwnd = ssthresh + 3`` at the fast retransmit, +1 per
+          further duplicate ACK; a NewReno partial ACK deflates it by the
+          amount acknowledged and adds one back.
+        * ``"pipe"`` (as ns-3's ``TcpClassicRecovery`` without SACK and
+          without limited transmit): ``cwnd = ssthresh`` throughout the
+          recovery and the sender sends while the packets it believes in
+          flight ("pipe", RFC 6675 Section 2) are fewer than ``cwnd``.  Without
+          SACK, ns-3 counts each duplicate ACK from the third on as one
+          packet "SACKed" above SND.UNA (the first two, which arrive before
+          the recovery, are not counted); the fast retransmit sets ``ssthresh
+          = max((flight - SACKed)/2, 2)``; a partial ACK removes the marks on
+          the packets it acknowledges, resends the new first unacknowledged
+          packet and leaves ``cwnd`` alone; leaving the recovery sets ``cwnd =
+          ssthresh`` and applies one congestion-avoidance increase.  A mark
+          left on the new first unacknowledged packet (more duplicate ACKs than
+          packets acknowledged, e.g. after duplicates) moves to the next packet
+          and that first packet is resent, also outside a recovery.  A timeout
+          sets ``ssthresh = max((flight - SACKed)/2, 2)`` and drops the marks.
 
     References
     ----------
@@ -323,7 +345,20 @@ class TcpReno(SourceSpec):
     (schedules the timer only when none is pending), ``NewAck`` (cancels it,
     recomputes ``m_rto`` from the estimator and reschedules it),
     ``ProcessAck`` (``NewAck(ackNumber, m_isFirstPartialAck)`` on a partial
-    ACK).
+    ACK).  For ``recovery="pipe"``: RFC 5681 Section 3.2 (window inflation),
+    RFC 6675 Sections 2 and 5 (pipe, ``SetPipe``, ``NextSeg``), RFC 3042
+    (limited transmit, off in the ns-3 configuration); ns-3.44
+    ``tcp-socket-base.cc`` (``DupAck``: ``AddRenoSack`` per duplicate ACK in
+    ``CA_RECOVERY``, none in ``CA_DISORDER`` without limited transmit;
+    ``EnterRecovery``: ``GetSsThresh(BytesInFlight() + segment)`` after
+    ``AddRenoSack`` and ``MarkHeadAsLost``; ``ProcessAck``; ``ReTxTimeout``:
+    ``GetSsThresh(BytesInFlight())`` then ``ResetRenoSack``; ``AvailableWindow``
+    = ``cWnd - BytesInFlight()``), ``tcp-recovery-ops.cc``
+    (``TcpClassicRecovery``: ``m_cWnd = m_ssThresh``, only the traced
+    ``m_cWndInfl`` inflates) and ``tcp-tx-buffer.cc`` (``BytesInFlight =
+    sent - SACKed - lost + retransmitted``; ``AddRenoSack`` marks the first
+    unmarked packet after the head; ``DiscardUpTo`` moves a mark off the head
+    and calls ``MarkHeadAsLost``; ``NextSeg`` resends lost packets first).
     """
 
     packet_size: int | None = None
@@ -337,17 +372,20 @@ class TcpReno(SourceSpec):
     priority: int = 0
     rtt_samples: str = "segment"
     timer: str = "reference"
+    recovery: str = "inflation"
 
     code: ClassVar[int] = K.S_RENO
     kind: ClassVar[str] = "reno"
     windowed: ClassVar[bool] = True
     _ROW: ClassVar[tuple[str, ...]] = ("max_window", "initial_window", "initial_ssthresh",
                                        "min_rto", "max_rto", "initial_rto", "ecn",
-                                       "_rtt_per_ack", "_timer_code")
+                                       "_rtt_per_ack", "_timer_code", "_recovery_code")
     _RTT_SAMPLES: ClassVar[tuple[str, ...]] = ("segment", "ack")
     _TIMERS: ClassVar[dict[str, int]] = {"reference": K.TIMER_REFERENCE,
                                          "impatient": K.TIMER_IMPATIENT,
                                          "slow-but-steady": K.TIMER_SLOW}
+    _RECOVERIES: ClassVar[dict[str, int]] = {"inflation": K.RECOVERY_INFLATION,
+                                             "pipe": K.RECOVERY_PIPE}
 
     @property
     def _rtt_per_ack(self) -> float:
@@ -358,6 +396,11 @@ class TcpReno(SourceSpec):
     def _timer_code(self) -> float:
         # packed in the kernel's TCP_TIMER column
         return float(self._TIMERS[self.timer])
+
+    @property
+    def _recovery_code(self) -> float:
+        # packed in the kernel's TCP_RECOVERY column
+        return float(self._RECOVERIES[self.recovery])
 
     def __post_init__(self):
         name = type(self).__name__
@@ -385,6 +428,10 @@ class TcpReno(SourceSpec):
             raise ScenarioError(f"{name}.timer must be 'reference', 'impatient' or "
                                 f"'slow-but-steady' (the retransmission-timer rules), got "
                                 f"{self.timer!r}")
+        if not isinstance(self.recovery, str) or self.recovery not in self._RECOVERIES:
+            raise ScenarioError(f"{name}.recovery must be 'inflation' (RFC 5681/6582 window "
+                                f"inflation) or 'pipe' (ns-3's classic recovery without SACK), "
+                                f"got {self.recovery!r}")
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,7 @@ from .layout import (
     FI_QD_N,
     FI_RCV_NXT,
     FI_RECOVER,
+    FI_RENO_SACKED,
     FI_RETX,
     FI_RTT_SEQ,
     FI_SENT,
@@ -172,6 +173,7 @@ from .layout import (
     TCP_MAX_RTO,
     TCP_MAX_WINDOW,
     TCP_MIN_RTO,
+    TCP_RECOVERY,
     TCP_RTT_PER_ACK,
     TCP_TIMER,
     TIMER_IMPATIENT,
@@ -531,6 +533,11 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         else:
             w = ff[f, FF_SP + GEN_WINDOW]
         lim = fi[f, FI_SND_UNA] + np.int64(w)
+        if fi[f, FI_RENO_SACKED] > 0:  # recovery="pipe": pipe = flight - SACKed < cwnd
+            lim += fi[f, FI_RENO_SACKED]
+            rwnd = fi[f, FI_SND_UNA] + np.int64(ff[f, FF_SP + TCP_MAX_WINDOW])
+            if lim > rwnd:
+                lim = rwnd
         if lim > fi[f, FI_APP_LIMIT]:
             lim = fi[f, FI_APP_LIMIT]
         nxt = fi[f, FI_SND_NXT]
@@ -564,9 +571,23 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         una = fi[f, FI_SND_UNA]
         newreno = fi[f, FI_CODE] == S_NEWRENO
         rules = np.int64(ff[f, FF_SP + TCP_TIMER])
+        pipe = ff[f, FF_SP + TCP_RECOVERY] > 0.0
         if a > una:
             newly = a - una
             restart = True
+            resend_head = False
+            if pipe:
+                # ns-3's TcpTxBuffer::DiscardUpTo: the duplicate ACKs' SACK marks sit on
+                # una+1 .. una+s; those below a go with the acknowledged packets, and a
+                # mark left on the new head moves to the next packet sent, if any, the
+                # head being marked lost (so it is resent)
+                sk = fi[f, FI_RENO_SACKED] - (newly - 1)
+                room = fi[f, FI_MAXSEQ] - a - 1
+                if sk > 0 and room >= 0:
+                    resend_head = True
+                if sk > room:
+                    sk = room
+                fi[f, FI_RENO_SACKED] = sk if sk > 0 else 0
             r = -1.0
             if ff[f, FF_SP + TCP_RTT_PER_ACK] > 0.0:
                 # the oldest packet this ACK covers, unless it was retransmitted (Karn)
@@ -586,10 +607,14 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
                     ff[f, FF_CWND] = ff[f, FF_SSTHRESH]  # leave fast recovery
                     fi[f, FI_IN_REC] = 0
                     fi[f, FI_DUPACKS] = 0
-                else:  # NewReno partial ACK: resend the next hole, deflate
-                    c = ff[f, FF_CWND] - newly + 1.0
-                    ff[f, FF_CWND] = c if c > 1.0 else 1.0
-                    transmit(f, a)
+                    if pipe:  # ns-3 ProcessAck: then IncreaseWindow, cwnd being ssthresh
+                        c = ff[f, FF_CWND]
+                        ff[f, FF_CWND] = c + 1.0 / c
+                else:  # NewReno partial ACK: resend the next hole (below), deflate
+                    if not pipe:  # (pipe: cwnd stays ssthresh)
+                        c = ff[f, FF_CWND] - newly + 1.0
+                        ff[f, FF_CWND] = c if c > 1.0 else 1.0
+                    resend_head = True
                     if rules == TIMER_IMPATIENT:  # only the first partial ACK restarts
                         restart = fi[f, FI_FIRST_PARTIAL] != 0
                         fi[f, FI_FIRST_PARTIAL] = 0
@@ -602,6 +627,8 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
                     c += 1.0 / c
                 wmax = ff[f, FF_SP + TCP_MAX_WINDOW]
                 ff[f, FF_CWND] = c if c < wmax else wmax
+            if resend_head:  # (one call site: Numba inlines transmit at each)
+                transmit(f, a)
             if ece and fi[f, FI_IN_REC] == 0 and a > fi[f, FI_ECN_RECOVER]:
                 flight = fi[f, FI_SND_NXT] - a
                 ss = flight / 2.0
@@ -621,17 +648,30 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
                 arm_timer(f)
         elif a == una and fi[f, FI_SND_NXT] > una:
             if fi[f, FI_IN_REC] != 0:
-                ff[f, FF_CWND] += 1.0
+                if pipe:  # ns-3 AddRenoSack: one more packet has left the network
+                    sk = fi[f, FI_RENO_SACKED] + 1
+                    room = fi[f, FI_MAXSEQ] - una - 1
+                    fi[f, FI_RENO_SACKED] = sk if sk < room else room
+                else:
+                    ff[f, FF_CWND] += 1.0
             else:
                 d = fi[f, FI_DUPACKS] + 1
                 fi[f, FI_DUPACKS] = d
                 if d == 3 and (a > fi[f, FI_RECOVER] or not newreno):
                     flight = fi[f, FI_SND_NXT] - una
+                    if pipe:
+                        # ns-3 EnterRecovery: one Reno SACK and the head lost, so
+                        # BytesInFlight() + 1 packet = flight - SACKed packets
+                        sk = fi[f, FI_RENO_SACKED] + 1
+                        room = fi[f, FI_MAXSEQ] - una - 1
+                        sk = sk if sk < room else room
+                        fi[f, FI_RENO_SACKED] = sk
+                        flight -= sk
                     ss = flight / 2.0
                     ff[f, FF_SSTHRESH] = ss if ss > 2.0 else 2.0
                     fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
                     fi[f, FI_IN_REC] = 1
-                    ff[f, FF_CWND] = ff[f, FF_SSTHRESH] + 3.0
+                    ff[f, FF_CWND] = ff[f, FF_SSTHRESH] + (0.0 if pipe else 3.0)
                     fi[f, FI_FAST_RTX] += 1
                     transmit(f, a)
                     if rules == TIMER_REFERENCE:
@@ -669,7 +709,10 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
             return
         fi[f, FI_TIMEOUTS] += 1
         if fi[f, FI_CODE] <= S_NEWRENO:
-            flight = fi[f, FI_SND_NXT] - fi[f, FI_SND_UNA]
+            # (recovery="pipe": ns-3's BytesInFlight() before the timeout, SACKed
+            # packets excluded; the SACK marks are then dropped, ResetRenoSack)
+            flight = fi[f, FI_SND_NXT] - fi[f, FI_SND_UNA] - fi[f, FI_RENO_SACKED]
+            fi[f, FI_RENO_SACKED] = 0
             ss = flight / 2.0
             ff[f, FF_SSTHRESH] = ss if ss > 2.0 else 2.0
             ff[f, FF_CWND] = 1.0

@@ -25,6 +25,10 @@ TIMER_REFERENCE = 0  # restart on every new ACK, the fast retransmit and every p
 TIMER_IMPATIENT = 1  # RFC 6298 5.1/5.3, RTO recomputed on restart, RFC 6582 3.2 step 5 impatient
 TIMER_SLOW = 2       # ... slow-but-steady: every partial ACK restarts the timer
 
+# TCP fast-recovery rules (TcpReno.recovery), packed in TCP_RECOVERY
+RECOVERY_INFLATION = 0  # RFC 5681/6582: cwnd = ssthresh + 3, +1 per dupack, deflated on partial ACKs
+RECOVERY_PIPE = 1       # ns-3 TcpClassicRecovery without SACK: cwnd = ssthresh, send while pipe < cwnd
+
 # queue parameter columns (offsets into the link's parameter row)
 RED_MIN_TH = 0
 RED_MAX_TH = 1
@@ -46,6 +50,7 @@ TCP_INIT_RTO = 5
 TCP_ECN = 6
 TCP_RTT_PER_ACK = 7     # 1: an RTT sample from every new ACK (send-time ring); 0: one timed segment per RTT
 TCP_TIMER = 8           # retransmission-timer rules: TIMER_REFERENCE, TIMER_IMPATIENT, TIMER_SLOW
+TCP_RECOVERY = 9        # fast-recovery rules: RECOVERY_INFLATION, RECOVERY_PIPE
 GEN_WINDOW = 0          # also Poisson's window (0: no window)
 GEN_BETA = 1
 GEN_GAIN = 2
@@ -146,7 +151,8 @@ FI_ACKS_SENT = 28
 FI_ACKS_ARRIVED = 29
 FI_WINDOWED = 30
 FI_FIRST_PARTIAL = 31  # 1 from a fast retransmit until the first partial ACK (timer rules)
-N_FI = 32
+FI_RENO_SACKED = 32    # RECOVERY_PIPE: duplicate ACKs counted as SACKed packets above SND.UNA
+N_FI = 33
 
 # ----------------------------------------------------------------- packets
 PI_FLOW = 0
