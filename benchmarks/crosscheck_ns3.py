@@ -34,6 +34,18 @@ ns-3 is changed where its defaults differ):
   retransmit, and on the first partial ACK of a recovery only; qosmodels'
   default (``TcpNewReno.timer="reference"``) restarts it on all three.
   ``--timer impatient`` selects ns-3's rules in qosmodels.
+* Fast recovery: ns-3's ``TcpClassicRecovery`` keeps ``cwnd = ssthresh`` and
+  sends while its "pipe" (packets sent, minus duplicate ACKs counted as
+  SACKed packets, minus lost, plus retransmitted) is below it; without
+  limited transmit the first two duplicate ACKs are not counted, so it sends
+  two packets fewer per recovery than RFC 6582's window inflation, and it
+  does not deflate on partial ACKs.  ``--recovery pipe`` selects these rules
+  in qosmodels (``TcpNewReno(recovery="pipe")``).
+* ``--trace`` adds ns-3's own counts (from its trace sources): retransmissions,
+  timeouts by the congestion state they interrupt, fast retransmits and data
+  arrivals at the receivers, duplicates included.  ns-3's bottleneck carries
+  duplicates: its ``window_arrivals`` minus its receivers' duplicate arrivals
+  is what its sinks count.
 * Packet size: qosmodels' 1000-byte packet is the whole packet on the wire.
   ns-3 adds a 20-byte IPv4 header, a 20-byte TCP header (no options) and a
   2-byte PPP header to each segment, so its segment size is 958 bytes and
@@ -96,7 +108,7 @@ def ns3_python(path: str | None = None) -> str:
 
 
 def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segment",
-                      timer: str = "reference"):
+                      timer: str = "reference", recovery: str = "inflation"):
     """The dumbbell in qosmodels: ``s_i -> r0`` access links, ``r0 -> r1`` bottleneck.
 
     ``rtt_samples="ack"`` samples the RTT from every new ACK, as ns-3 does;
@@ -108,7 +120,7 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
     links = [Link("r0", "r1", BOTTLENECK_RATE, BOTTLENECK_DELAY, BUFFER, queue=queue)]
     flows = []
     source = TcpNewReno(initial_window=INITIAL_WINDOW, max_window=MAX_WINDOW, min_rto=MIN_RTO,
-                        rtt_samples=rtt_samples, timer=timer)
+                        rtt_samples=rtt_samples, timer=timer, recovery=recovery)
     for i in range(n_flows):
         links.append(Link(f"s{i}", "r0", ACCESS_RATE, ACCESS_DELAY, BUFFER))
         flows.append(Flow(route=[f"s{i}", "r0", "r1"], packet_size=PACKET, source=source))
@@ -117,12 +129,12 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
 
 def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
                   red: bool = False, rtt_samples: str = "segment",
-                  timer: str = "reference") -> dict:
+                  timer: str = "reference", recovery: str = "inflation") -> dict:
     """Run the dumbbell in qosmodels; goodput in bit/s of 1000-byte packets."""
     cpu0, wall0 = time.process_time(), time.perf_counter()
     from qosmodels.sim import Record, simulate
 
-    net = qosmodels_network(n_flows, red, rtt_samples, timer)
+    net = qosmodels_network(n_flows, red, rtt_samples, timer, recovery)
     cpu1 = time.process_time()
     res = simulate(net, duration, seed=seed, warmup=warmup,
                    record=Record(interval=1.0, cwnd=False), progress=False)
@@ -130,7 +142,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
     c = res.counters
     return dict(
         simulator="qosmodels", flows=n_flows, queue="red" if red else "droptail",
-        rtt_samples=rtt_samples, timer=timer,
+        rtt_samples=rtt_samples, timer=timer, recovery=recovery,
         duration=duration, warmup=warmup, seed=seed,
         goodput=[float(x) for x in res.throughput],
         aggregate=float(res.throughput.sum()),
@@ -143,6 +155,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
         timeouts=int(c["timeouts"].sum()),
         fast_retransmits=int(c["fast_retransmits"].sum()),
         retransmitted=int(c["retransmitted"].sum()),
+        duplicates=int((c["arrived"] - c["delivered"]).sum()),
         cpu_run=cpu2 - cpu1, cpu_total=cpu2 - cpu0, wall_total=wall2 - wall0,
         maxrss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
     )
@@ -163,15 +176,108 @@ void ConnectTcDrop(std::string path)
 }
 """
 
+# Optional per-flow tracing (``--trace``): sender events from the sockets' trace
+# sources and data arrivals (first copies and duplicates) at the receiving router.
+_NS3_TRACE_CPP = """
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/internet-module.h"
+#include <unordered_set>
+namespace qmtrace {
+using namespace ns3;
+enum { TX, RETX, RTO, RTO_OPEN, RTO_DISORDER, RTO_RECOVERY, RTO_LOSS, FAST_RTX,
+       ARRIVED, DUPLICATE, SSTHRESH_AT_RTO, N_COUNTERS };
+double warmup = 0.0;
+uint64_t counts[2][N_COUNTERS];  // [whole run, window][counter]
+std::vector<int> state;           // congestion state of each flow
+std::vector<uint32_t> ssthresh;   // bytes
+std::unordered_set<uint64_t> seen;
+uint32_t segment = 1;
+void Add(int k, uint64_t n = 1)
+{
+    counts[0][k] += n;
+    if (Simulator::Now().GetSeconds() >= warmup) { counts[1][k] += n; }
+}
+void OnTx(int f, Ptr<const Packet> p, const TcpHeader&, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() > 0) { Add(TX); }
+}
+void OnRetx(int f, Ptr<const Packet> p, const TcpHeader&, const Address&, const Address&,
+            Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() > 0) { Add(RETX); }
+}
+void OnRto(int f, Time oldv, Time newv)
+{
+    // ReTxTimeout doubles m_rto (capped at 60 s); NewAck recomputes it from the estimator
+    if (newv == oldv + oldv || (newv == Seconds(60) && oldv >= Seconds(30)))
+    {
+        Add(RTO);
+        Add(RTO_OPEN + (state[f] == TcpSocketState::CA_OPEN ? 0
+                        : state[f] == TcpSocketState::CA_DISORDER ? 1
+                        : state[f] == TcpSocketState::CA_RECOVERY ? 2 : 3));
+    }
+}
+void OnState(int f, TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongState_t n)
+{
+    state[f] = n;
+    if (n == TcpSocketState::CA_RECOVERY) { Add(FAST_RTX); }
+    if (n == TcpSocketState::CA_LOSS) { Add(SSTHRESH_AT_RTO, ssthresh[f] / segment); }
+}
+void OnSsthresh(int f, uint32_t o, uint32_t n) { ssthresh[f] = n; }
+void OnIpRx(Ptr<const Packet> packet, Ptr<Ipv4>, uint32_t)
+{
+    Ptr<Packet> p = packet->Copy();
+    Ipv4Header ip;
+    p->RemoveHeader(ip);
+    if (ip.GetProtocol() != 6) { return; }
+    TcpHeader tcp;
+    p->RemoveHeader(tcp);
+    if (p->GetSize() == 0) { return; }
+    Add(ARRIVED);
+    uint64_t key = (uint64_t(tcp.GetDestinationPort()) << 32) | tcp.GetSequenceNumber().GetValue();
+    if (!seen.insert(key).second) { Add(DUPLICATE); }
+}
+void Setup(int n, double w, uint32_t seg)
+{
+    warmup = w;
+    segment = seg;
+    state.assign(n, TcpSocketState::CA_OPEN);
+    ssthresh.assign(n, 0);
+}
+void ConnectSocket(int f, Ptr<Socket> s)
+{
+    Ptr<TcpSocketBase> t = DynamicCast<TcpSocketBase>(s);
+    t->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, f));
+    t->TraceConnectWithoutContext("Retransmission", MakeBoundCallback(&OnRetx, f));
+    t->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, f));
+    t->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnState, f));
+    t->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, f));
+}
+void ConnectReceiver(std::string path)
+{
+    Config::ConnectWithoutContext(path, MakeCallback(&OnIpRx));
+}
+uint64_t Get(int w, int k) { return counts[w][k]; }
+}
+"""
+_TRACE_NAMES = ["data_sent", "retransmitted", "timeouts", "timeouts_open", "timeouts_disorder",
+                "timeouts_recovery", "timeouts_loss", "fast_retransmits", "arrived", "duplicates",
+                "ssthresh_at_rto_sum"]
+
 
 def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
-            red: bool = False) -> dict:
+            red: bool = False, trace: bool = False) -> dict:
     """Run the dumbbell in ns-3 (call in an interpreter where ``from ns import ns`` is ns-3).
 
     With ``red``, the bottleneck gets a ``RedQueueDisc`` (min_th 20, max_th
     80, max_p 0.1 as ``LInterm`` 10, w_q 0.002, 100 packets, not gentle) as
     root queue disc over a one-packet device queue; everything else is as
-    described in the module docstring.
+    described in the module docstring.  With ``trace``, the result also
+    counts, for the whole run and the window (keys ``trace`` and
+    ``trace_window``), data segments sent and retransmitted, timeouts (by the
+    congestion state they interrupted), fast retransmits and data arrivals at
+    the receivers, duplicates included.
     """
     cpu0, wall0 = time.process_time(), time.perf_counter()
     import cppyy
@@ -239,6 +345,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
 
     sinks = []
+    senders = []
     for i in range(n_flows):
         port = 5000 + i
         any_addr = ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()
@@ -249,7 +356,9 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
         bulk = ns.BulkSendHelper("ns3::TcpSocketFactory", dst)
         bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))
         bulk.SetAttribute("SendSize", ns.UintegerValue(NS3_SEGMENT))
-        bulk.Install(src.Get(i)).Start(ns.Seconds(0.0))
+        apps = bulk.Install(src.Get(i))
+        apps.Start(ns.Seconds(0.0))
+        senders.append(apps.Get(0))
     device = ns.DynamicCast[ns.PointToPointNetDevice](bottleneck.Get(0))
     dev_queue = device.GetQueue()
     cppyy.gbl.qmcheck.ConnectTcDrop(
@@ -265,7 +374,18 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
                 int(st.nTotalDroppedPackets))
 
     cpu1 = time.process_time()
-    ns.Simulator.Stop(ns.Seconds(warmup))
+    if trace:  # the sockets exist once the applications have started
+        cppyy.cppdef(_NS3_TRACE_CPP)
+        qt = cppyy.gbl.qmtrace
+        qt.Setup(n_flows, float(warmup), NS3_SEGMENT)
+        ns.Simulator.Stop(ns.NanoSeconds(1))
+        ns.Simulator.Run()
+        for i, app in enumerate(senders):
+            qt.ConnectSocket(i, ns.DynamicCast[ns.BulkSendApplication](app).GetSocket())
+        qt.ConnectReceiver(f"/NodeList/{routers.Get(1).GetId()}/$ns3::Ipv4L3Protocol/Rx")
+        ns.Simulator.Stop(ns.Seconds(warmup) - ns.Simulator.Now())
+    else:
+        ns.Simulator.Stop(ns.Seconds(warmup))
     ns.Simulator.Run()
     rx0 = [int(s.GetTotalRx()) for s in sinks]
     acc0, drop0 = bottleneck_counts()
@@ -277,6 +397,10 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     events = int(ns.Simulator.GetEventCount())
     sent = int(dev_queue.GetTotalReceivedPackets())  # every packet sent enters the device queue
     ns.Simulator.Destroy()
+    traced = {}
+    if trace:
+        for w, key in enumerate(("trace", "trace_window")):
+            traced[key] = {name: int(qt.Get(w, k)) for k, name in enumerate(_TRACE_NAMES)}
     window = duration - warmup
     goodput = [(b - a) / NS3_SEGMENT * PACKET * 8.0 / window for a, b in zip(rx0, rx1)]
     arrivals = (acc1 - acc0) + (drop1 - drop0)
@@ -291,6 +415,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
         cpu_import=cpu_import, cpu_run=cpu2 - cpu1, cpu_total=cpu2 - cpu0,
         wall_total=wall2 - wall0,
         maxrss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        **traced,
     )
 
 
@@ -299,12 +424,14 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
 
 def run_worker(simulator: str, python: str, *, flows: int, duration: float, warmup: float,
                seed: int = 1, red: bool = False, env: dict | None = None,
-               timeout: float | None = None) -> dict:
+               timeout: float | None = None, trace: bool = False) -> dict:
     """Run one simulator in a fresh process of ``python``; return its measurements."""
     cmd = [python, os.path.abspath(__file__), "--worker", simulator, "--flows", str(flows),
            "--duration", repr(duration), "--warmup", repr(warmup), "--seed", str(seed)]
     if red:
         cmd.append("--red")
+    if trace:
+        cmd.append("--trace")
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
@@ -316,11 +443,13 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
 
 def compare(flows: int, duration: float, warmup: float, seed: int = 1,
             python: str | None = None, rtt_samples: str = "segment",
-            timer: str = "reference") -> tuple[dict, dict]:
+            timer: str = "reference", recovery: str = "inflation",
+            trace: bool = False) -> tuple[dict, dict]:
     """Both simulators on the same dumbbell: ``(qosmodels, ns-3)`` measurements."""
     ns3 = run_worker("ns3", ns3_python(python), flows=flows, duration=duration, warmup=warmup,
-                     seed=seed)
-    ours = run_qosmodels(flows, duration, warmup, seed, rtt_samples=rtt_samples, timer=timer)
+                     seed=seed, trace=trace)
+    ours = run_qosmodels(flows, duration, warmup, seed, rtt_samples=rtt_samples, timer=timer,
+                         recovery=recovery)
     return ours, ns3
 
 
@@ -330,7 +459,8 @@ def _table(ours: dict, ns3: dict) -> str:
         f"Dumbbell: {ours['flows']} NewReno flows, 100 Mb/s 1 ms access, 10 Mb/s 20 ms "
         f"bottleneck, {BUFFER}-packet drop-tail, {PACKET}-byte packets; "
         f"{ours['duration']:g} s simulated, window from {ours['warmup']:g} s; qosmodels "
-        f"rtt_samples={ours['rtt_samples']!r}, timer={ours['timer']!r}",
+        f"rtt_samples={ours['rtt_samples']!r}, timer={ours['timer']!r}, "
+        f"recovery={ours['recovery']!r}",
         "",
         "| quantity | qosmodels | ns-3 | qosmodels / ns-3 - 1 |",
         "|---|---|---|---|",
@@ -344,6 +474,16 @@ def _table(ours: dict, ns3: dict) -> str:
         f"| fast retransmits, whole run | {ours['fast_retransmits']} | "
         f"{ns3.get('fast_retransmits', 'n/a')} | |",
     ]
+    if "trace" in ns3:  # ns-3's counts come from its trace sources (--trace)
+        t = ns3["trace"]
+        lines[-2:] = [
+            f"| timeouts, whole run | {ours['timeouts']} | {t['timeouts']} (in recovery "
+            f"{t['timeouts_recovery']}, after 1-2 duplicate ACKs {t['timeouts_disorder']}) | |",
+            f"| fast retransmits, whole run | {ours['fast_retransmits']} | "
+            f"{t['fast_retransmits']} | |",
+            f"| retransmissions, whole run | {ours['retransmitted']} | {t['retransmitted']} | |",
+            f"| duplicate arrivals, whole run | {ours['duplicates']} | {t['duplicates']} | |",
+        ]
     for i, (a, b) in enumerate(zip(ours["goodput"], ns3["goodput"])):
         lines.append(f"| flow {i} goodput (Mb/s) | {a / mb:.4f} | {b / mb:.4f} | {a / b - 1:+.1%} |")
     jain = [sum(g) ** 2 / (len(g) * sum(x * x for x in g)) for g in (ours["goodput"], ns3["goodput"])]
@@ -358,12 +498,17 @@ def main(argv=None) -> int:
     p.add_argument("--warmup", type=float, default=50.0, help="start of the measurement window, s")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--red", action="store_true", help="RED bottleneck (workers only)")
+    p.add_argument("--trace", action="store_true",
+                   help="count ns-3's retransmissions, timeouts and duplicate arrivals")
     p.add_argument("--rtt-samples", choices=["segment", "ack"], default="segment",
                    help="qosmodels' TcpNewReno.rtt_samples ('ack' samples every new ACK, as ns-3)")
     p.add_argument("--timer", choices=["reference", "impatient", "slow-but-steady"],
                    default="reference",
                    help="qosmodels' TcpNewReno.timer ('impatient' restarts the retransmission "
                         "timer as ns-3)")
+    p.add_argument("--recovery", choices=["inflation", "pipe"], default="inflation",
+                   help="qosmodels' TcpNewReno.recovery ('pipe' is ns-3's classic recovery "
+                        "without SACK)")
     p.add_argument("--ns3-python", default=None,
                    help=f"interpreter with ns-3 (default $NS3_PYTHON or {DEFAULT_NS3_PYTHON})")
     p.add_argument("--worker", choices=["ns3", "qosmodels"],
@@ -371,15 +516,15 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     if a.worker:
         if a.worker == "ns3":
-            out = run_ns3(a.flows[0], a.duration, a.warmup, a.seed, a.red)
+            out = run_ns3(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.trace)
         else:
             out = run_qosmodels(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.rtt_samples,
-                                a.timer)
+                                a.timer, a.recovery)
         print("RESULT " + json.dumps(out), flush=True)
         return 0
     for n in a.flows:
         ours, ns3 = compare(n, a.duration, a.warmup, a.seed, a.ns3_python, a.rtt_samples,
-                            a.timer)
+                            a.timer, a.recovery, a.trace)
         print(_table(ours, ns3))
         print()
         within = abs(ours["aggregate"] / ns3["aggregate"] - 1) <= 0.02
