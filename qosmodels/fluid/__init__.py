@@ -249,7 +249,8 @@ def run_compiled(network: Network, comp: CompiledFluid, options: dict | None = N
     fl = [np.zeros((n_save, F)) for _ in range(5)]  # w, x, rtt, est, acc
     ln = [np.zeros((n_save, L)) for _ in range(4)]  # q, vq, mark, dep
     deliv, lost = np.zeros((n_save, F)), np.zeros((n_save, F))
-    work = workspace(comp.ring, comp.cap, comp.delay0, comp.w0, comp.hop_flow, comp.vegas_k)
+    work = workspace(comp.ring, comp.ring_s, int(comp.a_off[-1]), comp.cap, comp.delay0, comp.w0,
+                     comp.hop_flow, comp.vegas_k)
     status, step, index = integrate(*comp.kernel_args(), out_t, *fl, *ln, deliv, lost, work)
     if status == STATUS_NONFINITE:
         what = (f"flow {network.flow_names[index]!r}" if index < F
@@ -261,7 +262,7 @@ def run_compiled(network: Network, comp: CompiledFluid, options: dict | None = N
     if status == STATUS_HISTORY:
         raise SimulationError(
             f"the queue of link {network.link_names[index]!r} held bits longer than the delay "
-            f"history ({comp.ring} steps of {comp.dt:g} s) at t = {step * comp.dt:g} s; "
+            f"history ({int(comp.a_mask[index]) + 1} steps of {comp.dt:g} s) at t = {step * comp.dt:g} s; "
             f"this is a bug in the history sizing, please report it"
         )
     if status != 0:  # pragma: no cover - defensive

@@ -69,13 +69,20 @@ class CompiledFluid(NamedTuple):
     n_steps: int
     dt: float
     save_every: int
-    ring: int
+    ring: int  # steps of the per-link and per-flow histories (a power of two)
+    ring_s: int  # steps of the per-hop departure lines (a power of two)
+    a_off: np.ndarray  # (L + 1,) int64: start of each link's arrival history in one flat array
+    a_mask: np.ndarray  # (L,) int64: each link's arrival-history length (a power of two) - 1
     cap: np.ndarray  # (L,) bit/s
     delay0: np.ndarray  # (L,) s
     buf: np.ndarray  # (L,) bits
     link_order: np.ndarray  # (L,) int64, processing order
     link_hop_ptr: np.ndarray  # (L + 1,) int64
-    link_hops: np.ndarray  # (H,) int64
+    link_hops: np.ndarray  # (H,) int64: the hops in link order (position j -> hop)
+    j_prev: np.ndarray  # (H,) int64: position of the same flow's previous hop, -1 for its first
+    j_flow: np.ndarray  # (H,) int64: the flow of the hop at position j
+    hop_pos: np.ndarray  # (H,) int64: position of each hop (inverse of link_hops)
+    last_j: np.ndarray  # (F,) int64: position of each flow's last hop
     avd: np.ndarray  # (L,) bool
     avd_gamma: float
     avd_alpha: float
@@ -294,29 +301,45 @@ def compile_fluid(
     np.add.at(link_hop_ptr, hop_link + 1, 1)
     link_hop_ptr = np.cumsum(link_hop_ptr).astype(np.int64)
     hop_flow = np.repeat(np.arange(F, dtype=np.int64), np.diff(net.route_ptr))
+    hop_pos = np.empty(len(hop_link), dtype=np.int64)
+    hop_pos[order] = np.arange(len(hop_link))
+    first = np.zeros(len(hop_link), dtype=np.bool_)
+    first[net.route_ptr[:-1]] = True
+    prev_hop = np.arange(len(hop_link)) - 1
+    j_prev = np.where(first[order], -1, hop_pos[np.maximum(prev_hop[order], 0)]).astype(np.int64)
 
-    # history: the longest lag is a round trip (worst delays) or a queue's sojourn
+    # histories, each as short as its longest lag (short histories stay in cache):
+    # per link and flow, a round trip (worst delays); per hop, the link's delay; a
+    # link's arrivals, its longest sojourn (a full buffer)
+    def steps(lag):
+        need = int(math.ceil(lag / dt)) + 8
+        return 1 << max(4, (need - 1).bit_length())
+
     rev_max = np.where(hop_rev >= 0, max_delay[np.maximum(hop_rev, 0)], max_delay[hop_link])
     per_flow = np.zeros(F)
     np.add.at(per_flow, hop_flow, max_delay[hop_link] + rev_max)
-    sojourn = buf / cap
-    lag = max(float(per_flow.max()), float(sojourn.max()), float(max_delay.max()))
-    need = int(math.ceil(lag / dt)) + 8
-    ring = 1 << max(4, (need - 1).bit_length())
+    ring = steps(max(float(per_flow.max()), float(max_delay.max())))
+    ring_s = steps(float(max_delay[hop_link].max()))
+    a_len = np.array([steps(float(b / c)) for b, c in zip(buf, cap)], dtype=np.int64)
+    a_off = np.zeros(L + 1, dtype=np.int64)
+    a_off[1:] = np.cumsum(a_len * (np.diff(link_hop_ptr) + 1))
     n_hops = len(hop_link)
-    nbytes = ring * (3 * n_hops + 4 * L + 3 * F) * 8
+    nbytes = (ring * (4 * L + 5 * F) + 2 * ring_s * n_hops + int(a_off[-1])) * 8
     if nbytes > MAX_HISTORY_BYTES:
+        lag = max(float(per_flow.max()), float((buf / cap).max()))
         raise ScenarioError(
-            f"the delay history would need {nbytes / 1e9:.1f} GB ({ring} steps of dt = {dt:g} s "
-            f"to cover lags of {lag:g} s); use a larger dt or smaller buffers"
+            f"the delay history would need {nbytes / 1e9:.1f} GB (dt = {dt:g} s, lags up to "
+            f"{lag:g} s); use a larger dt or smaller buffers"
         )
 
     start = np.array([f.start for f in net.flows], dtype=np.float64)
     stop = np.array([np.inf if f.stop is None else f.stop for f in net.flows], dtype=np.float64)
     return CompiledFluid(
-        n_steps=n_steps, dt=float(dt), save_every=save_every, ring=ring,
+        n_steps=n_steps, dt=float(dt), save_every=save_every, ring=ring, ring_s=ring_s,
+        a_off=a_off, a_mask=a_len - 1,
         cap=cap, delay0=delay0, buf=buf, link_order=_link_order(net, zero),
-        link_hop_ptr=link_hop_ptr, link_hops=order.astype(np.int64), avd=avd,
+        link_hop_ptr=link_hop_ptr, link_hops=order.astype(np.int64), j_prev=j_prev,
+        j_flow=hop_flow[order], hop_pos=hop_pos, last_j=hop_pos[net.route_ptr[1:] - 1], avd=avd,
         avd_gamma=avd_gamma, avd_alpha=avd_alpha, red=red_on, red_min=red_min,
         red_max=red_max, red_maxp=red_maxp, red_rate=red_rate, red_top=red_top,
         hop_flow=hop_flow, hop_link=hop_link.copy(), hop_rev=hop_rev.copy(),

@@ -41,6 +41,9 @@ import math
 import numpy as np
 from numba import njit
 
+#: The largest int64: ``x & (m & POS)`` is known to the compiler to be >= 0.
+POS = 0x7FFFFFFFFFFFFFFF
+
 STATUS_OK = 0
 STATUS_NONFINITE = 1  # a window, rate or queue became NaN or infinite
 STATUS_HISTORY = 2  # a lookup needed older history than the ring buffer holds
@@ -49,14 +52,161 @@ CTRL_P, CTRL_AIAD, CTRL_MW, CTRL_RENO = 0, 1, 2, 3
 EST_IDEAL, EST_VEGAS, EST_VEGAS_K, EST_MONACO = 0, 1, 2, 3
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def at(h, col, base, fr, nmax, m):
+    # history h (shape (columns, ring), ring = m + 1) of column col at step
+    # position base + fr, clamped to nmax; zero before t = 0.  h is one of the
+    # hist_* arrays; the kernel runs without reference counting, so passing
+    # arrays to inner functions costs nothing.
+    m = m & POS
+    if fr > 0.0:
+        if base + 1 > nmax:
+            return h[col, nmax & m]
+        if base < 0:
+            return 0.0
+        a = h[col, base & m]
+        return a + fr * (h[col, (base + 1) & m] - a)
+    if base > nmax:
+        base = nmax
+    if base < 0:
+        return 0.0
+    return h[col, base & m]
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def pair_at(h, col, base, fr, nmax, m):
+    # as at(), for a history of pairs (shape (columns, ring, 2)), both interpolated
+    m = m & POS
+    if fr > 0.0:
+        if base + 1 > nmax:
+            return h[col, nmax & m, 0], h[col, nmax & m, 1]
+        if base < 0:
+            return 0.0, 0.0
+        b0 = base & m
+        b1 = (base + 1) & m
+        a0 = h[col, b0, 0]
+        a1 = h[col, b0, 1]
+        return a0 + fr * (h[col, b1, 0] - a0), a1 + fr * (h[col, b1, 1] - a1)
+    if base > nmax:
+        base = nmax
+    if base < 0:
+        return 0.0, 0.0
+    return h[col, base & m, 0], h[col, base & m, 1]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def measure(
+    t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f, rev_k, rev_f, rttp_k, rttp_f, drev_k, drev_f, hist_e, hist_p, hist_v, hist_w, hist_x, hist_r, hist_loss, rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count, loss, loss_step, loss_acted, last_halve, halve,
+):
+    """Every flow's rtt, accumulation estimate and loss signal at time t1 = n1 dt."""
+    n_flows = start.shape[0]
+    # every flow's rtt, accumulation estimate and loss signal at time t1 = n1 dt,
+    # from the history up to step nmax
+    for i in range(n_flows):
+        h0 = route_ptr[i]
+        h1 = route_ptr[i + 1]
+        # the accumulation (eq (1)) and the forward queueing delay reaching the
+        # egress, a reverse-path delay ago
+        hl = (h1 - 1) & POS
+        acc, qf = pair_at(hist_e, i, n1 - ack_k[hl], ack_f[hl], nmax, mask)
+        virt = 0.0
+        qb = 0.0
+        pnot = 1.0
+        if hop_terms:
+            for h in range(h0, h1):
+                l = hop_link[h]
+                b = n1 - ack_k[h]
+                fr = ack_f[h]
+                if red[l]:
+                    pnot *= 1.0 - at(hist_p, l, b, fr, nmax, mask)
+                if avd[l]:
+                    virt += at(hist_v, l, b, fr, nmax, mask)
+                r = hop_rev[h]
+                if r >= 0:
+                    qb += at(hist_w, r, n1 - rev_k[h], rev_f[h], nmax, mask)
+        rtt[i] = rttp[i] + qf + qb
+        was = active[i]
+        active[i] = start[i] <= t1 < stop[i]
+        if control == CTRL_RENO:
+            # marks reaching the sender now: packets sent a round trip ago, times the
+            # probability that one of the path's RED links marked them
+            est_p[i] = 1.0 - pnot
+            est_m[i] = at(hist_x, i, n1 - rttp_k[i], rttp_f[i], nmax, mask) / pkt_bits[i] * est_p[i]
+        if estimator == EST_IDEAL:
+            est_a[i] = acc + x[i] * virt
+        elif estimator == EST_MONACO:
+            est_a[i] = (qf + virt) * at(hist_r, i, n1 - drev_k[i], drev_f[i], nmax, mask)
+        elif active[i]:
+            if not was:
+                ep_start[i] = t1
+            s = rtt[i]
+            if s < min_rtt[i]:
+                min_rtt[i] = s
+            if estimator == EST_VEGAS:
+                base = min_rtt[i]
+            else:
+                if t1 - ep_start[i] >= rtt[i]:
+                    ep_hist[i, ep_count[i] % kk] = ep_min[i]
+                    ep_count[i] += 1
+                    ep_min[i] = np.inf
+                    ep_start[i] = t1
+                if s < ep_min[i]:
+                    ep_min[i] = s
+                base = ep_min[i]
+                for j in range(min(ep_count[i], kk - 1)):
+                    v = ep_hist[i, (ep_count[i] - 1 - j) % kk]
+                    if v < base:
+                        base = v
+            est_tq[i] = rtt[i] - (base + rtt_p_error)
+        # loss, seen one propagation round trip after it happened
+        b = n1 - rttp_k[i]
+        if b >= loss_step[i]:
+            seen = loss[i]  # no loss since: the history from b on is the current value
+        else:
+            seen = at(hist_loss, i, b, rttp_f[i], nmax, mask)
+        if seen > loss_acted[i] + 1e-9 and t1 - last_halve[i] >= rtt[i]:
+            halve[i] = True
+            loss_acted[i] = seen
+            last_halve[i] = t1
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def save(
+    row, t1, nrow, smask, control, estimator, last_j, eg_k, eg_f, hist_s, hist_d, w, x, rtt, est_p, est_tq, est_a, active, loss, queue, vdelay, pmark, departed, out_t, out_w, out_x, out_rtt, out_est, out_acc, out_q, out_vq, out_mark, out_dep, out_deliv, out_lost,
+):
+    """Write the state at step nrow (time t1) to row ``row`` of the outputs."""
+    n_flows = w.shape[0]
+    n_links = queue.shape[0]
+    out_t[row] = t1
+    for i in range(n_flows):
+        out_w[row, i] = w[i]
+        out_x[row, i] = x[i]
+        out_rtt[row, i] = rtt[i]
+        if control == CTRL_RENO:
+            out_est[row, i] = est_p[i]
+        elif estimator == EST_VEGAS or estimator == EST_VEGAS_K:
+            out_est[row, i] = w[i] / rtt[i] * est_tq[i] if active[i] else 0.0
+        else:
+            out_est[row, i] = est_a[i]
+        hl = last_j[i] & POS
+        out_acc[row, i] = pair_at(hist_s, hl, nrow - eg_k[i], eg_f[i], nrow, smask)[0]
+        out_deliv[row, i] = at(hist_d, hl, nrow - eg_k[i], eg_f[i], nrow, smask)
+        out_lost[row, i] = loss[i]
+    for l in range(n_links):
+        out_q[row, l] = queue[l]
+        out_vq[row, l] = vdelay[l]
+        out_mark[row, l] = pmark[l]
+        out_dep[row, l] = departed[l]
+
+
 # ``_nrt=False`` compiles without Numba's reference-counting runtime: the kernel
 # allocates nothing (:func:`workspace` builds its arrays), so borrowed arrays are
 # safe, and the inlined inner functions no longer pay an atomic incref/decref per
 # captured array on every call (as in qosmodels/sim/_kernels/engine.py).
 @njit(cache=True, error_model="numpy", _nrt=False)
 def integrate(
-    n_steps, dt, save_every, ring,
-    cap, delay0, buf, link_order, link_hop_ptr, link_hops, avd, avd_gamma, avd_alpha,
+    n_steps, dt, save_every, ring, ring_s, a_off, a_mask,
+    cap, delay0, buf, link_order, link_hop_ptr, link_hops, j_prev, j_flow, hop_pos, last_j,
+    avd, avd_gamma, avd_alpha,
     red, red_min, red_max, red_maxp, red_rate, red_top,
     hop_flow, hop_link, hop_rev,
     route_ptr, start, stop, pkt_bits, target, max_rate, w0, w_min, tau,
@@ -72,14 +222,16 @@ def integrate(
     """
     n_links = cap.shape[0]
     n_flows = start.shape[0]
-    mask = ring - 1
+    # (masks and-ed with POS are known to be >= 0, so that indexing with `x & mask`
+    # needs no negative-index wraparound)
+    mask = (ring - 1) & POS
+    smask = (ring_s - 1) & POS
     inv_dt = 1.0 / dt
 
     (
         delay,
         hist_a,
         hist_d,
-        hist_al,
         hist_w,
         hist_v,
         hist_r,
@@ -103,6 +255,7 @@ def integrate(
         rbar,
         loss,
         loss_acted,
+        loss_step,
         last_halve,
         halve,
         active,
@@ -113,9 +266,10 @@ def integrate(
         ep_count,
         w_pred,
         x_prev,
-        hist_q,
+        hist_s,
         hist_p,
         hist_x,
+        hist_e,
         avgq,
         pmark,
         est_m,
@@ -130,12 +284,18 @@ def integrate(
         drev_f,
         rttp_k,
         rttp_f,
-        acc_k,
-        acc_f,
         eg_k,
         eg_f,
     ) = work
     kk = max(vegas_k, 1)
+    # per-hop terms of the measurements: RED marks, AVD virtual delays, reverse queues
+    hop_terms = False
+    for l in range(n_links):
+        if red[l] or avd[l]:
+            hop_terms = True
+    for h in range(hop_link.shape[0]):
+        if hop_rev[h] >= 0:
+            hop_terms = True
 
     # ---------------------------------------------------------------- helpers
     def rev_delay(h):
@@ -185,23 +345,6 @@ def integrate(
             fr = 0.0
         return k, fr
 
-    def hist_at(h, col, base, fr, nmax):
-        # history h at step position base + fr, clamped to nmax; zero before t = 0
-        # (h is one of the hist_* arrays; the kernel runs without reference
-        # counting, so passing it costs nothing)
-        if fr > 0.0:
-            if base + 1 > nmax:
-                return h[(nmax & mask) >> 3, col, (nmax & mask) & 7]
-            if base < 0:
-                return 0.0
-            a = h[(base & mask) >> 3, col, (base & mask) & 7]
-            return a + fr * (h[((base + 1) & mask) >> 3, col, ((base + 1) & mask) & 7] - a)
-        if base > nmax:
-            base = nmax
-        if base < 0:
-            return 0.0
-        return h[(base & mask) >> 3, col, (base & mask) & 7]
-
     def set_lags():
         # the constant lags of every lookup, recomputed when a delay changes
         for i in range(n_flows):
@@ -217,107 +360,15 @@ def integrate(
             for h in range(h1 - 1, h0 - 1, -1):
                 sf += delay[hop_link[h]]
                 ack_k[h], ack_f[h] = split(sf + drev)
-                acc_k[h], acc_f[h] = split(sf)
             sr = 0.0
             for h in range(h0, h1):
                 sr += rev_delay(h)
                 rev_k[h], rev_f[h] = split(sr)
                 if h > h0:
-                    in_k[h], in_f[h] = split(delay[hop_link[h - 1]])
+                    in_k[hop_pos[h]], in_f[hop_pos[h]] = split(delay[hop_link[h - 1]])
             drev_k[i], drev_f[i] = split(drev)
             rttp_k[i], rttp_f[i] = split(rttp[i])
             eg_k[i], eg_f[i] = split(delay[hop_link[h1 - 1]])
-
-    def measure(t1, n1, nmax):
-        # every flow's rtt, accumulation estimate and loss signal at time t1 = n1 dt,
-        # from the history up to step nmax
-        for i in range(n_flows):
-            h0 = route_ptr[i]
-            h1 = route_ptr[i + 1]
-            qf = 0.0
-            acc = 0.0
-            virt = 0.0
-            qb = 0.0
-            pnot = 1.0
-            for h in range(h0, h1):
-                l = hop_link[h]
-                b = n1 - ack_k[h]
-                fr = ack_f[h]
-                qf += hist_at(hist_w, l, b, fr, nmax)
-                if red[l]:
-                    pnot *= 1.0 - hist_at(hist_p, l, b, fr, nmax)
-                if avd[l]:
-                    virt += hist_at(hist_v, l, b, fr, nmax)
-                if estimator == EST_IDEAL:
-                    acc += hist_at(hist_q, h, b, fr, nmax)
-                r = hop_rev[h]
-                if r >= 0:
-                    qb += hist_at(hist_w, r, n1 - rev_k[h], rev_f[h], nmax)
-            rtt[i] = rttp[i] + qf + qb
-            was = active[i]
-            active[i] = start[i] <= t1 < stop[i]
-            if control == CTRL_RENO:
-                # marks reaching the sender now: packets sent a round trip ago, times the
-                # probability that one of the path's RED links marked them
-                est_p[i] = 1.0 - pnot
-                est_m[i] = hist_at(hist_x, i, n1 - rttp_k[i], rttp_f[i], nmax) / pkt_bits[i] * est_p[i]
-            if estimator == EST_IDEAL:
-                est_a[i] = acc + x[i] * virt
-            elif estimator == EST_MONACO:
-                est_a[i] = (qf + virt) * hist_at(hist_r, i, n1 - drev_k[i], drev_f[i], nmax)
-            elif active[i]:
-                if not was:
-                    ep_start[i] = t1
-                s = rtt[i]
-                if s < min_rtt[i]:
-                    min_rtt[i] = s
-                if estimator == EST_VEGAS:
-                    base = min_rtt[i]
-                else:
-                    if t1 - ep_start[i] >= rtt[i]:
-                        ep_hist[i, ep_count[i] % kk] = ep_min[i]
-                        ep_count[i] += 1
-                        ep_min[i] = np.inf
-                        ep_start[i] = t1
-                    if s < ep_min[i]:
-                        ep_min[i] = s
-                    base = ep_min[i]
-                    for j in range(min(ep_count[i], kk - 1)):
-                        v = ep_hist[i, (ep_count[i] - 1 - j) % kk]
-                        if v < base:
-                            base = v
-                est_tq[i] = rtt[i] - (base + rtt_p_error)
-            # loss, seen one propagation round trip after it happened
-            seen = hist_at(hist_loss, i, n1 - rttp_k[i], rttp_f[i], nmax)
-            if seen > loss_acted[i] + 1e-9 and t1 - last_halve[i] >= rtt[i]:
-                halve[i] = True
-                loss_acted[i] = seen
-                last_halve[i] = t1
-
-    def save(row, t1, nrow):
-        out_t[row] = t1
-        for i in range(n_flows):
-            out_w[row, i] = w[i]
-            out_x[row, i] = x[i]
-            out_rtt[row, i] = rtt[i]
-            if control == CTRL_RENO:
-                out_est[row, i] = est_p[i]
-            elif estimator == EST_VEGAS or estimator == EST_VEGAS_K:
-                out_est[row, i] = w[i] / rtt[i] * est_tq[i] if active[i] else 0.0
-            else:
-                out_est[row, i] = est_a[i]
-            acc = 0.0
-            for h in range(route_ptr[i], route_ptr[i + 1]):
-                acc += hist_at(hist_q, h, nrow - acc_k[h], acc_f[h], nrow)
-            out_acc[row, i] = acc
-            hl = route_ptr[i + 1] - 1
-            out_deliv[row, i] = hist_at(hist_d, hl, nrow - eg_k[i], eg_f[i], nrow)
-            out_lost[row, i] = loss[i]
-        for l in range(n_links):
-            out_q[row, l] = queue[l]
-            out_vq[row, l] = vdelay[l]
-            out_mark[row, l] = pmark[l]
-            out_dep[row, l] = departed[l]
 
     # ---------------------------------------------------------------- the time loop
     # Iteration n = -1 only measures and saves the state at t = 0; iteration n >= 0
@@ -330,7 +381,6 @@ def integrate(
         n1 = n + 1
         t1 = n1 * dt
         s1 = n1 & mask
-        s0 = n & mask
         while ev < n_events and ev_time[ev] <= t1 + 1e-12:
             delay[ev_link[ev]] = ev_delay[ev]
             ev += 1
@@ -342,7 +392,9 @@ def integrate(
         # ---- measurements at t1 (history up to step n) and the predictor
         for i in range(n_flows):
             x_prev[i] = x[i]
-        measure(t1, n1, max(n, 0))
+        measure(
+            t1, n1, max(n, 0), mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f, rev_k, rev_f, rttp_k, rttp_f, drev_k, drev_f, hist_e, hist_p, hist_v, hist_w, hist_x, hist_r, hist_loss, rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count, loss, loss_step, loss_acted, last_halve, halve,
+        )
         if n < 0:
             n_net = 0
         else:
@@ -356,20 +408,36 @@ def integrate(
                 sent[i] += 0.5 * dt * (x_prev[i] + x[i])
 
         # ---- the network, link by link (zero-delay dependencies in order)
+        # A hop's input is read from the previous hop's line at a lag of k >= 2 steps
+        # (dt is below every positive delay) or of 0 steps with no fraction (a zero-delay
+        # link, computed earlier in this step by link_order), so these reads need no
+        # clamping; before t = 0 they read slots not yet written, which are zero.
         for o in range(n_net):
-            l = link_order[o]
+            # (indices and-ed with POS: known >= 0, no wraparound code; they are >= 0)
+            l = link_order[o] & POS
+            p0 = link_hop_ptr[l] & POS
+            p1 = link_hop_ptr[l + 1]
+            # the link's arrival history: rows of (cumulative accepted bits, then its hops')
+            wl = p1 - p0 + 1
+            am = a_mask[l] & POS
+            r0 = (a_off[l] + (n & am) * wl) & POS
+            r1 = (a_off[l] + (n1 & am) * wl) & POS
             lam = 0.0
-            for j in range(link_hop_ptr[l], link_hop_ptr[l + 1]):
-                h = link_hops[j]
-                if h == route_ptr[hop_flow[h]]:
-                    v = sent[hop_flow[h]]
+            for j in range(p0, p1):
+                jp = j_prev[j]
+                if jp < 0:
+                    v = sent[j_flow[j] & POS]
                 else:
-                    v = hist_at(hist_d, h - 1, n1 - in_k[h], in_f[h], n1)
-                if v < offered[h]:
-                    v = offered[h]
-                inc[h] = v - offered[h]
-                offered[h] = v
-                lam += inc[h]
+                    jp &= POS
+                    b = n1 - in_k[j]
+                    fr = in_f[j]
+                    a = hist_d[jp, b & smask]
+                    v = a + fr * (hist_d[jp, (b + 1) & smask] - a)
+                if v < offered[j]:
+                    v = offered[j]
+                inc[j] = v - offered[j]
+                offered[j] = v
+                lam += inc[j]
             backlog = queue[l] + lam
             served = cap[l] * dt
             if served > backlog:
@@ -382,13 +450,15 @@ def integrate(
                 keep = 1.0 - drop / lam
             else:
                 drop = 0.0
-            al = hist_al[s0 >> 3, l, s0 & 7] + lam - drop
-            hist_al[s1 >> 3, l, s1 & 7] = al
-            for j in range(link_hop_ptr[l], link_hop_ptr[l + 1]):
-                h = link_hops[j]
-                acc_in = inc[h] * keep
-                hist_a[s1, j] = hist_a[s0, j] + acc_in
-                loss[hop_flow[h]] += inc[h] - acc_in
+            al = hist_a[r0] + lam - drop
+            hist_a[r1] = al
+            for j in range(p0, p1):
+                acc_in = inc[j] * keep
+                hist_a[(r1 + 1 + j - p0) & POS] = hist_a[(r0 + 1 + j - p0) & POS] + acc_in
+                if acc_in < inc[j]:
+                    fh = j_flow[j] & POS
+                    loss[fh] += inc[j] - acc_in
+                    loss_step[fh] = n1
             departed[l] += served
             if qn <= 1e-9 * cap[l] * dt:
                 qn = 0.0
@@ -398,18 +468,18 @@ def integrate(
             else:
                 k = ptr[l]
                 tgt = departed[l]
-                while k < n1 and hist_al[((k + 1) & mask) >> 3, l, ((k + 1) & mask) & 7] < tgt:
+                while k < n1 and hist_a[(a_off[l] + ((k + 1) & am) * wl) & POS] < tgt:
                     k += 1
                 if k >= n1:
                     k = n1
                     fr = 0.0
                 else:
-                    a0 = hist_al[(k & mask) >> 3, l, (k & mask) & 7]
-                    a1 = hist_al[((k + 1) & mask) >> 3, l, ((k + 1) & mask) & 7]
+                    a0 = hist_a[(a_off[l] + (k & am) * wl) & POS]
+                    a1 = hist_a[(a_off[l] + ((k + 1) & am) * wl) & POS]
                     fr = (tgt - a0) / (a1 - a0) if a1 > a0 else 0.0
                     if fr < 0.0:
                         fr = 0.0
-                if k <= n1 - ring + 2:
+                if k <= n1 - am + 1:
                     return STATUS_HISTORY, n1, l
             ptr[l] = k
             queue[l] = qn
@@ -425,18 +495,35 @@ def integrate(
                 else:
                     pm = 1.0
                 pmark[l] = pm
-                hist_p[s1 >> 3, l, s1 & 7] = pm
-            ka = k & mask
-            kb = (k + 1) & mask
-            for j in range(link_hop_ptr[l], link_hop_ptr[l + 1]):
-                h = link_hops[j]
+                hist_p[l, s1] = pm
+            # departures D = A at the departing bits' arrival time; the partial
+            # accumulation S_h(t) = S_{h-1}(t - d_{h-1}) + (A_h - D_h)(t)
+            soj = t1 - (k + fr) * dt  # the sojourn of the bits departing at t1
+            hist_w[l, s1] = soj
+            ka = a_off[l] + (k & am) * wl + 1 - p0
+            kb = a_off[l] + ((k + 1) & am) * wl + 1 - p0
+            c1 = n1 & smask
+            for j in range(p0, p1):
                 if fr > 0.0:
-                    dd = hist_a[ka, j] + fr * (hist_a[kb, j] - hist_a[ka, j])
+                    dd = hist_a[(ka + j) & POS] + fr * (hist_a[(kb + j) & POS] - hist_a[(ka + j) & POS])
                 else:
-                    dd = hist_a[ka, j]
-                hist_d[s1 >> 3, h, s1 & 7] = dd
-                hist_q[s1 >> 3, h, s1 & 7] = hist_a[s1, j] - dd
-            hist_w[s1 >> 3, l, s1 & 7] = t1 - (k + fr) * dt
+                    dd = hist_a[(ka + j) & POS]
+                hist_d[j, c1] = dd
+                qh = hist_a[(r1 + 1 + j - p0) & POS] - dd
+                wh = soj
+                jp = j_prev[j]
+                if jp >= 0:
+                    jp &= POS
+                    b = n1 - in_k[j]
+                    fr_in = in_f[j]
+                    b0 = b & smask
+                    b1 = (b + 1) & smask
+                    sa = hist_s[jp, b0, 0]
+                    sw = hist_s[jp, b0, 1]
+                    qh += sa + fr_in * (hist_s[jp, b1, 0] - sa)
+                    wh += sw + fr_in * (hist_s[jp, b1, 1] - sw)
+                hist_s[j, c1, 0] = qh
+                hist_s[j, c1, 1] = wh
             if avd[l]:
                 q = vq[l] + lam - vcap[l] * dt
                 if q < 0.0:
@@ -451,7 +538,7 @@ def integrate(
                     c = cap[l]
                 vcap[l] = c
                 vdelay[l] = q / c if c > 0.0 else buf[l] / cap[l]
-                hist_v[s1 >> 3, l, s1 & 7] = vdelay[l]
+                hist_v[l, s1] = vdelay[l]
 
         # ---- corrector, loss response, EWMA filters (at t = 0: rates and slopes only)
         for i in range(n_flows):
@@ -467,18 +554,23 @@ def integrate(
             f[i] = rhs(i, w[i])
             if n < 0:
                 continue
-            hl = route_ptr[i + 1] - 1
+            hl = last_j[i] & POS  # the flow's last hop, in link order
             if estimator == EST_MONACO:
                 b = n1 - eg_k[i]
-                r_in = (hist_at(hist_d, hl, b, eg_f[i], n1) - hist_at(hist_d, hl, b - 1, eg_f[i], n1)) * inv_dt
+                r_in = (at(hist_d, hl, b, eg_f[i], n1, smask) - at(hist_d, hl, b - 1, eg_f[i], n1, smask)) * inv_dt
                 rbar[i] += (1.0 - math.exp(-dt / tau[i])) * (r_in - rbar[i])
-                hist_r[s1 >> 3, i, s1 & 7] = rbar[i]
-            hist_loss[s1 >> 3, i, s1 & 7] = loss[i]
-            hist_x[s1 >> 3, i, s1 & 7] = x[i]
+                hist_r[i, s1] = rbar[i]
+            hist_e[i, s1, 0] = hist_s[hl, n1 & smask, 0]
+            hist_e[i, s1, 1] = hist_s[hl, n1 & smask, 1]
+            hist_loss[i, s1] = loss[i]
+            if control == CTRL_RENO:
+                hist_x[i, s1] = x[i]
 
         if n1 % save_every == 0:
             row = n1 // save_every
-            save(row, t1, n1)
+            save(
+                row, t1, n1, smask, control, estimator, last_j, eg_k, eg_f, hist_s, hist_d, w, x, rtt, est_p, est_tq, est_a, active, loss, queue, vdelay, pmark, departed, out_t, out_w, out_x, out_rtt, out_est, out_acc, out_q, out_vq, out_mark, out_dep, out_deliv, out_lost,
+            )
             for i in range(n_flows):
                 if not (math.isfinite(w[i]) and math.isfinite(x[i])):
                     return STATUS_NONFINITE, n1, i
@@ -488,24 +580,28 @@ def integrate(
     return STATUS_OK, n_steps, -1
 
 
-def workspace(ring, cap, delay0, w0, hop_flow, vegas_k):
+def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     """The kernel's state and history arrays, zeroed (the kernel allocates nothing).
 
-    Returned as one tuple in the order :func:`integrate` unpacks it.
+    ``ring`` is the length of the per-link and per-flow histories, ``ring_s``
+    that of the short per-hop lines, ``a_size`` the total size of the
+    per-link arrival histories.  Returned as one tuple in the order
+    :func:`integrate` unpacks it.
     """
     n_links = cap.shape[0]
     n_hops = hop_flow.shape[0]
     n_flows = w0.shape[0]
     delay = delay0.copy()
-    # cumulative accepted arrivals per hop, bits, (step, position j of the hop in link_hops)
-    hist_a = np.zeros((ring, n_hops))
-    hist_d = np.zeros((ring >> 3, n_hops, 8))  # cumulative departures per hop, bits
-    hist_al = np.zeros((ring >> 3, n_links, 8))  # cumulative accepted arrivals per link, bits
-    hist_w = np.zeros((ring >> 3, n_links, 8))  # sojourn of the bits departing, s
-    hist_v = np.zeros((ring >> 3, n_links, 8))  # AVD virtual queueing delay, s
-    hist_r = np.zeros((ring >> 3, n_flows, 8))  # Monaco EWMA of the egress rate, bit/s
-    hist_loss = np.zeros((ring >> 3, n_flows, 8))  # cumulative lost bits per flow
-    offered = np.zeros(n_hops)  # cumulative offered input of each hop (before drops)
+    # cumulative accepted arrivals, bits: per link a block of rows (step), each row the
+    # link's total then its hops' (in link_hops order); see CompiledFluid.a_off
+    hist_a = np.zeros(a_size)
+    # per hop, in link order (position j in link_hops): cumulative departures, bits
+    hist_d = np.zeros((n_hops, ring_s))
+    hist_w = np.zeros((n_links, ring))  # sojourn of the bits departing, s
+    hist_v = np.zeros((n_links, ring))  # AVD virtual queueing delay, s
+    hist_r = np.zeros((n_flows, ring))  # Monaco EWMA of the egress rate, bit/s
+    hist_loss = np.zeros((n_flows, ring))  # cumulative lost bits per flow
+    offered = np.zeros(n_hops)  # cumulative offered input of each hop (before drops), link order
     inc = np.zeros(n_hops)
     queue = np.zeros(n_links)
     departed = np.zeros(n_links)
@@ -524,6 +620,7 @@ def workspace(ring, cap, delay0, w0, hop_flow, vegas_k):
     rbar = np.zeros(n_flows)
     loss = np.zeros(n_flows)
     loss_acted = np.zeros(n_flows)
+    loss_step = np.zeros(n_flows, np.int64)  # the step of each flow's latest loss (0: none)
     last_halve = np.full(n_flows, -np.inf)
     halve = np.zeros(n_flows, np.bool_)
     active = np.zeros(n_flows, np.bool_)
@@ -535,9 +632,13 @@ def workspace(ring, cap, delay0, w0, hop_flow, vegas_k):
     ep_count = np.zeros(n_flows, np.int64)
     w_pred = np.zeros(n_flows)
     x_prev = np.zeros(n_flows)
-    hist_q = np.zeros((ring >> 3, n_hops, 8))  # queued bits per hop, A - D
-    hist_p = np.zeros((ring >> 3, n_links, 8))  # RED marking probability per link
-    hist_x = np.zeros((ring >> 3, n_flows, 8))  # sending rate per flow, bit/s
+    # partial sums per hop: the flow's bits queued at this hop and (shifted by the
+    # propagation delays) at the hops before it, bits; the same for the queueing delay, s
+    hist_s = np.zeros((n_hops, ring_s, 2))
+    hist_p = np.zeros((n_links, ring))  # RED marking probability per link
+    hist_x = np.zeros((n_flows, ring))  # sending rate per flow, bit/s
+    # the accumulation reaching the egress (eq (1)), bits, and the queueing delay, s
+    hist_e = np.zeros((n_flows, ring, 2))
     avgq = np.zeros(n_links)  # RED's averaged queue, bits
     pmark = np.zeros(n_links)  # RED's marking probability
     est_m = np.zeros(n_flows)  # Reno: marks per second reaching the sender
@@ -546,21 +647,18 @@ def workspace(ring, cap, delay0, w0, hop_flow, vegas_k):
     ack_f = np.zeros(n_hops)
     rev_k = np.zeros(n_hops, np.int64)  # lag from a reverse hop's departure to the sender
     rev_f = np.zeros(n_hops)
-    in_k = np.zeros(n_hops, np.int64)  # lag from the previous hop's departure to this hop
+    in_k = np.zeros(n_hops, np.int64)  # lag from the previous hop's departure to this hop (link order)
     in_f = np.zeros(n_hops)
     drev_k = np.zeros(n_flows, np.int64)
     drev_f = np.zeros(n_flows)
     rttp_k = np.zeros(n_flows, np.int64)
     rttp_f = np.zeros(n_flows)
-    acc_k = np.zeros(n_hops, np.int64)  # lag from a hop's departure to the egress
-    acc_f = np.zeros(n_hops)
     eg_k = np.zeros(n_flows, np.int64)
     eg_f = np.zeros(n_flows)
     return (
         delay,
         hist_a,
         hist_d,
-        hist_al,
         hist_w,
         hist_v,
         hist_r,
@@ -584,6 +682,7 @@ def workspace(ring, cap, delay0, w0, hop_flow, vegas_k):
         rbar,
         loss,
         loss_acted,
+        loss_step,
         last_halve,
         halve,
         active,
@@ -594,9 +693,10 @@ def workspace(ring, cap, delay0, w0, hop_flow, vegas_k):
         ep_count,
         w_pred,
         x_prev,
-        hist_q,
+        hist_s,
         hist_p,
         hist_x,
+        hist_e,
         avgq,
         pmark,
         est_m,
@@ -611,8 +711,6 @@ def workspace(ring, cap, delay0, w0, hop_flow, vegas_k):
         drev_f,
         rttp_k,
         rttp_f,
-        acc_k,
-        acc_f,
         eg_k,
         eg_f,
     )
