@@ -345,7 +345,8 @@ def compile_fluid(
         hop_flow=hop_flow, hop_link=hop_link.copy(), hop_rev=hop_rev.copy(),
         route_ptr=net.route_ptr.astype(np.int64).copy(), start=start, stop=stop,
         pkt_bits=pkt_bits, target=tgt, max_rate=net.max_rates.astype(np.float64).copy(),
-        w0=initial_window * pkt_bits, w_min=np.minimum(1.0, initial_window) * pkt_bits, tau=rttp.astype(np.float64).copy(),
+        w0=initial_window * pkt_bits, w_min=np.minimum(1.0, initial_window) * pkt_bits,
+        tau=rttp.astype(np.float64).copy(),
         control=ctrl, kappa=kappa, estimator=est, rtt_p_error=rtt_p_error, vegas_k=vegas_k,
         ev_time=ev_time, ev_link=ev_link, ev_delay=ev_delay,
     )

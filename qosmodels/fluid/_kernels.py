@@ -1,10 +1,15 @@
 """The Numba integrator of the fluid models (imported only when a model is solved).
 
-One jitted function, :func:`integrate`, holds the whole time loop; its helpers
-are inner functions closing over the arrays (passing arrays to separately
-jitted helpers in a hot loop costs 4-5x, ../shared/reference-sim/README.md).
-It sees only flat arrays built by :mod:`qosmodels.fluid._compile` and returns
-a status code; :func:`qosmodels.fluid.solve_fluid` turns codes into errors.
+One jitted function, :func:`integrate`, holds the time loop; the per-flow
+measurements (:func:`measure`) and the saving of results (:func:`save`) are
+separate jitted functions called once per step (a call per step, not per flow,
+costs nothing measurable, and fewer live arrays per function keep the compiled
+loops from spilling array descriptors to the stack); the small helpers are
+inner functions or inlined.  The kernel runs without Numba's reference-counting
+runtime (``_nrt=False``) and allocates nothing: :func:`workspace` builds its
+arrays.  It sees only flat arrays built by :mod:`qosmodels.fluid._compile` and
+returns a status code; :func:`qosmodels.fluid.solve_fluid` turns codes into
+errors.
 
 The scheme, step ``n -> n + 1`` of size ``dt``:
 
@@ -18,6 +23,13 @@ The scheme, step ``n -> n + 1`` of size ``dt``:
 * A hop's input is the previous hop's departures delayed by the previous
   link's propagation delay: ``A_{h+1}(t) = D_h(t - d_h)`` (kept non-decreasing
   when a delay changes), read from a ring buffer of history.
+* The accumulation of eq (1) is a sum over the path of queues shifted by the
+  propagation delays between routers.  It is carried along the path like the
+  data: ``S_h(t) = S_{h-1}(t - d_{h-1}) + q_h(t)``, so the accumulation at the
+  egress is ``S_H(t - d_H)`` and the sender sees it a reverse-path delay
+  later; the forward queueing delay (the sojourns ``W``) is carried the same
+  way.  Each hop's line then only needs its own link's delay of history, and
+  a flow's measurement is one lookup instead of one per hop.
 * Windows and EWMA filters are ODEs in time, with delayed inputs read from the
   history; windows use Heun's method (predictor-corrector), the source's
   cumulative sent bits the trapezoidal rule.  Every lookup's lag is split once
@@ -25,11 +37,16 @@ The scheme, step ``n -> n + 1`` of size ``dt``:
 * RED links (for the Reno control law) keep an exponentially averaged queue
   and a marking probability, also kept in the history.
 
-The history arrays are blocked, ``(ring / 8, columns, 8)``: the eight
-consecutive steps of one column share a cache line.  The arrivals ``A`` are
-the exception: ``(ring, hops)`` with the hops in link order (``link_hops``),
-so that a link's FIFO lookup reads its hops' arrivals at one step from
-consecutive memory (on 1 000 flows and 100 links this took ~20% off the run).
+Histories are ``(columns, ring)`` arrays (a column's steps contiguous), each
+ring a power of two just longer than the lags read from it: per flow and per
+link, a round trip; per hop, ``(hops, ring_s, 3)`` lines of ``(D, S, W)`` as
+long as the longest link delay, in link order (``link_hops``), so that the
+network loop walks them sequentially; per link, the arrivals as one block of
+rows ``(cumulative accepted bits, then each hop's)`` as long as the link's
+longest sojourn (a full buffer).  Short histories stay in cache: on 1 000
+flows and 100 links this layout, the carried sums and indices the compiler
+knows to be non-negative (``& POS``: no negative-index wraparound code) took
+the run from 6.0-6.8 s to 4.2-4.9 s (benchmarks/RESULTS.md).
 
 Status codes: see ``STATUS_*`` below.
 """
@@ -95,7 +112,11 @@ def pair_at(h, col, base, fr, nmax, m):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def measure(
-    t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f, rev_k, rev_f, rttp_k, rttp_f, drev_k, drev_f, hist_e, hist_p, hist_v, hist_w, hist_x, hist_r, hist_loss, rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count, loss, loss_step, loss_acted, last_halve, halve,
+    t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f, rev_k,
+    rev_f, rttp_k, rttp_f, drev_k, drev_f, hist_e, hist_p, hist_v, hist_w, hist_x, hist_r,
+    hist_loss, rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active,
+    est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count, loss, loss_step,
+    loss_acted, last_halve, halve,
 ):
     """Every flow's rtt, accumulation estimate and loss signal at time t1 = n1 dt."""
     n_flows = start.shape[0]
@@ -171,7 +192,9 @@ def measure(
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def save(
-    row, t1, nrow, smask, control, estimator, last_j, eg_k, eg_f, hist_s, hist_d, w, x, rtt, est_p, est_tq, est_a, active, loss, queue, vdelay, pmark, departed, out_t, out_w, out_x, out_rtt, out_est, out_acc, out_q, out_vq, out_mark, out_dep, out_deliv, out_lost,
+    row, t1, nrow, smask, control, estimator, last_j, eg_k, eg_f, hist_s, w, x, rtt, est_p, est_tq,
+    est_a, active, loss, queue, vdelay, pmark, departed, out_t, out_w, out_x, out_rtt, out_est,
+    out_acc, out_q, out_vq, out_mark, out_dep, out_deliv, out_lost,
 ):
     """Write the state at step nrow (time t1) to row ``row`` of the outputs."""
     n_flows = w.shape[0]
@@ -188,8 +211,9 @@ def save(
         else:
             out_est[row, i] = est_a[i]
         hl = last_j[i] & POS
-        out_acc[row, i] = pair_at(hist_s, hl, nrow - eg_k[i], eg_f[i], nrow, smask)[0]
-        out_deliv[row, i] = at(hist_d, hl, nrow - eg_k[i], eg_f[i], nrow, smask)
+        d, a = pair_at(hist_s, hl, nrow - eg_k[i], eg_f[i], nrow, smask)
+        out_deliv[row, i] = d
+        out_acc[row, i] = a
         out_lost[row, i] = loss[i]
     for l in range(n_links):
         out_q[row, l] = queue[l]
@@ -231,7 +255,8 @@ def integrate(
     (
         delay,
         hist_a,
-        hist_d,
+        s_in,
+        w_in,
         hist_w,
         hist_v,
         hist_r,
@@ -265,7 +290,6 @@ def integrate(
         ep_hist,
         ep_count,
         w_pred,
-        x_prev,
         hist_s,
         hist_p,
         hist_x,
@@ -390,10 +414,12 @@ def integrate(
             changed = False
 
         # ---- measurements at t1 (history up to step n) and the predictor
-        for i in range(n_flows):
-            x_prev[i] = x[i]
         measure(
-            t1, n1, max(n, 0), mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f, rev_k, rev_f, rttp_k, rttp_f, drev_k, drev_f, hist_e, hist_p, hist_v, hist_w, hist_x, hist_r, hist_loss, rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count, loss, loss_step, loss_acted, last_halve, halve,
+            t1, n1, max(n, 0), mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k,
+            ack_f, rev_k, rev_f, rttp_k, rttp_f, drev_k, drev_f, hist_e, hist_p, hist_v, hist_w,
+            hist_x, hist_r, hist_loss, rttp, start, stop, pkt_bits, control, estimator, kk,
+            rtt_p_error, x, rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min,
+            ep_hist, ep_count, loss, loss_step, loss_acted, last_halve, halve,
         )
         if n < 0:
             n_net = 0
@@ -404,8 +430,9 @@ def integrate(
                 if wp < w_min[i]:
                     wp = w_min[i]
                 w_pred[i] = wp
+                xp = x[i]
                 x[i] = rate(i, wp)
-                sent[i] += 0.5 * dt * (x_prev[i] + x[i])
+                sent[i] += 0.5 * dt * (xp + x[i])
 
         # ---- the network, link by link (zero-delay dependencies in order)
         # A hop's input is read from the previous hop's line at a lag of k >= 2 steps
@@ -431,8 +458,14 @@ def integrate(
                     jp &= POS
                     b = n1 - in_k[j]
                     fr = in_f[j]
-                    a = hist_d[jp, b & smask]
-                    v = a + fr * (hist_d[jp, (b + 1) & smask] - a)
+                    b0 = b & smask
+                    b1 = (b + 1) & smask
+                    a = hist_s[jp, b0, 0]
+                    v = a + fr * (hist_s[jp, b1, 0] - a)
+                    a = hist_s[jp, b0, 1]
+                    s_in[j] = a + fr * (hist_s[jp, b1, 1] - a)
+                    a = hist_s[jp, b0, 2]
+                    w_in[j] = a + fr * (hist_s[jp, b1, 2] - a)
                 if v < offered[j]:
                     v = offered[j]
                 inc[j] = v - offered[j]
@@ -505,25 +538,13 @@ def integrate(
             c1 = n1 & smask
             for j in range(p0, p1):
                 if fr > 0.0:
-                    dd = hist_a[(ka + j) & POS] + fr * (hist_a[(kb + j) & POS] - hist_a[(ka + j) & POS])
+                    a = hist_a[(ka + j) & POS]
+                    dd = a + fr * (hist_a[(kb + j) & POS] - a)
                 else:
                     dd = hist_a[(ka + j) & POS]
-                hist_d[j, c1] = dd
-                qh = hist_a[(r1 + 1 + j - p0) & POS] - dd
-                wh = soj
-                jp = j_prev[j]
-                if jp >= 0:
-                    jp &= POS
-                    b = n1 - in_k[j]
-                    fr_in = in_f[j]
-                    b0 = b & smask
-                    b1 = (b + 1) & smask
-                    sa = hist_s[jp, b0, 0]
-                    sw = hist_s[jp, b0, 1]
-                    qh += sa + fr_in * (hist_s[jp, b1, 0] - sa)
-                    wh += sw + fr_in * (hist_s[jp, b1, 1] - sw)
-                hist_s[j, c1, 0] = qh
-                hist_s[j, c1, 1] = wh
+                hist_s[j, c1, 0] = dd
+                hist_s[j, c1, 1] = hist_a[(r1 + 1 + j - p0) & POS] - dd + s_in[j]
+                hist_s[j, c1, 2] = soj + w_in[j]
             if avd[l]:
                 q = vq[l] + lam - vcap[l] * dt
                 if q < 0.0:
@@ -557,19 +578,24 @@ def integrate(
             hl = last_j[i] & POS  # the flow's last hop, in link order
             if estimator == EST_MONACO:
                 b = n1 - eg_k[i]
-                r_in = (at(hist_d, hl, b, eg_f[i], n1, smask) - at(hist_d, hl, b - 1, eg_f[i], n1, smask)) * inv_dt
+                r_in = (pair_at(hist_s, hl, b, eg_f[i], n1, smask)[0]
+                        - pair_at(hist_s, hl, b - 1, eg_f[i], n1, smask)[0]) * inv_dt
                 rbar[i] += (1.0 - math.exp(-dt / tau[i])) * (r_in - rbar[i])
                 hist_r[i, s1] = rbar[i]
-            hist_e[i, s1, 0] = hist_s[hl, n1 & smask, 0]
-            hist_e[i, s1, 1] = hist_s[hl, n1 & smask, 1]
-            hist_loss[i, s1] = loss[i]
+            hist_e[i, s1, 0] = hist_s[hl, n1 & smask, 1]
+            hist_e[i, s1, 1] = hist_s[hl, n1 & smask, 2]
+            if loss_step[i] > 0:  # (before a flow's first loss its history is all zero)
+                hist_loss[i, s1] = loss[i]
             if control == CTRL_RENO:
                 hist_x[i, s1] = x[i]
 
         if n1 % save_every == 0:
             row = n1 // save_every
             save(
-                row, t1, n1, smask, control, estimator, last_j, eg_k, eg_f, hist_s, hist_d, w, x, rtt, est_p, est_tq, est_a, active, loss, queue, vdelay, pmark, departed, out_t, out_w, out_x, out_rtt, out_est, out_acc, out_q, out_vq, out_mark, out_dep, out_deliv, out_lost,
+                row, t1, n1, smask, control, estimator, last_j, eg_k, eg_f, hist_s, w, x, rtt,
+                est_p, est_tq, est_a, active, loss, queue, vdelay, pmark, departed, out_t, out_w,
+                out_x, out_rtt, out_est, out_acc, out_q, out_vq, out_mark, out_dep, out_deliv,
+                out_lost,
             )
             for i in range(n_flows):
                 if not (math.isfinite(w[i]) and math.isfinite(x[i])):
@@ -595,8 +621,10 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     # cumulative accepted arrivals, bits: per link a block of rows (step), each row the
     # link's total then its hops' (in link_hops order); see CompiledFluid.a_off
     hist_a = np.zeros(a_size)
-    # per hop, in link order (position j in link_hops): cumulative departures, bits
-    hist_d = np.zeros((n_hops, ring_s))
+    # per hop, in link order (position j in link_hops): the previous hop's partial
+    # sums (see hist_s) arriving now, bits and s (zero for first hops)
+    s_in = np.zeros(n_hops)
+    w_in = np.zeros(n_hops)
     hist_w = np.zeros((n_links, ring))  # sojourn of the bits departing, s
     hist_v = np.zeros((n_links, ring))  # AVD virtual queueing delay, s
     hist_r = np.zeros((n_flows, ring))  # Monaco EWMA of the egress rate, bit/s
@@ -631,10 +659,10 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     ep_hist = np.full((n_flows, kk), np.inf)
     ep_count = np.zeros(n_flows, np.int64)
     w_pred = np.zeros(n_flows)
-    x_prev = np.zeros(n_flows)
-    # partial sums per hop: the flow's bits queued at this hop and (shifted by the
-    # propagation delays) at the hops before it, bits; the same for the queueing delay, s
-    hist_s = np.zeros((n_hops, ring_s, 2))
+    # per hop, in link order, short lines of (cumulative departures D, bits; partial
+    # accumulation S: the flow's bits queued at this hop and, shifted by the propagation
+    # delays, at the hops before it, bits; the same partial sum W of queueing delays, s)
+    hist_s = np.zeros((n_hops, ring_s, 3))
     hist_p = np.zeros((n_links, ring))  # RED marking probability per link
     hist_x = np.zeros((n_flows, ring))  # sending rate per flow, bit/s
     # the accumulation reaching the egress (eq (1)), bits, and the queueing delay, s
@@ -647,7 +675,8 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     ack_f = np.zeros(n_hops)
     rev_k = np.zeros(n_hops, np.int64)  # lag from a reverse hop's departure to the sender
     rev_f = np.zeros(n_hops)
-    in_k = np.zeros(n_hops, np.int64)  # lag from the previous hop's departure to this hop (link order)
+    # lag from the previous hop's departure to this hop, in link order
+    in_k = np.zeros(n_hops, np.int64)
     in_f = np.zeros(n_hops)
     drev_k = np.zeros(n_flows, np.int64)
     drev_f = np.zeros(n_flows)
@@ -658,7 +687,8 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     return (
         delay,
         hist_a,
-        hist_d,
+        s_in,
+        w_in,
         hist_w,
         hist_v,
         hist_r,
@@ -692,7 +722,6 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
         ep_hist,
         ep_count,
         w_pred,
-        x_prev,
         hist_s,
         hist_p,
         hist_x,
