@@ -253,6 +253,11 @@ def test_bad_networks():
                    flows=[Flow(["a", "b", "c", "d"]), Flow(["b", "c", "a"]), Flow(["c", "a", "b"])])
     with pytest.raises(ScenarioError, match="zero-delay links in a cycle"):
         solve_fluid(loop, 1.0)
+    # a link whose full buffer takes 8e6 s to drain: its arrival history cannot be held
+    slow = Network(links=[Link("a", "b", 1e3, 0.01, buffer=10**6)], flows=[Flow(["a", "b"])])
+    with pytest.raises(ScenarioError, match=r"the delay history would need .* GB .*use a larger "
+                                            r"dt or smaller buffers"):
+        solve_fluid(slow, 1.0)
 
 
 def test_bad_link_change():

@@ -324,7 +324,7 @@ def compile_fluid(
     a_off = np.zeros(L + 1, dtype=np.int64)
     a_off[1:] = np.cumsum(a_len * (np.diff(link_hop_ptr) + 1))
     n_hops = len(hop_link)
-    nbytes = (ring * (4 * L + 5 * F) + 2 * ring_s * n_hops + int(a_off[-1])) * 8
+    nbytes = (ring * (3 * L + 5 * F) + 3 * ring_s * n_hops + int(a_off[-1])) * 8
     if nbytes > MAX_HISTORY_BYTES:
         lag = max(float(per_flow.max()), float((buf / cap).max()))
         raise ScenarioError(
