@@ -63,9 +63,22 @@ ns-3 is changed where its defaults differ):
 * Reverse path: in ns-3 ACKs cross the reverse direction of the same links
   (10 Mb/s and 100 Mb/s, never congested by 42-byte ACKs: about 37 us of
   serialisation per ACK in all); in qosmodels they see the 21 ms
-  propagation delay only (no reverse links declared), as in the benchmark.
+  propagation delay only (no reverse links declared), as in the benchmark,
+  unless ``--reverse-links`` declares them (40-byte ACKs).
 * ns-3 opens each connection with a SYN handshake (one extra RTT at the
   start); the measurement window starts after ``--warmup`` seconds.
+  ``--handshake`` starts each qosmodels flow when ns-3's sends its first
+  data (46-byte SYNs and SYN-ACKs, queued at the bottleneck in turn).
+* ``--ns3-rules`` selects every ns-3 rule qosmodels has (``NS3_RULES``):
+  per-ACK RTT samples, the impatient timer, classic recovery without SACK
+  (with ns-3's ``IsLost`` rule), the whole-byte window of 958-byte segments,
+  the handshake and the reverse links.  With them the first 1.4 s of the
+  8-flow run are the same packet for packet in both simulators.
+* At 8 flows the dumbbell is bistable in both simulators (see
+  ``start_schedule``): single runs settle into a loss-free-looking regime
+  (10.0 Mb/s) or a regime of timeouts (8.4-9.9 Mb/s) depending on
+  microseconds of the start, so ``--schedules K`` averages over K start
+  schedules (flows starting uniformly within 0.1 s).
 
 Goodput in both simulators counts packets delivered in order during the
 window; packets received out of order before the window and released by a
@@ -108,11 +121,19 @@ def ns3_python(path: str | None = None) -> str:
 
 
 def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segment",
-                      timer: str = "reference", recovery: str = "inflation"):
+                      timer: str = "reference", recovery: str = "inflation",
+                      reverse_links: bool = False, handshake: bool = False,
+                      starts=None, **tcp):
     """The dumbbell in qosmodels: ``s_i -> r0`` access links, ``r0 -> r1`` bottleneck.
 
     ``rtt_samples="ack"`` samples the RTT from every new ACK, as ns-3 does;
-    ``timer="impatient"`` manages the retransmission timer as ns-3 does."""
+    ``timer="impatient"`` manages the retransmission timer as ns-3 does; other
+    :class:`~qosmodels.sim.TcpNewReno` options pass through ``tcp`` (e.g.
+    ``window_arithmetic="bytes", segment_size=NS3_SEGMENT``).  ``reverse_links``
+    declares the reverse links (ACKs then queue and are serialised, 40 bytes,
+    as ns-3's 42-byte ACKs are); ``starts`` are the flows' start times, s (default
+    0); with ``handshake`` each flow starts when ns-3's would send its first data,
+    after its SYN handshake (:func:`ns3_first_data`)."""
     from qosmodels import Flow, Link, Network
     from qosmodels.sim import DropTail, Red, TcpNewReno
 
@@ -120,21 +141,55 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
     links = [Link("r0", "r1", BOTTLENECK_RATE, BOTTLENECK_DELAY, BUFFER, queue=queue)]
     flows = []
     source = TcpNewReno(initial_window=INITIAL_WINDOW, max_window=MAX_WINDOW, min_rto=MIN_RTO,
-                        rtt_samples=rtt_samples, timer=timer, recovery=recovery)
+                        rtt_samples=rtt_samples, timer=timer, recovery=recovery, **tcp)
+    if reverse_links:
+        links.append(Link("r1", "r0", BOTTLENECK_RATE, BOTTLENECK_DELAY, BUFFER))
+    starts = [0.0] * n_flows if starts is None else list(starts)
+    if handshake:
+        starts = ns3_first_data(starts)
     for i in range(n_flows):
         links.append(Link(f"s{i}", "r0", ACCESS_RATE, ACCESS_DELAY, BUFFER))
-        flows.append(Flow(route=[f"s{i}", "r0", "r1"], packet_size=PACKET, source=source))
+        if reverse_links:
+            links.append(Link("r0", f"s{i}", ACCESS_RATE, ACCESS_DELAY, BUFFER))
+        flows.append(Flow(route=[f"s{i}", "r0", "r1"], packet_size=PACKET, source=source,
+                          start=starts[i]))
     return Network(links=links, flows=flows)
+
+
+#: ns-3's SYN and SYN-ACK on the wire: IPv4 20 + TCP 20 + window-scale option 4 + PPP 2 bytes.
+NS3_SYN = 46
+
+
+def ns3_first_data(starts) -> list[float]:
+    """When ns-3's flows send their first data packet, s, given when their applications
+    start (``starts``, s): each SYN crosses its access link, waits for the SYNs ahead of
+    it at the bottleneck (first come, first served), and its SYN-ACK comes straight
+    back (nothing else is on the reverse path); data follows the SYN-ACK at once."""
+    syn_access, syn_bottleneck = 8.0 * NS3_SYN / ACCESS_RATE, 8.0 * NS3_SYN / BOTTLENECK_RATE
+    order = sorted(range(len(starts)), key=lambda i: (starts[i], i))
+    first = [0.0] * len(starts)
+    free = 0.0  # when the bottleneck has sent the SYNs ahead
+    for i in order:
+        arrive = starts[i] + syn_access + ACCESS_DELAY
+        free = max(arrive, free) + syn_bottleneck
+        first[i] = free + BOTTLENECK_DELAY + syn_bottleneck + BOTTLENECK_DELAY + syn_access + ACCESS_DELAY
+    return first
 
 
 def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
                   red: bool = False, rtt_samples: str = "segment",
-                  timer: str = "reference", recovery: str = "inflation") -> dict:
+                  timer: str = "reference", recovery: str = "inflation",
+                  window_arithmetic: str = "packets", handshake: bool = False,
+                  reverse_links: bool = False, starts=None) -> dict:
     """Run the dumbbell in qosmodels; goodput in bit/s of 1000-byte packets."""
     cpu0, wall0 = time.process_time(), time.perf_counter()
     from qosmodels.sim import Record, simulate
 
-    net = qosmodels_network(n_flows, red, rtt_samples, timer, recovery)
+    tcp = {} if window_arithmetic == "packets" else dict(window_arithmetic=window_arithmetic,
+                                                         segment_size=NS3_SEGMENT)
+    net = qosmodels_network(n_flows, red, rtt_samples, timer, recovery,
+                            reverse_links=reverse_links, handshake=handshake, starts=starts,
+                            **tcp)
     cpu1 = time.process_time()
     res = simulate(net, duration, seed=seed, warmup=warmup,
                    record=Record(interval=1.0, cwnd=False), progress=False)
@@ -143,6 +198,8 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
     return dict(
         simulator="qosmodels", flows=n_flows, queue="red" if red else "droptail",
         rtt_samples=rtt_samples, timer=timer, recovery=recovery,
+        window_arithmetic=window_arithmetic, handshake=handshake, reverse_links=reverse_links,
+        starts=None if starts is None else [float(x) for x in starts],
         duration=duration, warmup=warmup, seed=seed,
         goodput=[float(x) for x in res.throughput],
         aggregate=float(res.throughput.sum()),
@@ -152,6 +209,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
         utilisation=float(res.utilisation[0]),
         bottleneck_packets=int(c["link_departures"][0]),
         events=int(res.events),
+        data_sent=int(c["sent"].sum()),
         timeouts=int(c["timeouts"].sum()),
         fast_retransmits=int(c["fast_retransmits"].sum()),
         retransmitted=int(c["retransmitted"].sum()),
@@ -267,7 +325,7 @@ _TRACE_NAMES = ["data_sent", "retransmitted", "timeouts", "timeouts_open", "time
 
 
 def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
-            red: bool = False, trace: bool = False) -> dict:
+            red: bool = False, trace: bool = False, starts=None) -> dict:
     """Run the dumbbell in ns-3 (call in an interpreter where ``from ns import ns`` is ns-3).
 
     With ``red``, the bottleneck gets a ``RedQueueDisc`` (min_th 20, max_th
@@ -277,7 +335,8 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     counts, for the whole run and the window (keys ``trace`` and
     ``trace_window``), data segments sent and retransmitted, timeouts (by the
     congestion state they interrupted), fast retransmits and data arrivals at
-    the receivers, duplicates included.
+    the receivers, duplicates included.  ``starts``: when each flow's
+    application starts (and sends its SYN), s; default 0 for all.
     """
     cpu0, wall0 = time.process_time(), time.perf_counter()
     import cppyy
@@ -357,7 +416,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
         bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))
         bulk.SetAttribute("SendSize", ns.UintegerValue(NS3_SEGMENT))
         apps = bulk.Install(src.Get(i))
-        apps.Start(ns.Seconds(0.0))
+        apps.Start(ns.Seconds(0.0 if starts is None else float(starts[i])))
         senders.append(apps.Get(0))
     device = ns.DynamicCast[ns.PointToPointNetDevice](bottleneck.Get(0))
     dev_queue = device.GetQueue()
@@ -378,12 +437,12 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
         cppyy.cppdef(_NS3_TRACE_CPP)
         qt = cppyy.gbl.qmtrace
         qt.Setup(n_flows, float(warmup), NS3_SEGMENT)
-        ns.Simulator.Stop(ns.NanoSeconds(1))
+        ns.Simulator.Stop(ns.Seconds(max(starts or [0.0])) + ns.NanoSeconds(1))
         ns.Simulator.Run()
         for i, app in enumerate(senders):
             qt.ConnectSocket(i, ns.DynamicCast[ns.BulkSendApplication](app).GetSocket())
         qt.ConnectReceiver(f"/NodeList/{routers.Get(1).GetId()}/$ns3::Ipv4L3Protocol/Rx")
-        ns.Simulator.Stop(ns.Seconds(warmup) - ns.Simulator.Now())
+        ns.Simulator.Stop(ns.Seconds(warmup) - ns.Simulator.Now())  # (warmup > the starts)
     else:
         ns.Simulator.Stop(ns.Seconds(warmup))
     ns.Simulator.Run()
@@ -424,7 +483,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
 
 def run_worker(simulator: str, python: str, *, flows: int, duration: float, warmup: float,
                seed: int = 1, red: bool = False, env: dict | None = None,
-               timeout: float | None = None, trace: bool = False) -> dict:
+               timeout: float | None = None, trace: bool = False, starts=None) -> dict:
     """Run one simulator in a fresh process of ``python``; return its measurements."""
     cmd = [python, os.path.abspath(__file__), "--worker", simulator, "--flows", str(flows),
            "--duration", repr(duration), "--warmup", repr(warmup), "--seed", str(seed)]
@@ -432,6 +491,8 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
         cmd.append("--red")
     if trace:
         cmd.append("--trace")
+    if starts is not None:
+        cmd += ["--starts", json.dumps([float(x) for x in starts])]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
@@ -441,16 +502,58 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
                        f"{tail}")
 
 
+#: qosmodels options reproducing ns-3's rules (``compare(..., **NS3_RULES)``).
+NS3_RULES = dict(rtt_samples="ack", timer="impatient", recovery="pipe",
+                 window_arithmetic="bytes", handshake=True, reverse_links=True)
+
+
 def compare(flows: int, duration: float, warmup: float, seed: int = 1,
             python: str | None = None, rtt_samples: str = "segment",
             timer: str = "reference", recovery: str = "inflation",
-            trace: bool = False) -> tuple[dict, dict]:
+            trace: bool = False, window_arithmetic: str = "packets",
+            handshake: bool = False, reverse_links: bool = False,
+            starts=None) -> tuple[dict, dict]:
     """Both simulators on the same dumbbell: ``(qosmodels, ns-3)`` measurements."""
     ns3 = run_worker("ns3", ns3_python(python), flows=flows, duration=duration, warmup=warmup,
-                     seed=seed, trace=trace)
+                     seed=seed, trace=trace, starts=starts)
     ours = run_qosmodels(flows, duration, warmup, seed, rtt_samples=rtt_samples, timer=timer,
-                         recovery=recovery)
+                         recovery=recovery, window_arithmetic=window_arithmetic,
+                         handshake=handshake, reverse_links=reverse_links, starts=starts)
     return ours, ns3
+
+
+#: Start times of schedule k >= 1 are uniform in [0, START_SPREAD), s.
+START_SPREAD = 0.1
+
+
+def start_schedule(n_flows: int, k: int):
+    """Start times of the flows in schedule ``k``, s: ``None`` (all at 0) for ``k = 0``,
+    else ``n_flows`` times uniform in ``[0, START_SPREAD)`` from ``numpy`` seed ``k``.
+
+    With 8 flows the dumbbell is bistable in both simulators: after the slow-start
+    transient the flows either lock into a phase in which each congestion event costs
+    every flow one packet and one fast retransmit (10.0 Mb/s, no timeouts), or keep
+    losing packets at the end of their window bursts and time out (8.4-9.7 Mb/s).
+    Which one a run settles into depends on microsecond details of the start (ns-3:
+    10.0 Mb/s with every flow starting at 0, 8.54 Mb/s with schedule 3), so at 8 flows
+    only averages over start schedules compare."""
+    if k == 0:
+        return None
+    import numpy as np
+
+    return [float(x) for x in np.random.default_rng(k).uniform(0.0, START_SPREAD, n_flows)]
+
+
+def compare_schedules(flows: int, duration: float, warmup: float, schedules: int,
+                      **options) -> tuple[list[dict], list[dict]]:
+    """:func:`compare` over start schedules ``0 .. schedules - 1`` (:func:`start_schedule`):
+    ``(qosmodels runs, ns-3 runs)``."""
+    ours, theirs = [], []
+    for k in range(schedules):
+        a, b = compare(flows, duration, warmup, starts=start_schedule(flows, k), **options)
+        ours.append(a)
+        theirs.append(b)
+    return ours, theirs
 
 
 def _table(ours: dict, ns3: dict) -> str:
@@ -460,7 +563,10 @@ def _table(ours: dict, ns3: dict) -> str:
         f"bottleneck, {BUFFER}-packet drop-tail, {PACKET}-byte packets; "
         f"{ours['duration']:g} s simulated, window from {ours['warmup']:g} s; qosmodels "
         f"rtt_samples={ours['rtt_samples']!r}, timer={ours['timer']!r}, "
-        f"recovery={ours['recovery']!r}",
+        f"recovery={ours['recovery']!r}, window_arithmetic={ours['window_arithmetic']!r}"
+        f"{', handshake' if ours['handshake'] else ''}"
+        f"{', reverse links' if ours['reverse_links'] else ''}"
+        f"{', staggered starts' if ours['starts'] else ''}",
         "",
         "| quantity | qosmodels | ns-3 | qosmodels / ns-3 - 1 |",
         "|---|---|---|---|",
@@ -509,25 +615,58 @@ def main(argv=None) -> int:
     p.add_argument("--recovery", choices=["inflation", "pipe"], default="inflation",
                    help="qosmodels' TcpNewReno.recovery ('pipe' is ns-3's classic recovery "
                         "without SACK)")
+    p.add_argument("--window-arithmetic", choices=["packets", "bytes"], default="packets",
+                   help="qosmodels' TcpNewReno.window_arithmetic ('bytes': ns-3's whole-byte "
+                        f"window of {NS3_SEGMENT}-byte segments)")
+    p.add_argument("--handshake", action="store_true",
+                   help="qosmodels' flows start when ns-3's send their first data, after the "
+                        "SYN handshake")
+    p.add_argument("--reverse-links", action="store_true",
+                   help="declare the reverse links in qosmodels (ACKs serialised and queued)")
+    p.add_argument("--ns3-rules", action="store_true",
+                   help="all of ns-3's rules: --rtt-samples ack --timer impatient --recovery "
+                        "pipe --window-arithmetic bytes --handshake --reverse-links")
+    p.add_argument("--schedules", type=int, default=1,
+                   help="average over this many start schedules (0: all flows start at 0; "
+                        f"k >= 1: uniform in [0, {START_SPREAD:g}) s, numpy seed k)")
+    p.add_argument("--starts", default=None, help="workers: start times, a JSON list (s)")
     p.add_argument("--ns3-python", default=None,
                    help=f"interpreter with ns-3 (default $NS3_PYTHON or {DEFAULT_NS3_PYTHON})")
     p.add_argument("--worker", choices=["ns3", "qosmodels"],
                    help="run one simulator and print its measurements as JSON")
     a = p.parse_args(argv)
+    if a.ns3_rules:
+        a.rtt_samples, a.timer, a.recovery = "ack", "impatient", "pipe"
+        a.window_arithmetic, a.handshake, a.reverse_links = "bytes", True, True
+    starts = None if a.starts is None else json.loads(a.starts)
     if a.worker:
         if a.worker == "ns3":
-            out = run_ns3(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.trace)
+            out = run_ns3(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.trace, starts)
         else:
             out = run_qosmodels(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.rtt_samples,
-                                a.timer, a.recovery)
+                                a.timer, a.recovery, a.window_arithmetic, a.handshake,
+                                a.reverse_links, starts)
         print("RESULT " + json.dumps(out), flush=True)
         return 0
+    options = dict(seed=a.seed, python=a.ns3_python, rtt_samples=a.rtt_samples, timer=a.timer,
+                   recovery=a.recovery, trace=a.trace, window_arithmetic=a.window_arithmetic,
+                   handshake=a.handshake, reverse_links=a.reverse_links)
     for n in a.flows:
-        ours, ns3 = compare(n, a.duration, a.warmup, a.seed, a.ns3_python, a.rtt_samples,
-                            a.timer, a.recovery, a.trace)
-        print(_table(ours, ns3))
-        print()
-        within = abs(ours["aggregate"] / ns3["aggregate"] - 1) <= 0.02
+        ours, ns3 = compare_schedules(n, a.duration, a.warmup, a.schedules, **options)
+        for k, (x, y) in enumerate(zip(ours, ns3)):
+            if a.schedules > 1:
+                print(f"start schedule {k}:")
+            print(_table(x, y))
+            print()
+        mine = sum(x["aggregate"] for x in ours) / len(ours)
+        theirs = sum(y["aggregate"] for y in ns3) / len(ns3)
+        if a.schedules > 1:
+            print(f"{n} flows, {a.schedules} start schedules: mean aggregate goodput "
+                  f"qosmodels {mine / 1e6:.4f}, ns-3 {theirs / 1e6:.4f} Mb/s "
+                  f"({mine / theirs - 1:+.2%})")
+            for name, runs in (("qosmodels", ours), ("ns-3", ns3)):
+                print(f"  {name}: " + " ".join(f"{x['aggregate'] / 1e6:.4f}" for x in runs))
+        within = abs(mine / theirs - 1) <= 0.02
         print(f"aggregate goodput within 2% of ns-3: {'yes' if within else 'NO'}")
         print()
     return 0

@@ -92,31 +92,63 @@ def test_dumbbell_aggregate_goodput_matches_ns3(ns3_python, n_flows):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n_flows", [
-    # Measured on 2026-11-21 with ns-3's rules: 8 flows 8.9304 against 10.0000 Mb/s (-10.7%).
-    # In ns-3 every one of the 1592 fast retransmits in the window came within 20 ms of the
-    # first duplicate ACK; in qosmodels (recovery="pipe", reference timer: no timeouts to
-    # disturb the count) 219 of 1568 (14%) come a round trip later (the loss falls among
-    # the last two packets of the flow's window, which travels as one burst), so the
-    # impatient timer fires; the go-back-N duplicates then give duplicate ACKs, a false fast
-    # retransmit, and ns-3's Reno-SACK bookkeeping (reproduced by recovery="pipe", checked
-    # against ns-3's own TcpTxBuffer) resends the first unacknowledged packet on every ACK
-    # until the next timeout.  Where losses fall inside a burst is a phase effect of this
-    # deterministic dumbbell, not a TCP rule.
+    # Measured on 2026-11-21 with ns-3's rules (crosscheck_ns3.NS3_RULES), every flow starting
+    # at 0: 8 flows 9.1846 against 10.0000 Mb/s (-8.2%).  The 8-flow dumbbell is bistable in
+    # both simulators: after the slow-start transient the flows either lock into a phase in
+    # which each congestion event costs every flow one packet and one timely fast retransmit
+    # (10.0 Mb/s) or keep losing the last packets of their window bursts and time out (8.4-9.9
+    # Mb/s).  Which one a run settles into depends on microseconds of its start: ns-3 gives
+    # 10.0 Mb/s with all flows starting at 0 but 8.54 Mb/s when they start within 0.1 s
+    # (schedule 3).  Single runs at 8 flows do not compare; averages over start schedules do
+    # (test_dumbbell_with_ns3_rules_matches_ns3_over_start_schedules).
     pytest.param(8, marks=pytest.mark.xfail(
-        strict=True, reason="phase effect: losses at the end of a window burst (never in "
-                            "ns-3's run) lead to timeouts with ns-3's timer rules")),
+        strict=True, reason="bistable at 8 flows: single runs settle into either of two "
+                            "regimes (ns-3 8.4-10.0 Mb/s over start schedules)")),
     64,
 ])
 def test_dumbbell_with_ns3_rules_matches_ns3(ns3_python, n_flows):
-    # qosmodels with ns-3's TCP rules: an RTT sample per ACK, the "impatient" timer and
-    # ns-3's classic recovery without SACK.  64 flows, measured on 2026-11-21: 9.8248
-    # against 9.7218 Mb/s (+1.06%); retransmissions 40801 / 41036, fast retransmits 10680 /
-    # 10741 over the whole run.
+    # qosmodels with ns-3's rules: an RTT sample per ACK, the "impatient" timer, ns-3's classic
+    # recovery without SACK, ns-3's whole-byte window, the SYN handshake and the reverse links.
+    # 64 flows, measured on 2026-11-21: 9.8298 against 9.7218 Mb/s (+1.11%).
     cc = _crosscheck()
     ours, ns3 = cc.compare(n_flows, duration=300.0, warmup=50.0, seed=1, python=ns3_python,
-                           rtt_samples="ack", timer="impatient", recovery="pipe", trace=True)
+                           trace=True, **cc.NS3_RULES)
     assert ours["aggregate"] == pytest.approx(ns3["aggregate"], rel=0.02), (
         f"{n_flows} flows: qosmodels {ours['aggregate'] / 1e6:.4f} Mb/s, "
         f"ns-3 {ns3['aggregate'] / 1e6:.4f} Mb/s")
     assert ours["retransmitted"] == pytest.approx(ns3["trace"]["retransmitted"], rel=0.05)
     assert ours["fast_retransmits"] == pytest.approx(ns3["trace"]["fast_retransmits"], rel=0.05)
+
+
+@pytest.mark.slow
+def test_dumbbell_with_ns3_rules_matches_ns3_over_start_schedules(ns3_python):
+    # 8 flows, the mean over 32 start schedules (crosscheck_ns3.start_schedule: all at 0, then
+    # uniform in [0, 0.1) s).  Measured on 2026-11-21: qosmodels 9.4193, ns-3 9.3149 Mb/s
+    # (+1.12%; standard error of the difference 1.35%, ns-3's runs spread 8.43-10.00 Mb/s).
+    # Without the whole-byte window (qosmodels 8.65 Mb/s) or without ns-3's IsLost rule
+    # (9.76 Mb/s) the means differ by -7.1% and +4.8%.  About 10 minutes (32 ns-3 runs).
+    cc = _crosscheck()
+    ours, ns3 = cc.compare_schedules(8, 300.0, 50.0, 32, seed=1, python=ns3_python,
+                                     **cc.NS3_RULES)
+    mine = sum(x["aggregate"] for x in ours) / len(ours)
+    theirs = sum(x["aggregate"] for x in ns3) / len(ns3)
+    assert mine == pytest.approx(theirs, rel=0.02), (
+        f"qosmodels {mine / 1e6:.4f} Mb/s, ns-3 {theirs / 1e6:.4f} Mb/s over 32 schedules")
+
+
+@pytest.mark.slow
+def test_ns3_rules_reproduce_ns3_event_for_event_early_on(ns3_python):
+    # The first 1.4 s of the 8-flow dumbbell (slow start, the overshoot, 8 timeouts and the
+    # recoveries after them) are the same packet for packet in both simulators with ns-3's
+    # rules: the same transmissions, retransmissions and timeouts (checked on 2026-11-21 on
+    # per-packet traces of both; they part at 1.42 s, where a timeout and another flow's
+    # packet reach the full bottleneck in the same nanosecond and the two simulators order
+    # them differently).  Without ns-3's IsLost rule (recovery="pipe") qosmodels parts at
+    # 1.07 s: 1584 packets sent by 1.4 s instead of 1665.
+    cc = _crosscheck()
+    ns3 = cc.run_worker("ns3", ns3_python, flows=8, duration=1.4, warmup=0.5, trace=True)
+    ours = cc.run_qosmodels(8, 1.4, 0.5, **cc.NS3_RULES)
+    t = ns3["trace"]
+    assert (ours["data_sent"], ours["retransmitted"], ours["timeouts"],
+            ours["fast_retransmits"]) == (t["data_sent"], t["retransmitted"], t["timeouts"],
+                                          t["fast_retransmits"])

@@ -180,6 +180,90 @@ def test_inflation_recovery_is_the_default_and_differs_from_pipe_as_traced():
     assert _hand_traced(5, "inflation", 0.0455) == (11, 1, 1, 0, 6.5)
 
 
+# --------------------------------------------------------------------------- window_arithmetic
+
+def _ns3_cwnd_after_acks(cwnd_bytes, segment, n_acks):
+    # ns-3.44 TcpNewReno::CongestionAvoidance, one call per ACK of new data, in plain
+    # integers: cwnd += max(1, (uint32_t)(S * S / cwnd)) bytes
+    for _ in range(n_acks):
+        cwnd_bytes += max(1, (segment * segment) // cwnd_bytes)
+    return cwnd_bytes
+
+
+def _hand_traced_bytes(w0, until, segment):
+    src = TcpNewReno(initial_window=w0, initial_ssthresh=w0, recovery="pipe",
+                     window_arithmetic="bytes", segment_size=segment)
+    net = Network([Link("a", "b", 8e6, 0.010, 3)],
+                  [Flow(["a", "b"], packet_size=1000, source=src)])
+    res = simulate(net, until, seed=1, record=Record(interval=0.0005, cwnd=True))
+    c = res.counters
+    return (int(c["sent"][0]), int(c["retransmitted"][0]), int(c["fast_retransmits"][0]),
+            int(c["timeouts"][0]), float(res.cwnd_series[-1, 0]))
+
+
+def test_byte_arithmetic_congestion_avoidance_steps_as_ns3():
+    # The W0 = 5 scenario above: ACKs 1-4 at 21-24 ms, each a congestion-avoidance step
+    # from 5 segments of 958 bytes: 4790 + 191 + 184 + 177 + 171 = 5513 bytes (packets:
+    # 5.7570; bytes: 5513 / 958 = 5.7547).
+    assert _ns3_cwnd_after_acks(5 * 958, 958, 4) == 5513
+    sent, retx, frx, to, cwnd = _hand_traced_bytes(5, 0.0435, 958)
+    assert (sent, retx, frx, to) == (9, 0, 0, 0)
+    assert cwnd == 5513 / 958
+    # the fast retransmit: ssthresh = max(2 S, bytesInFlight / 2) = 4 x 958 / 2 bytes;
+    # after the recovery (65 ms) one step from 1916 bytes: + 479 = 2395 = 2.5 segments
+    assert _hand_traced_bytes(5, 0.0445, 958)[4] == 2.0
+    assert _hand_traced_bytes(5, 0.0655, 958) == (12, 1, 1, 0, 2395 / 958)
+
+
+def test_byte_arithmetic_halves_in_whole_bytes():
+    # The W0 = 6 scenario above with an odd segment of 1001 bytes: ssthresh = 5 x 1001 / 2
+    # = 2502 bytes (integer division), not 2.5 segments; after the recovery (86 ms) one
+    # step: 2502 + 1002001 // 2502 = 2502 + 400 = 2902 bytes.  The packets sent are those
+    # of the packet arithmetic (2.4995 and 2.8991 segments allow 2, as 2.5 and 2.9 do).
+    assert _hand_traced_bytes(6, 0.0445, 1001) == (11, 1, 1, 0, 2502 / 1001)
+    assert _hand_traced_bytes(6, 0.0865, 1001) == (14, 2, 1, 0, 2902 / 1001)
+
+
+def test_byte_arithmetic_follows_ns3_over_a_long_loss_free_run():
+    # No loss (buffer of 100 packets, window capped below the BDP + buffer by the time
+    # the run ends): every ACK of new data is one step, so the window after the run is
+    # ns-3's integer recurrence applied once per delivered packet (slow start skipped:
+    # ssthresh = initial window).
+    src = TcpNewReno(initial_window=2, initial_ssthresh=2, window_arithmetic="bytes",
+                     segment_size=958)
+    net = Network([Link("a", "b", 8e6, 0.010, 100)],
+                  [Flow(["a", "b"], packet_size=1000, source=src)])
+    res = simulate(net, 1.5, seed=1, record=Record(interval=0.01, cwnd=True))
+    c = res.counters
+    assert int(c["retransmitted"][0]) == 0 and int(res.link_drops["overflow"][0]) == 0
+    # packets acknowledged by the end: every one sent except those still in flight
+    acked = int(c["sent"][0]) - int(np.floor(res.cwnd_series[-1, 0]))
+    expected = _ns3_cwnd_after_acks(2 * 958, 958, acked) / 958
+    assert float(res.cwnd_series[-1, 0]) == expected
+    # and the packet arithmetic ends elsewhere (the steps are not truncated to bytes)
+    res_p = simulate(net.replace(flows=[Flow(["a", "b"], packet_size=1000, source=TcpNewReno(
+        initial_window=2, initial_ssthresh=2))]), 1.5, seed=1,
+        record=Record(interval=0.01, cwnd=True))
+    assert float(res_p.cwnd_series[-1, 0]) != expected
+
+
+def test_window_arithmetic_is_validated_and_packed():
+    from qosmodels.errors import ScenarioError, ScenarioTypeError
+    from qosmodels.sim._kernels import layout as K
+
+    with pytest.raises(ScenarioError, match=r"TcpNewReno\.window_arithmetic must be 'packets'"):
+        TcpNewReno(window_arithmetic="octets")
+    with pytest.raises(ScenarioError, match=r"window_arithmetic='bytes' needs segment_size"):
+        TcpReno(window_arithmetic="bytes")
+    with pytest.raises(ScenarioError, match=r"TcpNewReno\.segment_size"):
+        TcpNewReno(window_arithmetic="bytes", segment_size=0)
+    with pytest.raises(ScenarioTypeError, match=r"TcpNewReno\.segment_size"):
+        TcpNewReno(window_arithmetic="bytes", segment_size="958")
+    assert TcpNewReno().row()[K.TCP_SEGMENT] == 0.0
+    assert TcpNewReno(segment_size=958).row()[K.TCP_SEGMENT] == 0.0  # packets: unused
+    assert TcpNewReno(window_arithmetic="bytes", segment_size=958).row()[K.TCP_SEGMENT] == 958
+
+
 def test_recovery_rule_is_validated_and_packed():
     from qosmodels.errors import ScenarioError
     from qosmodels.sim._kernels import layout as K

@@ -332,6 +332,28 @@ class TcpReno(SourceSpec):
           packets acknowledged, e.g. after duplicates) moves to the next packet
           and that first packet is resent, also outside a recovery.  A timeout
           sets ``ssthresh = max((flight - SACKed)/2, 2)`` and drops the marks.
+          While a first unacknowledged packet resent that way (marked lost,
+          with a mark above it) is unacknowledged, ns-3's ``IsLost`` holds for
+          it: the first duplicate ACK outside a recovery starts one (RFC 6675,
+          Section 5, step (2)), without waiting for the third.
+
+    window_arithmetic : {"packets", "bytes"}
+        How the congestion window is counted.
+
+        * ``"packets"`` (default): a real number of packets; congestion
+          avoidance adds ``1/cwnd`` per ACK of new data and a halving sets
+          ``flight/2``.
+        * ``"bytes"`` (as ns-3): a whole number of bytes of ``segment_size``-byte
+          segments; congestion avoidance adds ``max(1, floor(S*S/cwnd))`` bytes
+          per ACK of new data (ns-3's ``TcpNewReno::CongestionAvoidance``, which
+          truncates each step: about ``cwnd/2`` bytes fewer per round trip), a
+          halving sets ``floor(flight * S / 2)`` bytes (``GetSsThresh``) and slow
+          start adds one segment.  The window is still reported in packets
+          (bytes / S); a packet leaves when a whole segment fits, as in ns-3.
+    segment_size : int or None, bytes
+        The segment size ``S`` of ``window_arithmetic="bytes"`` (required
+        there, unused otherwise): the TCP payload, e.g. 958 for ns-3's
+        1000-byte packets (IPv4, TCP and PPP headers take 42 bytes).
 
     References
     ----------
@@ -358,7 +380,13 @@ class TcpReno(SourceSpec):
     ``m_cWndInfl`` inflates) and ``tcp-tx-buffer.cc`` (``BytesInFlight =
     sent - SACKed - lost + retransmitted``; ``AddRenoSack`` marks the first
     unmarked packet after the head; ``DiscardUpTo`` moves a mark off the head
-    and calls ``MarkHeadAsLost``; ``NextSeg`` resends lost packets first).
+    and calls ``MarkHeadAsLost``; ``NextSeg`` resends lost packets first;
+    ``IsLost``: false at or above the highest mark, else true for a packet
+    marked lost, which stays marked while retransmitted) and
+    ``tcp-socket-base.cc`` ``DupAck`` (in ``CA_DISORDER``: ``EnterRecovery``
+    when ``m_dupAckCount == m_retxThresh`` or ``IsLost(m_highRxAckMark)``).
+    For ``window_arithmetic="bytes"``: ns-3.44 ``tcp-congestion-ops.cc``
+    (``TcpNewReno::SlowStart``, ``CongestionAvoidance``, ``GetSsThresh``).
     """
 
     packet_size: int | None = None
@@ -373,13 +401,16 @@ class TcpReno(SourceSpec):
     rtt_samples: str = "segment"
     timer: str = "reference"
     recovery: str = "inflation"
+    window_arithmetic: str = "packets"
+    segment_size: int | None = None
 
     code: ClassVar[int] = K.S_RENO
     kind: ClassVar[str] = "reno"
     windowed: ClassVar[bool] = True
     _ROW: ClassVar[tuple[str, ...]] = ("max_window", "initial_window", "initial_ssthresh",
                                        "min_rto", "max_rto", "initial_rto", "ecn",
-                                       "_rtt_per_ack", "_timer_code", "_recovery_code")
+                                       "_rtt_per_ack", "_timer_code", "_recovery_code",
+                                       "_segment_bytes")
     _RTT_SAMPLES: ClassVar[tuple[str, ...]] = ("segment", "ack")
     _TIMERS: ClassVar[dict[str, int]] = {"reference": K.TIMER_REFERENCE,
                                          "impatient": K.TIMER_IMPATIENT,
@@ -401,6 +432,11 @@ class TcpReno(SourceSpec):
     def _recovery_code(self) -> float:
         # packed in the kernel's TCP_RECOVERY column
         return float(self._RECOVERIES[self.recovery])
+
+    @property
+    def _segment_bytes(self) -> float:
+        # packed in the kernel's TCP_SEGMENT column (0: window_arithmetic="packets")
+        return float(self.segment_size) if self.window_arithmetic == "bytes" else 0.0
 
     def __post_init__(self):
         name = type(self).__name__
@@ -432,6 +468,18 @@ class TcpReno(SourceSpec):
             raise ScenarioError(f"{name}.recovery must be 'inflation' (RFC 5681/6582 window "
                                 f"inflation) or 'pipe' (ns-3's classic recovery without SACK), "
                                 f"got {self.recovery!r}")
+        if (not isinstance(self.window_arithmetic, str)
+                or self.window_arithmetic not in ("packets", "bytes")):
+            raise ScenarioError(f"{name}.window_arithmetic must be 'packets' (a real-valued "
+                                f"window in packets) or 'bytes' (ns-3's whole-byte window), got "
+                                f"{self.window_arithmetic!r}")
+        if self.segment_size is not None:
+            set_(self, "segment_size",
+                 integer(name, "segment_size", self.segment_size, ge=1, unit="bytes"))
+        elif self.window_arithmetic == "bytes":
+            raise ScenarioError(f"{name}.window_arithmetic='bytes' needs segment_size, the "
+                                f"segment size in bytes (e.g. 958 for ns-3's 1000-byte packets: "
+                                f"minus IPv4, TCP and PPP headers), got None")
 
 
 @dataclass(frozen=True)

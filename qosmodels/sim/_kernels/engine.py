@@ -66,6 +66,7 @@ from .layout import (
     FI_ECN_RECOVER,
     FI_FAST_RTX,
     FI_FIRST_PARTIAL,
+    FI_HEAD_LOST,
     FI_IN_REC,
     FI_MARKED,
     FI_MAXSEQ,
@@ -175,6 +176,7 @@ from .layout import (
     TCP_MIN_RTO,
     TCP_RECOVERY,
     TCP_RTT_PER_ACK,
+    TCP_SEGMENT,
     TCP_TIMER,
     TIMER_IMPATIENT,
     TIMER_REFERENCE,
@@ -567,6 +569,27 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
             ff[f, FF_SRTT] = (1.0 - g) * ff[f, FF_SRTT] + g * r
             ff[f, FF_RTO] = ff[f, FF_SP + GEN_BETA] * ff[f, FF_SRTT]
 
+    def ca_increase(f, c):
+        # congestion avoidance: cwnd + 1/cwnd per new ACK, or with window_arithmetic=
+        # "bytes" ns-3's TcpNewReno::CongestionAvoidance on a window of whole bytes,
+        # cwnd += max(1, (uint32_t)(S*S/cwnd)) bytes (the window kept as bytes / S)
+        seg = ff[f, FF_SP + TCP_SEGMENT]
+        if seg > 0.0:
+            b = math.floor(c * seg + 0.5)
+            d = math.floor(seg * seg / b)
+            return (b + (d if d > 1.0 else 1.0)) / seg
+        return c + 1.0 / c
+
+    def halved(f, flight):
+        # ssthresh = max(flight/2, 2); with window_arithmetic="bytes" ns-3's
+        # TcpNewReno::GetSsThresh, max(2 S, bytesInFlight / 2) in integer bytes
+        seg = ff[f, FF_SP + TCP_SEGMENT]
+        if seg > 0.0:
+            ss = math.floor(flight * seg / 2.0) / seg
+        else:
+            ss = flight / 2.0
+        return ss if ss > 2.0 else 2.0
+
     def tcp_ack(f, a, ece):
         una = fi[f, FI_SND_UNA]
         newreno = fi[f, FI_CODE] == S_NEWRENO
@@ -588,6 +611,8 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
                 if sk > room:
                     sk = room
                 fi[f, FI_RENO_SACKED] = sk if sk > 0 else 0
+                # the lost mark stays on that head until it is acknowledged
+                fi[f, FI_HEAD_LOST] = 1 if resend_head else 0
             r = -1.0
             if ff[f, FF_SP + TCP_RTT_PER_ACK] > 0.0:
                 # the oldest packet this ACK covers, unless it was retransmitted (Karn)
@@ -608,8 +633,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
                     fi[f, FI_IN_REC] = 0
                     fi[f, FI_DUPACKS] = 0
                     if pipe:  # ns-3 ProcessAck: then IncreaseWindow, cwnd being ssthresh
-                        c = ff[f, FF_CWND]
-                        ff[f, FF_CWND] = c + 1.0 / c
+                        ff[f, FF_CWND] = ca_increase(f, ff[f, FF_CWND])
                 else:  # NewReno partial ACK: resend the next hole (below), deflate
                     if not pipe:  # (pipe: cwnd stays ssthresh)
                         c = ff[f, FF_CWND] - newly + 1.0
@@ -624,15 +648,13 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
                 if c < ff[f, FF_SSTHRESH]:
                     c += 1.0
                 else:
-                    c += 1.0 / c
+                    c = ca_increase(f, c)
                 wmax = ff[f, FF_SP + TCP_MAX_WINDOW]
                 ff[f, FF_CWND] = c if c < wmax else wmax
             if resend_head:  # (one call site: Numba inlines transmit at each)
                 transmit(f, a)
             if ece and fi[f, FI_IN_REC] == 0 and a > fi[f, FI_ECN_RECOVER]:
-                flight = fi[f, FI_SND_NXT] - a
-                ss = flight / 2.0
-                ff[f, FF_SSTHRESH] = ss if ss > 2.0 else 2.0
+                ff[f, FF_SSTHRESH] = halved(f, fi[f, FI_SND_NXT] - a)
                 ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
                 fi[f, FI_ECN_RECOVER] = fi[f, FI_SND_NXT] - 1
             if restart and rules != TIMER_REFERENCE and ff[f, FF_SRTT] >= 0.0:
@@ -657,7 +679,10 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
             else:
                 d = fi[f, FI_DUPACKS] + 1
                 fi[f, FI_DUPACKS] = d
-                if d == 3 and (a > fi[f, FI_RECOVER] or not newreno):
+                # (pipe: ns-3's DupAck in CA_DISORDER also enters recovery on any
+                # duplicate ACK while IsLost(SND.UNA): the head marked lost below a mark)
+                if (d == 3 and (a > fi[f, FI_RECOVER] or not newreno)) or (
+                        pipe and fi[f, FI_HEAD_LOST] != 0 and fi[f, FI_RENO_SACKED] > 0):
                     flight = fi[f, FI_SND_NXT] - una
                     if pipe:
                         # ns-3 EnterRecovery: one Reno SACK and the head lost, so
@@ -667,8 +692,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
                         sk = sk if sk < room else room
                         fi[f, FI_RENO_SACKED] = sk
                         flight -= sk
-                    ss = flight / 2.0
-                    ff[f, FF_SSTHRESH] = ss if ss > 2.0 else 2.0
+                    ff[f, FF_SSTHRESH] = halved(f, flight)
                     fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
                     fi[f, FI_IN_REC] = 1
                     ff[f, FF_CWND] = ff[f, FF_SSTHRESH] + (0.0 if pipe else 3.0)
@@ -713,8 +737,8 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
             # packets excluded; the SACK marks are then dropped, ResetRenoSack)
             flight = fi[f, FI_SND_NXT] - fi[f, FI_SND_UNA] - fi[f, FI_RENO_SACKED]
             fi[f, FI_RENO_SACKED] = 0
-            ss = flight / 2.0
-            ff[f, FF_SSTHRESH] = ss if ss > 2.0 else 2.0
+            fi[f, FI_HEAD_LOST] = 0
+            ff[f, FF_SSTHRESH] = halved(f, flight)
             ff[f, FF_CWND] = 1.0
             fi[f, FI_RECOVER] = fi[f, FI_MAXSEQ] - 1
             fi[f, FI_IN_REC] = 0

@@ -51,6 +51,7 @@ TCP_ECN = 6
 TCP_RTT_PER_ACK = 7     # 1: an RTT sample from every new ACK (send-time ring); 0: one timed segment per RTT
 TCP_TIMER = 8           # retransmission-timer rules: TIMER_REFERENCE, TIMER_IMPATIENT, TIMER_SLOW
 TCP_RECOVERY = 9        # fast-recovery rules: RECOVERY_INFLATION, RECOVERY_PIPE
+TCP_SEGMENT = 10        # window_arithmetic="bytes": the segment size, bytes; 0: "packets"
 GEN_WINDOW = 0          # also Poisson's window (0: no window)
 GEN_BETA = 1
 GEN_GAIN = 2
@@ -152,7 +153,8 @@ FI_ACKS_ARRIVED = 29
 FI_WINDOWED = 30
 FI_FIRST_PARTIAL = 31  # 1 from a fast retransmit until the first partial ACK (timer rules)
 FI_RENO_SACKED = 32    # RECOVERY_PIPE: duplicate ACKs counted as SACKed packets above SND.UNA
-N_FI = 33
+FI_HEAD_LOST = 33      # RECOVERY_PIPE: 1 while a SACK mark moved off SND.UNA left it marked lost
+N_FI = 34
 
 # ----------------------------------------------------------------- packets
 PI_FLOW = 0
