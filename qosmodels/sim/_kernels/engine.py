@@ -190,6 +190,10 @@ _M1 = 4294967087
 _M2 = 4294944443
 _NORM = 2.328306549295727688e-10
 _EV_MASK = (1 << EV_BITS) - 1
+#: The largest int64: an index and-ed with it is known to the compiler to be >= 0,
+#: so Numba's negative-index wraparound code goes (indices are never negative;
+#: a -1 sentinel is tested before masking).
+POS = 0x7FFFFFFFFFFFFFFF
 
 
 # ``_nrt=False`` compiles without Numba's reference-counting runtime: the kernel
@@ -223,7 +227,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         j = gi[GI_WORK_HEAD] + n
         if j >= work_cap:
             j -= work_cap
-        work[j] = item
+        work[j & POS] = item
         gi[GI_WORK_N] = n + 1
 
     # ------------------------------------------------------------------ random numbers
@@ -245,7 +249,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
 
     # ------------------------------------------------------------------ event heap
     def push(t, d):
-        n = gi[GI_HEAP_N]
+        n = gi[GI_HEAP_N] & POS
         if n >= heap_cap:
             gi[GI_STATUS] = ST_HEAP_FULL
             return
@@ -270,14 +274,14 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
 
     def pop_into_root():
         # removes the root; the caller has read it already
-        n = gi[GI_HEAP_N] - 1
+        n = (gi[GI_HEAP_N] - 1) & POS
         gi[GI_HEAP_N] = n
         t = ht[n]
         o = ho[n]
         d = hd[n]
         i = 0
         while True:
-            c = 2 * i + 1
+            c = (2 * i + 1) & POS
             if c >= n:
                 break
             if c + 1 < n and (ht[c + 1] < ht[c] or (ht[c + 1] == ht[c] and ho[c + 1] < ho[c])):
@@ -294,13 +298,13 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
 
     # ------------------------------------------------------------------ packet pool
     def alloc():
-        top = gi[GI_FREE_TOP]
+        top = gi[GI_FREE_TOP] & POS
         if top == 0:
             gi[GI_STATUS] = ST_POOL_FULL
             return -1
         top -= 1
         gi[GI_FREE_TOP] = top
-        p = free[top]
+        p = free[top] & POS
         pi[p, PI_USED] = 1
         alive = free.shape[0] - top
         if alive > gi[GI_POOL_MAX]:
@@ -309,7 +313,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
 
     def release(p):
         pi[p, PI_USED] = 0
-        top = gi[GI_FREE_TOP]
+        top = gi[GI_FREE_TOP] & POS
         free[top] = p
         gi[GI_FREE_TOP] = top + 1
 
@@ -321,7 +325,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         li[l, cause] += 1
         if in_window():
             li[l, LI_DROPS_W] += 1
-        f = pi[p, PI_FLOW]
+        f = pi[p, PI_FLOW] & POS
         if pi[p, PI_ACK] == 0:
             fi[f, FI_DROPS] += 1
         else:
@@ -343,7 +347,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
     def ecn_capable(p):
         if pi[p, PI_ACK] != 0:
             return False
-        f = pi[p, PI_FLOW]
+        f = pi[p, PI_FLOW] & POS
         return fi[f, FI_CODE] <= S_NEWRENO and ff[f, FF_SP + TCP_ECN] > 0.0
 
     def red_verdict(l):
@@ -408,7 +412,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         elif code == Q_RANDOM_LOSS:
             if rand() < lf[l, LF_QP + LOSS_P]:
                 cause = LI_DROP_EARLY
-        s = li[l, LI_SLOT0] + k
+        s = (li[l, LI_SLOT0] + k) & POS
         cap = slot[s, SL_CAP]
         cnt = slot[s, SL_COUNT]
         if cause < 0 and li[l, LI_TX] >= 0 and cnt >= cap:
@@ -423,7 +427,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         j = slot[s, SL_HEAD] + cnt
         if j >= cap:
             j -= cap
-        ring[slot[s, SL_OFF] + j] = p
+        ring[(slot[s, SL_OFF] + j) & POS] = p
         slot[s, SL_COUNT] = cnt + 1
         w = li[l, LI_WAITING] + 1
         li[l, LI_WAITING] = w
@@ -431,12 +435,13 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
             li[l, LI_MAX_WAITING] = w
 
     def dequeue(l):
-        s0 = li[l, LI_SLOT0]
+        s0 = li[l, LI_SLOT0] & POS
         for s in range(s0, s0 + li[l, LI_NSLOT]):
+            s &= POS
             cnt = slot[s, SL_COUNT]
             if cnt > 0:
                 h = slot[s, SL_HEAD]
-                p = ring[slot[s, SL_OFF] + h]
+                p = ring[(slot[s, SL_OFF] + h) & POS] & POS
                 h += 1
                 if h == slot[s, SL_CAP]:
                     h = 0
@@ -448,7 +453,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
 
     def on_txdone(l):
         now = gf[GF_NOW]
-        p = li[l, LI_TX]
+        p = li[l, LI_TX] & POS  # (a link finishing a transmission has one)
         li[l, LI_DEPARTURES] += 1
         if now >= gf[GF_WARMUP]:
             li[l, LI_DEP_W] += 1
@@ -465,17 +470,18 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
 
     def forward(p):
         # the packet stands before hop PI_HOP of its path (never past its end)
-        f = pi[p, PI_FLOW]
-        h = pi[p, PI_HOP]
+        f = pi[p, PI_FLOW] & POS
+        h = pi[p, PI_HOP] & POS
         if pi[p, PI_ACK] == 0:
-            l = r_link[r_ptr[f] + h]
+            l = r_link[(r_ptr[f] + h) & POS] & POS
         else:
-            j = a_ptr[f] + h
+            j = (a_ptr[f] + h) & POS
             l = a_link[j]
             if l < 0:  # a stretch of undeclared reverse links: propagation only
                 pi[p, PI_HOP] = h + 1
                 push(gf[GF_NOW] + a_delay[j], (p << EV_BITS) | EV_ARRIVE)
                 return
+            l &= POS
         enqueue(l, p)
 
     # ------------------------------------------------------------------ senders
@@ -512,11 +518,11 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
                 fi[f, FI_RETX] += 1
                 fi[f, FI_TIMING] = 0  # Karn: never time a retransmitted packet
                 if per_ack:
-                    stime[fi[f, FI_OOO_OFF] + (seq & fi[f, FI_OOO_MASK])] = -1.0
+                    stime[(fi[f, FI_OOO_OFF] + (seq & fi[f, FI_OOO_MASK])) & POS] = -1.0
             else:
                 fi[f, FI_MAXSEQ] = seq + 1
                 if per_ack:
-                    stime[fi[f, FI_OOO_OFF] + (seq & fi[f, FI_OOO_MASK])] = gf[GF_NOW]
+                    stime[(fi[f, FI_OOO_OFF] + (seq & fi[f, FI_OOO_MASK])) & POS] = gf[GF_NOW]
                 elif fi[f, FI_TIMING] == 0:
                     fi[f, FI_TIMING] = 1
                     fi[f, FI_RTT_SEQ] = seq
@@ -616,7 +622,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
             r = -1.0
             if ff[f, FF_SP + TCP_RTT_PER_ACK] > 0.0:
                 # the oldest packet this ACK covers, unless it was retransmitted (Karn)
-                t0 = stime[fi[f, FI_OOO_OFF] + (una & fi[f, FI_OOO_MASK])]
+                t0 = stime[(fi[f, FI_OOO_OFF] + (una & fi[f, FI_OOO_MASK])) & POS]
                 if t0 >= 0.0:
                     r = gf[GF_NOW] - t0
             elif fi[f, FI_TIMING] != 0 and a > fi[f, FI_RTT_SEQ]:
@@ -759,7 +765,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
             ff[f, FF_BYTES_W] += n * ff[f, FF_BITS] / 8.0
 
     def on_data(p):
-        f = pi[p, PI_FLOW]
+        f = pi[p, PI_FLOW] & POS
         fi[f, FI_ARRIVED] += 1
         marked = pi[p, PI_MARK] & 1
         if marked != 0:
@@ -770,15 +776,15 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
             fi[f, FI_QD_N] += 1
             b = np.int64(qd / ff[f, FF_HIST_W])
             nb = gi[GI_NBINS]
-            hist[f, b if b < nb else nb - 1] += 1.0
+            hist[f, (b if b < nb else nb - 1) & POS] += 1.0
         if fi[f, FI_WINDOWED] == 0:
             deliver(f, 1)
             release(p)
             return
         seq = pi[p, PI_SEQ]
         rn = fi[f, FI_RCV_NXT]
-        off = fi[f, FI_OOO_OFF]
-        mask = fi[f, FI_OOO_MASK]
+        off = fi[f, FI_OOO_OFF] & POS
+        mask = fi[f, FI_OOO_MASK] & POS
         # goodput counts each packet once, when its first copy arrives (in order or
         # not): counting at in-order delivery instead would credit a window's worth of
         # buffered packets to the moment a hole is filled
@@ -806,7 +812,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         defer((p << W_BITS) | W_FORWARD)
 
     def on_ack(p):
-        f = pi[p, PI_FLOW]
+        f = pi[p, PI_FLOW] & POS
         a = pi[p, PI_SEQ]
         ece = (pi[p, PI_MARK] & 2) != 0
         release(p)
@@ -890,7 +896,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
             break
         if gi[GI_EVENTS] >= max_events:
             return ST_MAX_EVENTS
-        d = hd[0]
+        d = hd[0] & POS
         pop_into_root()
         gf[GF_NOW] = t
         gi[GI_EVENTS] += 1
@@ -899,7 +905,7 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         if kind == EV_TXDONE:
             on_txdone(a)
         elif kind == EV_ARRIVE:
-            f = pi[a, PI_FLOW]
+            f = pi[a, PI_FLOW] & POS
             if pi[a, PI_ACK] == 0:
                 end = r_ptr[f + 1] - r_ptr[f]
             else:
@@ -922,8 +928,8 @@ def run(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
         elif kind == EV_SAMPLE:
             on_sample()
         while gi[GI_WORK_N] > 0:
-            h = gi[GI_WORK_HEAD]
-            item = work[h]
+            h = gi[GI_WORK_HEAD] & POS
+            item = work[h] & POS
             gi[GI_WORK_HEAD] = h + 1 if h + 1 < work_cap else 0
             gi[GI_WORK_N] -= 1
             if item & 1 == W_FORWARD:
