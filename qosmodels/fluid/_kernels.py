@@ -72,9 +72,7 @@ EST_IDEAL, EST_VEGAS, EST_VEGAS_K, EST_MONACO = 0, 1, 2, 3
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def at(h, col, base, fr, nmax, m):
     # history h (shape (columns, ring), ring = m + 1) of column col at step
-    # position base + fr, clamped to nmax; zero before t = 0.  h is one of the
-    # hist_* arrays; the kernel runs without reference counting, so passing
-    # arrays to inner functions costs nothing.
+    # position base + fr, clamped to nmax; zero before t = 0 (inlined at each call)
     m = m & POS
     if fr > 0.0:
         if base + 1 > nmax:
@@ -89,9 +87,11 @@ def at(h, col, base, fr, nmax, m):
         return 0.0
     return h[col, base & m]
 
+
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def pair_at(h, col, base, fr, nmax, m):
-    # as at(), for a history of pairs (shape (columns, ring, 2)), both interpolated
+    # as at(), for a history of tuples (shape (columns, ring, k), k >= 2): the first two
+    # components, both interpolated
     m = m & POS
     if fr > 0.0:
         if base + 1 > nmax:
@@ -118,10 +118,9 @@ def measure(
     est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count, loss, loss_step,
     loss_acted, last_halve, halve,
 ):
-    """Every flow's rtt, accumulation estimate and loss signal at time t1 = n1 dt."""
+    """Every flow's rtt, accumulation estimate and loss signal at time t1 = n1 dt,
+    from the history up to step nmax."""
     n_flows = start.shape[0]
-    # every flow's rtt, accumulation estimate and loss signal at time t1 = n1 dt,
-    # from the history up to step nmax
     for i in range(n_flows):
         h0 = route_ptr[i]
         h1 = route_ptr[i + 1]
