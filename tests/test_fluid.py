@@ -274,3 +274,22 @@ def test_bad_link_change():
 def test_bad_equilibrium_targets():
     with pytest.raises(ScenarioError, match=r"targets must be > 0"):
         acc_equilibrium(acc_parking_lot(), 0)
+
+
+def test_zero_delay_uncongested_hops_change_nothing():
+    # A zero-delay link (read from the history at a lag of 0 steps, in link order) that
+    # never queues must leave the trajectories exactly as in the network without it,
+    # whether it is the first hop or sits between the bottleneck and the receiver.
+    plain = Network(links=[Link("s0", "r", 1e8, 0.002), Link("r", "d", 1e7, 0.01),
+                           Link("s1", "r", 1e8, 0.005)],
+                    flows=[Flow(["s0", "r", "d"]), Flow(["s1", "r", "d"])])
+    padded = Network(links=[Link("s0", "x", 1e9, 0.0), Link("x", "r", 1e8, 0.002),
+                            Link("r", "y", 1e7, 0.01), Link("y", "d", 1e9, 0.0),
+                            Link("s1", "r", 1e8, 0.005)],
+                     flows=[Flow(["s0", "x", "r", "y", "d"]), Flow(["s1", "r", "y", "d"])])
+    a = solve_fluid(plain, 5.0, kappa=0.2, dt=0.0005)
+    b = solve_fluid(padded, 5.0, kappa=0.2, dt=0.0005)
+    np.testing.assert_allclose(b.rates, a.rates, rtol=1e-12, atol=1e-6)
+    np.testing.assert_allclose(b.accumulation, a.accumulation, rtol=1e-12, atol=1e-6)
+    np.testing.assert_allclose(b.queues[:, 2], a.queues[:, 1], rtol=1e-12, atol=1e-6)
+    assert b.queues[:, [0, 3]].max() == 0.0
