@@ -240,8 +240,10 @@ def integrate(
 ):
     """Integrate the fluid model; fill the ``out_*`` arrays; return ``(status, step, index)``.
 
-    ``ring`` is the history length in steps, a power of two.  ``out_*`` have
-    one row per saved time (every ``save_every`` steps, row 0 at t = 0).
+    ``ring`` is the length in steps of the per-flow and per-link histories and
+    ``ring_s`` that of the per-hop lines (powers of two); link ``l``'s arrival
+    history starts at ``a_off[l]`` and holds ``a_mask[l] + 1`` steps.  ``out_*``
+    have one row per saved time (every ``save_every`` steps, row 0 at t = 0).
     """
     n_links = cap.shape[0]
     n_flows = start.shape[0]
