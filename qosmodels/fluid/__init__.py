@@ -262,7 +262,8 @@ def run_compiled(network: Network, comp: CompiledFluid, options: dict | None = N
     if status == STATUS_HISTORY:
         raise SimulationError(
             f"the queue of link {network.link_names[index]!r} held bits longer than the delay "
-            f"history ({int(comp.a_mask[index]) + 1} steps of {comp.dt:g} s) at t = {step * comp.dt:g} s; "
+            f"history ({int(comp.a_mask[index]) + 1} steps of {comp.dt:g} s) at "
+            f"t = {step * comp.dt:g} s; "
             f"this is a bug in the history sizing, please report it"
         )
     if status != 0:  # pragma: no cover - defensive

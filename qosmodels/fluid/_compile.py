@@ -78,10 +78,9 @@ class CompiledFluid(NamedTuple):
     buf: np.ndarray  # (L,) bits
     link_order: np.ndarray  # (L,) int64, processing order
     link_hop_ptr: np.ndarray  # (L + 1,) int64
-    link_hops: np.ndarray  # (H,) int64: the hops in link order (position j -> hop)
     j_prev: np.ndarray  # (H,) int64: position of the same flow's previous hop, -1 for its first
     j_flow: np.ndarray  # (H,) int64: the flow of the hop at position j
-    hop_pos: np.ndarray  # (H,) int64: position of each hop (inverse of link_hops)
+    hop_pos: np.ndarray  # (H,) int64: position j of each hop in link order
     last_j: np.ndarray  # (F,) int64: position of each flow's last hop
     avd: np.ndarray  # (L,) bool
     avd_gamma: float
@@ -338,7 +337,7 @@ def compile_fluid(
         n_steps=n_steps, dt=float(dt), save_every=save_every, ring=ring, ring_s=ring_s,
         a_off=a_off, a_mask=a_len - 1,
         cap=cap, delay0=delay0, buf=buf, link_order=_link_order(net, zero),
-        link_hop_ptr=link_hop_ptr, link_hops=order.astype(np.int64), j_prev=j_prev,
+        link_hop_ptr=link_hop_ptr, j_prev=j_prev,
         j_flow=hop_flow[order], hop_pos=hop_pos, last_j=hop_pos[net.route_ptr[1:] - 1], avd=avd,
         avd_gamma=avd_gamma, avd_alpha=avd_alpha, red=red_on, red_min=red_min,
         red_max=red_max, red_maxp=red_maxp, red_rate=red_rate, red_top=red_top,

@@ -40,10 +40,10 @@ The scheme, step ``n -> n + 1`` of size ``dt``:
 Histories are ``(columns, ring)`` arrays (a column's steps contiguous), each
 ring a power of two just longer than the lags read from it: per flow and per
 link, a round trip; per hop, ``(hops, ring_s, 3)`` lines of ``(D, S, W)`` as
-long as the longest link delay, in link order (``link_hops``), so that the
-network loop walks them sequentially; per link, the arrivals as one block of
-rows ``(cumulative accepted bits, then each hop's)`` as long as the link's
-longest sojourn (a full buffer).  Short histories stay in cache: on 1 000
+long as the longest link delay, in link order (hops grouped by link,
+``link_hop_ptr``), so that the network loop walks them sequentially; per
+link, the arrivals as one block of rows ``(cumulative accepted bits, then
+each hop's)`` as long as the link's longest sojourn (a full buffer).  Short histories stay in cache: on 1 000
 flows and 100 links this layout, the carried sums and indices the compiler
 knows to be non-negative (``& POS``: no negative-index wraparound code) took
 the run from 6.0-6.8 s to 4.2-4.9 s (benchmarks/RESULTS.md).
@@ -228,7 +228,7 @@ def save(
 @njit(cache=True, error_model="numpy", _nrt=False)
 def integrate(
     n_steps, dt, save_every, ring, ring_s, a_off, a_mask,
-    cap, delay0, buf, link_order, link_hop_ptr, link_hops, j_prev, j_flow, hop_pos, last_j,
+    cap, delay0, buf, link_order, link_hop_ptr, j_prev, j_flow, hop_pos, last_j,
     avd, avd_gamma, avd_alpha,
     red, red_min, red_max, red_maxp, red_rate, red_top,
     hop_flow, hop_link, hop_rev,
@@ -620,9 +620,9 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     n_flows = w0.shape[0]
     delay = delay0.copy()
     # cumulative accepted arrivals, bits: per link a block of rows (step), each row the
-    # link's total then its hops' (in link_hops order); see CompiledFluid.a_off
+    # link's total then its hops' (in link order); see CompiledFluid.a_off
     hist_a = np.zeros(a_size)
-    # per hop, in link order (position j in link_hops): the previous hop's partial
+    # per hop, in link order (position j, grouped by link_hop_ptr): the previous hop's partial
     # sums (see hist_s) arriving now, bits and s (zero for first hops)
     s_in = np.zeros(n_hops)
     w_in = np.zeros(n_hops)
