@@ -6,16 +6,29 @@ do (:func:`simulate`).  Heavy dependencies (CVXPY, SymPy, Numba, Matplotlib) are
 when an analysis needs them.
 """
 
-from . import abe, fq, pps, sim, tokenbucket, topologies, units
+from . import abe, fq, mechanisms, pps, tokenbucket, topologies, units
 from .allocation import Allocation, allocate
 from .errors import MissingExtra, ScenarioError, ScenarioTypeError, SimulationError, SolverError
 from .fairness import coefficient_of_variation, jain_index, maxmin_jain_index
 from .fluid import FluidResult, solve_fluid
 from .network import Flow, Link, Network
-from .sim import SimulationResult, replicate, simulate
 from .units import KB, MB, Gbps, Mbps, kbps, ms, us
 
 __version__ = "0.1.0"
+
+#: Names served from ``qosmodels.sim`` when first used, so that describing a
+#: network (``import qosmodels.network``) never loads the simulator.
+_LAZY = {"sim": None, "simulate": "simulate", "replicate": "replicate",
+         "SimulationResult": "SimulationResult"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        sim = importlib.import_module(".sim", __name__)
+        return sim if _LAZY[name] is None else getattr(sim, _LAZY[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "Network",
@@ -39,6 +52,7 @@ __all__ = [
     "topologies",
     "units",
     "sim",
+    "mechanisms",
     "fq",
     "abe",
     "pps",

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _validate as v
 from .errors import MissingExtra, ScenarioError, ScenarioTypeError
-from .sim.specs import DropTail, QueueSpec, SourceSpec, TcpNewReno
+from .mechanisms import DropTail, QueueSpec, SourceSpec, TcpNewReno
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx
@@ -56,7 +56,7 @@ class Link:
     buffer : int, packets
         Size of the queue at the link's input, >= 1.
     queue : QueueSpec
-        The queue discipline (default :class:`~qosmodels.sim.DropTail`).
+        The queue discipline (default :class:`~qosmodels.mechanisms.DropTail`).
 
     Examples
     --------
@@ -86,7 +86,7 @@ class Link:
         set_(self, "buffer", v.integer("Link", "buffer", self.buffer, ge=1, unit="packets"))
         if not isinstance(self.queue, QueueSpec):
             raise ScenarioTypeError(
-                f"Link.queue must be a queue discipline spec (a qosmodels.sim.QueueSpec such as "
+                f"Link.queue must be a queue discipline spec (a qosmodels.mechanisms.QueueSpec such as "
                 f"DropTail()), got {self.queue!r}"
             )
 
@@ -122,7 +122,7 @@ class Flow:
     stop : float or None, s
         When it stops (``None``: never); must exceed ``start``.
     source : SourceSpec
-        How the flow generates packets (default :class:`~qosmodels.sim.TcpNewReno`).
+        How the flow generates packets (default :class:`~qosmodels.mechanisms.TcpNewReno`).
     max_rate : float or None, bit/s
         The most the flow can use (its demand, or the rate of its access);
         ``None`` means unlimited.  Allocations respect it.
@@ -179,7 +179,7 @@ class Flow:
             set_(self, "stop", stop)
         if not isinstance(self.source, SourceSpec):
             raise ScenarioTypeError(
-                f"Flow.source must be a source spec (a qosmodels.sim.SourceSpec such as TcpNewReno()), "
+                f"Flow.source must be a source spec (a qosmodels.mechanisms.SourceSpec such as TcpNewReno()), "
                 f"got {self.source!r}"
             )
         src_size = getattr(self.source, "packet_size", None)

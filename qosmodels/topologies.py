@@ -650,7 +650,7 @@ def abe_dumbbell(
     the output of router r1, ``r1->r2``, with a 50-packet buffer.  Green flows
     come first.  **Green and Blue are told apart only by the flow names**
     (``green*`` / ``blue*``); every flow has weight 1 and a
-    :class:`~qosmodels.sim.TcpReno` source.  In the paper Blue flows are TCP
+    :class:`~qosmodels.mechanisms.TcpReno` source.  In the paper Blue flows are TCP
     Reno and Green flows a rate-based TCP-friendly source, which the
     simulator does not have yet.
 
@@ -711,7 +711,7 @@ def abe_dumbbell(
     rtt = v.real(owner, "rtt", rtt, gt=0, unit="s")
     net = _star(owner, names, sources, rtt, [1.0] * (ng + nb), cap, delay, access_capacity,
                 buffer, access_buffer, packet_size, routers=("r1", "r2"))
-    from .sim.specs import TcpReno
+    from .mechanisms import TcpReno
 
     return net.replace(flows=[dataclasses.replace(f, source=TcpReno()) for f in net.flows])
 

@@ -144,4 +144,3 @@ def test_fcfs_telnet_delay_figure_1(rho):
     expected = fcfs_telnet_delay(N, W, rho, packet_time=S)
     assert res.mean_queueing_delay[N] == pytest.approx(expected, rel=0.02)
     assert res.utilisation[-1] == pytest.approx(1.0, abs=1e-3)
-    assert DropTail().code == 0

@@ -37,7 +37,7 @@ def _run_kernel(mode, duration):
     from qosmodels.sim._kernels.engine import run
 
     c = compile_scenario(_net(mode), duration, seed=0)
-    assert run(*c, duration, 10**7) == K.ST_OK
+    assert run(c, duration, 10**7) == K.ST_OK
     return c
 
 
@@ -88,7 +88,7 @@ def test_per_ack_sampling_never_times_a_retransmitted_packet():
 
     net = _net("ack", queue=RandomLoss(p=0.05), min_rto=1.0)
     c = compile_scenario(net, 60.0, seed=3)
-    assert run(*c, 60.0, 10**8) == K.ST_OK
+    assert run(c, 60.0, 10**8) == K.ST_OK
     assert c.fi[0, K.FI_RETX] > 50 and c.fi[0, K.FI_TIMEOUTS] > 0
     assert R - 1e-12 <= c.ff[0, K.FF_SRTT] <= R + (W - 1) * TX + 1e-12
 

@@ -17,6 +17,8 @@ import pytest
 
 from qosmodels import Flow, Link, Network, jain_index, topologies
 from qosmodels.sim import GenericWindow, RandomLoss, Record, Red, TcpNewReno, TcpReno, simulate
+from qosmodels.sim._kernels.sources import reno
+from qosmodels.sim.compile import pack_params
 
 QUIET = Record(interval=1.0, cwnd=False)
 
@@ -249,7 +251,6 @@ def test_byte_arithmetic_follows_ns3_over_a_long_loss_free_run():
 
 def test_window_arithmetic_is_validated_and_packed():
     from qosmodels.errors import ScenarioError, ScenarioTypeError
-    from qosmodels.sim._kernels import layout as K
 
     with pytest.raises(ScenarioError, match=r"TcpNewReno\.window_arithmetic must be 'packets'"):
         TcpNewReno(window_arithmetic="octets")
@@ -259,18 +260,17 @@ def test_window_arithmetic_is_validated_and_packed():
         TcpNewReno(window_arithmetic="bytes", segment_size=0)
     with pytest.raises(ScenarioTypeError, match=r"TcpNewReno\.segment_size"):
         TcpNewReno(window_arithmetic="bytes", segment_size="958")
-    assert TcpNewReno().row()[K.TCP_SEGMENT] == 0.0
-    assert TcpNewReno(segment_size=958).row()[K.TCP_SEGMENT] == 0.0  # packets: unused
-    assert TcpNewReno(window_arithmetic="bytes", segment_size=958).row()[K.TCP_SEGMENT] == 958
+    assert pack_params(TcpNewReno())[reno.TCP_SEGMENT] == 0.0
+    assert pack_params(TcpNewReno(segment_size=958))[reno.TCP_SEGMENT] == 0.0  # packets: unused
+    assert pack_params(TcpNewReno(window_arithmetic="bytes", segment_size=958))[reno.TCP_SEGMENT] == 958
 
 
 def test_recovery_rule_is_validated_and_packed():
     from qosmodels.errors import ScenarioError
-    from qosmodels.sim._kernels import layout as K
 
     with pytest.raises(ScenarioError, match=r"TcpNewReno\.recovery must be 'inflation'"):
         TcpNewReno(recovery="sack")
     with pytest.raises(ScenarioError, match=r"TcpReno\.recovery must be 'inflation'"):
         TcpReno(recovery=None)
-    assert TcpNewReno().row()[K.TCP_RECOVERY] == K.RECOVERY_INFLATION
-    assert TcpNewReno(recovery="pipe").row()[K.TCP_RECOVERY] == K.RECOVERY_PIPE
+    assert pack_params(TcpNewReno())[reno.TCP_RECOVERY] == reno.RECOVERY_INFLATION
+    assert pack_params(TcpNewReno(recovery="pipe"))[reno.TCP_RECOVERY] == reno.RECOVERY_PIPE

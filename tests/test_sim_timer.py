@@ -33,7 +33,8 @@ from qosmodels import Flow, Link, Network
 from qosmodels.errors import ScenarioError
 from qosmodels.sim import TcpNewReno, TcpReno, simulate
 from qosmodels.sim._kernels import layout as K
-from qosmodels.sim.compile import compile_scenario
+from qosmodels.sim._kernels.sources import reno
+from qosmodels.sim.compile import compile_scenario, pack_params
 
 D = 0.05               # s
 C = 10e6               # bit/s
@@ -70,7 +71,7 @@ def _compiled(timer, min_rto, rtt_samples):
 def _run_to(c, t):
     from qosmodels.sim._kernels.engine import run
 
-    assert run(*c, t, 10**7) == K.ST_OK
+    assert run(c, t, 10**7) == K.ST_OK
     return c
 
 
@@ -164,9 +165,9 @@ def test_every_partial_ack_restarts_the_timer(timer):
 # --------------------------------------------------------------------------- default, checks
 def test_reference_is_the_default():
     assert TcpNewReno().timer == "reference" and TcpReno().timer == "reference"
-    assert TcpNewReno().row()[K.TCP_TIMER] == K.TIMER_REFERENCE
-    assert TcpNewReno(timer="impatient").row()[K.TCP_TIMER] == K.TIMER_IMPATIENT
-    assert TcpNewReno(timer="slow-but-steady").row()[K.TCP_TIMER] == K.TIMER_SLOW
+    assert pack_params(TcpNewReno())[reno.TCP_TIMER] == reno.TIMER_REFERENCE
+    assert pack_params(TcpNewReno(timer="impatient"))[reno.TCP_TIMER] == reno.TIMER_IMPATIENT
+    assert pack_params(TcpNewReno(timer="slow-but-steady"))[reno.TCP_TIMER] == reno.TIMER_SLOW
 
 
 @pytest.mark.parametrize("timer", RULES)

@@ -132,10 +132,10 @@ def solve_fluid(
         AVQ's gain: ``d c_virtual / dt = alpha (gamma c - arrival rate)``.
     red_links : sequence
         Links running RED (marking, ECN-style) with parameters ``red``.  Links
-        whose ``queue`` is a :class:`qosmodels.sim.Red` run RED with their own
+        whose ``queue`` is a :class:`qosmodels.mechanisms.Red` run RED with their own
         parameters without being listed, so the network that the packet
         simulator runs describes the fluid model's RED as well.
-    red : qosmodels.sim.Red, optional
+    red : qosmodels.mechanisms.Red, optional
         RED's parameters at ``red_links`` (default 20 / 80 packets, max_p 0.1,
         w_q 0.002, gentle).
     save_dt : float, s, optional

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _validate as v
 from ..errors import ScenarioError, ScenarioTypeError
 from ..network import Network
-from ..sim.specs import Red
+from ..mechanisms import Red
 from .estimators import control_code, estimator_code
 
 __all__ = ["LinkChange", "Red", "DEFAULT_RED", "CompiledFluid", "compile_fluid",
@@ -276,7 +276,7 @@ def compile_fluid(
 
     red = DEFAULT_RED if red is None else red
     if not isinstance(red, Red):
-        raise ScenarioTypeError(f"red must be a qosmodels.sim.Red, got {red!r}")
+        raise ScenarioTypeError(f"red must be a qosmodels.mechanisms.Red, got {red!r}")
     # RED at a link: its own queue spec if it is a Red, else `red` where red_links names it
     specs: list = [link.queue if isinstance(link.queue, Red) else None for link in net.links]
     for k, link in enumerate(red_links or ()):

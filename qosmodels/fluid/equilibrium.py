@@ -190,8 +190,8 @@ def reno_equilibrium(network: Network, red_links=(), red=None) -> RenoEquilibriu
     network : Network
     red_links : sequence
         RED links (names, pairs or indices) besides those whose ``queue`` is a
-        :class:`qosmodels.sim.Red`; at least one RED link in all.
-    red : qosmodels.sim.Red, optional
+        :class:`qosmodels.mechanisms.Red`; at least one RED link in all.
+    red : qosmodels.mechanisms.Red, optional
         RED's parameters at ``red_links`` (default 20 / 80 packets, max_p 0.1,
         w_q 0.002, gentle).
 
@@ -205,7 +205,7 @@ def reno_equilibrium(network: Network, red_links=(), red=None) -> RenoEquilibriu
     from scipy.optimize import least_squares
 
     from ..errors import ScenarioError
-    from ..sim.specs import Red
+    from ..mechanisms import Red
     from ._compile import DEFAULT_RED
 
     red = DEFAULT_RED if red is None else red
@@ -213,7 +213,7 @@ def reno_equilibrium(network: Network, red_links=(), red=None) -> RenoEquilibriu
     specs.update({network.link_id(l): red for l in red_links})
     ids = sorted(specs)
     if not ids:
-        raise ScenarioError("no RED link: give red_links or links with queue=qosmodels.sim.Red(...)")
+        raise ScenarioError("no RED link: give red_links or links with queue=qosmodels.mechanisms.Red(...)")
     R = network.routing_matrix.toarray()
     pkt = network.packet_sizes * 8.0
     nf = R.sum(axis=1)

@@ -1,19 +1,21 @@
 """The packet-level simulator.
 
-Describe mechanisms as specs -- queue disciplines (:class:`DropTail`,
-:class:`Red`, :class:`Priority`, :class:`RandomLoss`) on links and sources (:class:`TcpReno`,
+Describe mechanisms as specs (:mod:`qosmodels.mechanisms`) -- queue
+disciplines (:class:`DropTail`, :class:`Red`, :class:`Priority`,
+:class:`RandomLoss`) on links and sources (:class:`TcpReno`,
 :class:`TcpNewReno`, :class:`GenericWindow`, :class:`Cbr`, :class:`Poisson`,
-:class:`OnOff`) on flows -- and run the network with :func:`simulate`.
-Specs are small frozen dataclasses with validated fields, an integer ``code``
-and a packed parameter row, so that the kernel compiles once for every mix of
-mechanisms (DESIGN.md, practice 2).  Numba is imported on the first run, not
-with this package.
+:class:`OnOff`) on flows -- and run the network with :func:`simulate`.  The
+specs are re-exported here.  Each spec names its kernel module
+(``_kernels/queues/``, ``_kernels/sources/``), which packs its parameters
+into a row and carries it out, so that the kernel compiles once for every mix
+of mechanisms (DESIGN.md, practice 2).  Numba is imported on the first run,
+not with this package.
 """
 
 from .compile import Limits, Record
 from .result import ReplicationResult, SimulationResult
 from .simulate import replicate, simulate
-from .specs import (
+from ..mechanisms import (
     Cbr,
     DropTail,
     GenericWindow,

@@ -22,9 +22,9 @@ if TYPE_CHECKING:  # pragma: no cover
 from .._validate import integer, real
 from ..errors import ScenarioError, ScenarioTypeError
 from ._kernels import layout as K
-from .specs import Poisson
 
-__all__ = ["Record", "Limits", "Compiled", "compile_scenario", "ACK_SIZE"]
+__all__ = ["Record", "Limits", "Compiled", "compile_scenario", "kernel_module", "pack_params",
+           "ACK_SIZE"]
 
 #: Size of an acknowledgement, bytes (40: IP and TCP headers, no options).
 ACK_SIZE = 40
@@ -124,6 +124,41 @@ class Compiled(NamedTuple):
     work: np.ndarray
 
 
+def kernel_module(spec):
+    """The kernel module that carries out ``spec`` (named by the spec's ``kernel``).
+
+    Importing it imports Numba: this is called when a run is compiled, never
+    when a network is described.
+    """
+    from ._kernels import dispatch
+
+    table = {**dispatch.QUEUES, **dispatch.SOURCES}
+    try:
+        return table[spec.kernel]
+    except (AttributeError, KeyError):
+        raise ScenarioTypeError(
+            f"{type(spec).__name__} names no simulator kernel (kernel = "
+            f"{getattr(spec, 'kernel', None)!r}); the packet simulator runs "
+            f"{sorted(table)}"
+        ) from None
+
+
+def pack_params(spec, kmod=None) -> np.ndarray:
+    """``spec``'s parameter row: the fields its kernel module lists in ``PARAMS``, in order.
+
+    An entry of ``PARAMS`` is a field name (``None`` packs as 0, booleans as 0
+    or 1) or a pair ``(label, function of the spec)`` for a derived value.
+    """
+    kmod = kernel_module(spec) if kmod is None else kmod
+    row = np.zeros(K.PARAM_ROW)
+    if len(kmod.PARAMS) > K.PARAM_ROW:  # a programming error of the kernel module
+        raise RuntimeError(f"{kmod.__name__}.PARAMS has more than {K.PARAM_ROW} entries")
+    for j, entry in enumerate(kmod.PARAMS):
+        value = entry[1](spec) if isinstance(entry, tuple) else getattr(spec, entry)
+        row[j] = 0.0 if value is None else float(value)
+    return row
+
+
 def _seed_state(seed) -> np.ndarray:
     """MRG32k3a state (six integers) from an int, a SeedSequence or a Generator."""
     if isinstance(seed, np.random.Generator):
@@ -199,8 +234,9 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     for l, link in enumerate(links):
         lf[l, K.LF_CAP] = link.capacity
         lf[l, K.LF_DELAY] = link.delay
-        lf[l, K.LF_QP:K.LF_QP + K.PARAM_ROW] = link.queue.row()
-        li[l, K.LI_CODE] = link.queue.code
+        kmod = kernel_module(link.queue)
+        lf[l, K.LF_QP:K.LF_QP + K.PARAM_ROW] = pack_params(link.queue, kmod)
+        li[l, K.LI_CODE] = kmod.CODE
         li[l, K.LI_SLOT0] = s
         li[l, K.LI_NSLOT] = link.queue.n_classes
         li[l, K.LI_TX] = -1
@@ -223,29 +259,17 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         ff[i, K.FF_ACK_BITS] = 8.0 * ACK_SIZE
         ff[i, K.FF_START] = flow.start
         ff[i, K.FF_STOP] = np.inf if flow.stop is None else flow.stop
-        ff[i, K.FF_SP:K.FF_SP + K.PARAM_ROW] = src.row()
+        kmod = kernel_module(src)
+        ff[i, K.FF_SP:K.FF_SP + K.PARAM_ROW] = pack_params(src, kmod)
         ff[i, K.FF_DEADLINE] = np.inf
         ff[i, K.FF_SRTT] = -1.0
-        fi[i, K.FI_CODE] = src.code
+        fi[i, K.FI_CODE] = kmod.CODE
         fi[i, K.FI_CLASS] = src.priority
         fi[i, K.FI_WINDOWED] = int(windowed)
         fi[i, K.FI_RECOVER] = -1
         fi[i, K.FI_ECN_RECOVER] = -1
         fi[i, K.FI_APP_LIMIT] = _GREEDY
-        if src.code in (K.S_RENO, K.S_NEWRENO):
-            ff[i, K.FF_CWND] = src.initial_window
-            ff[i, K.FF_SSTHRESH] = (src.max_window if src.initial_ssthresh is None
-                                    else src.initial_ssthresh)
-            ff[i, K.FF_RTO] = src.initial_rto
-            window = src.max_window
-        elif windowed:  # GenericWindow, or Poisson with a window
-            ff[i, K.FF_SRTT] = src.initial_rtt
-            ff[i, K.FF_RTO] = src.beta * src.initial_rtt
-            window = src.window
-            if isinstance(src, Poisson):
-                fi[i, K.FI_APP_LIMIT] = 0
-        else:
-            window = 0
+        window = kmod.setup(src, ff[i], fi[i])  # the mechanism's initial state; its window
         if windowed:
             ooo_sizes[i] = 1 << max(int(window), 1).bit_length()  # power of two > window
     ooo_off = np.concatenate(([0], np.cumsum(ooo_sizes)))
@@ -254,7 +278,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     ooo = np.zeros(max(int(ooo_off[-1]), 1), dtype=np.uint8)
     # send times of the packets in flight (rtt_samples="ack"), a ring per flow laid out
     # like the receiver's out-of-order buffer: seq & mask never collides inside a window
-    per_ack = any(getattr(flow.source, "rtt_samples", "segment") == "ack" for flow in flows)
+    per_ack = bool(fi[:, K.FI_PER_ACK].any())
     stime = np.zeros(max(int(ooo_off[-1]), 1) if per_ack else 1)
 
     # packet classes against the priority queues they cross (data forward, ACKs back)

@@ -127,7 +127,7 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
     try:
         for k in range(1, CHUNKS + 1):
             t_stop = duration if k == CHUNKS else duration * k / CHUNKS
-            status = run(*c, t_stop, budget)
+            status = run(c, t_stop, budget)
             if status != K.ST_OK:
                 _raise(status, c, t_stop, limits)
             if bar is None and (progress or (progress is None and k < CHUNKS and

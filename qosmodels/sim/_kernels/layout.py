@@ -1,67 +1,13 @@
-"""Column names of the simulator's flat arrays, codes of mechanisms and statuses.
+"""Column names of the simulator's flat arrays, event kinds and statuses.
 
 The compile step (``qosmodels.sim.compile``) fills arrays with these columns;
 the kernel (:mod:`.engine`) reads them.  Plain integer constants, so Numba
 treats them as compile-time literals (pandapower's ``F_BUS = 0`` style).
+Mechanisms name the columns of their parameter rows (``LF_QP``, ``FF_SP``)
+and their codes in their own kernel modules (``queues/``, ``sources/``).
 """
 
 PARAM_ROW = 16  # length of a spec's packed parameter row
-
-# ----------------------------------------------------------------- mechanism codes
-Q_DROPTAIL = 0
-Q_RED = 1
-Q_PRIORITY = 2
-Q_RANDOM_LOSS = 3
-
-S_RENO = 0
-S_NEWRENO = 1
-S_GENERIC = 2
-S_CBR = 3
-S_POISSON = 4
-S_ONOFF = 5
-
-# TCP retransmission-timer rules (TcpReno.timer), packed in TCP_TIMER
-TIMER_REFERENCE = 0  # restart on every new ACK, the fast retransmit and every partial ACK
-TIMER_IMPATIENT = 1  # RFC 6298 5.1/5.3, RTO recomputed on restart, RFC 6582 3.2 step 5 impatient
-TIMER_SLOW = 2       # ... slow-but-steady: every partial ACK restarts the timer
-
-# TCP fast-recovery rules (TcpReno.recovery), packed in TCP_RECOVERY
-RECOVERY_INFLATION = 0  # RFC 5681/6582: cwnd = ssthresh + 3, +1 per dupack, deflated on partial ACKs
-RECOVERY_PIPE = 1       # ns-3 TcpClassicRecovery without SACK: cwnd = ssthresh, send while pipe < cwnd
-
-# queue parameter columns (offsets into the link's parameter row)
-RED_MIN_TH = 0
-RED_MAX_TH = 1
-RED_MAX_P = 2
-RED_W_Q = 3
-RED_GENTLE = 4
-RED_MARK = 5
-RED_TYPICAL_SIZE = 6
-PRIO_CLASSES = 0
-LOSS_P = 0
-
-# source parameter columns (offsets into the flow's parameter row)
-TCP_MAX_WINDOW = 0
-TCP_INIT_WINDOW = 1
-TCP_INIT_SSTHRESH = 2   # 0: max_window
-TCP_MIN_RTO = 3
-TCP_MAX_RTO = 4
-TCP_INIT_RTO = 5
-TCP_ECN = 6
-TCP_RTT_PER_ACK = 7     # 1: an RTT sample from every new ACK (send-time ring); 0: one timed segment per RTT
-TCP_TIMER = 8           # retransmission-timer rules: TIMER_REFERENCE, TIMER_IMPATIENT, TIMER_SLOW
-TCP_RECOVERY = 9        # fast-recovery rules: RECOVERY_INFLATION, RECOVERY_PIPE
-TCP_SEGMENT = 10        # window_arithmetic="bytes": the segment size, bytes; 0: "packets"
-GEN_WINDOW = 0          # also Poisson's window (0: no window)
-GEN_BETA = 1
-GEN_GAIN = 2
-GEN_INIT_RTT = 3
-POI_RATE = 4
-CBR_RATE = 0
-ONOFF_RATE = 0
-ONOFF_ON = 1
-ONOFF_OFF = 2
-ONOFF_EXP = 3
 
 # ----------------------------------------------------------------- links, float columns
 LF_CAP = 0          # bit/s
@@ -152,9 +98,12 @@ FI_ACKS_SENT = 28
 FI_ACKS_ARRIVED = 29
 FI_WINDOWED = 30
 FI_FIRST_PARTIAL = 31  # 1 from a fast retransmit until the first partial ACK (timer rules)
-FI_RENO_SACKED = 32    # RECOVERY_PIPE: duplicate ACKs counted as SACKed packets above SND.UNA
-FI_HEAD_LOST = 33      # RECOVERY_PIPE: 1 while a SACK mark moved off SND.UNA left it marked lost
-N_FI = 34
+FI_RENO_SACKED = 32    # recovery="pipe": duplicate ACKs counted as SACKed packets above SND.UNA
+FI_HEAD_LOST = 33      # recovery="pipe": 1 while a SACK mark moved off SND.UNA left it marked lost
+FI_ECN = 34            # 1: the flow's data packets are ECN-capable (a RED queue may mark them)
+FI_PER_ACK = 35        # 1: an RTT sample from every new ACK (send-time ring in ``stime``)
+FI_EARLY_TIMER = 36    # 1: a retransmission deadline moved earlier pushes a new timer event
+N_FI = 37
 
 # ----------------------------------------------------------------- packets
 PI_FLOW = 0

@@ -1,0 +1,29 @@
+"""Mechanisms as data: queue disciplines, traffic sources and edge elements.
+
+Each mechanism is a small frozen spec, validated when it is built, that a
+:class:`~qosmodels.Link` (``queue=``), a :class:`~qosmodels.Flow`
+(``source=``) or an :class:`~qosmodels.Aggregate` (``edge=``) holds.  The
+same spec describes the mechanism to every analysis: the packet simulator
+(whose kernel module for it is named by the spec's ``kernel``), the fluid
+models (which read :class:`Red`'s parameters) and the closed forms.  This
+package imports neither Numba nor the simulator (DESIGN.md, practice 2).
+
+Queues: :class:`DropTail`, :class:`Red`, :class:`Priority`, :class:`RandomLoss`.
+Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`,
+:class:`Cbr`, :class:`Poisson`, :class:`OnOff`.
+"""
+
+from ._base import EdgeSpec, QueueSpec, SourceSpec, Spec
+from .droptail import DropTail
+from .open_loop import Cbr, OnOff, Poisson
+from .priority import Priority
+from .random_loss import RandomLoss
+from .red import Red
+from .tcp import TcpNewReno, TcpReno
+from .window import GenericWindow
+
+__all__ = [
+    "Spec", "QueueSpec", "SourceSpec", "EdgeSpec",
+    "DropTail", "Red", "Priority", "RandomLoss",
+    "TcpReno", "TcpNewReno", "GenericWindow", "Cbr", "Poisson", "OnOff",
+]

@@ -1,0 +1,81 @@
+"""Base classes of mechanism specifications: what a queue, a source or an edge element is.
+
+A spec is a frozen dataclass that validates its fields when built (DESIGN.md,
+practice 1) and names, in ``kernel``, the simulator's kernel module that
+carries it out (``"queues.red"`` is ``qosmodels.sim._kernels.queues.red``).
+Specs hold no kernel codes and import nothing from the simulator: the kernel
+module lists the spec fields it packs (its ``PARAMS``) and its dispatch code,
+so the fluid models, the closed forms and the allocation read the same specs
+without loading Numba.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import ClassVar
+
+from .._validate import integer
+from ..errors import ScenarioTypeError
+
+__all__ = ["Spec", "QueueSpec", "SourceSpec", "EdgeSpec"]
+
+
+class Spec(abc.ABC):
+    """Common base of every mechanism spec.
+
+    Attributes
+    ----------
+    kind : str
+        Short name of the mechanism, as results and tables show it.
+    kernel : str
+        The kernel module carrying the mechanism out, relative to
+        ``qosmodels.sim._kernels`` (for example ``"queues.red"``).
+    """
+
+    kind: ClassVar[str]
+    kernel: ClassVar[str]
+
+
+class QueueSpec(Spec):
+    """Base class of queue disciplines (the ``queue`` of a :class:`~qosmodels.Link`).
+
+    Every discipline counts its buffer in packets *waiting*: the packet being
+    transmitted has left the queue (as in ns-3's device queues)."""
+
+    #: Number of FIFO classes the discipline keeps.
+    @property
+    def n_classes(self) -> int:
+        return 1
+
+
+class SourceSpec(Spec):
+    """Base class of traffic sources (the ``source`` of a :class:`~qosmodels.Flow`).
+
+    Every source has ``packet_size`` (bytes, ``None``: the flow's
+    ``packet_size``) and ``priority`` (the class it uses in a
+    :class:`~qosmodels.mechanisms.Priority` queue, 0 the highest)."""
+
+    #: True for sources whose receiver acknowledges packets (window sources).
+    windowed: ClassVar[bool] = False
+
+
+class EdgeSpec(Spec):
+    """Base class of edge elements: what stands at the ingress of a flow, or of an
+    :class:`~qosmodels.Aggregate` of flows, before its first link (a token
+    bucket, a ticket tagger, a profile marker)."""
+
+
+def _packet_size(owner, value):
+    if value is None:
+        return None
+    return integer(owner, "packet_size", value, ge=1, unit="bytes")
+
+
+def _priority(owner, value):
+    return integer(owner, "priority", value, ge=0)
+
+
+def _flag(owner, field, value):
+    if not isinstance(value, bool):
+        raise ScenarioTypeError(f"{owner}.{field} must be True or False, got {value!r}")
+    return value

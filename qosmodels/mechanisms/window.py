@@ -1,0 +1,69 @@
+"""The fair-queueing paper's "generic" fixed-window flow control.
+
+References
+----------
+A. Demers, S. Keshav, S. Shenker, "Analysis and simulation of a fair queueing
+algorithm", SIGCOMM 1989, Section 3.1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from .._validate import integer, real
+from ..errors import ScenarioError
+from ._base import SourceSpec, _packet_size, _priority
+
+__all__ = ["GenericWindow"]
+
+
+
+@dataclass(frozen=True)
+class GenericWindow(SourceSpec):
+    """The fair-queueing paper's "generic" flow control: a fixed window.
+
+    A greedy sender keeps ``window`` packets unacknowledged; the receiver
+    acknowledges cumulatively.  There is no fast retransmit: when nothing new
+    is acknowledged for ``beta`` times the exponentially averaged round-trip
+    time, the sender resends from the first unacknowledged packet.
+
+    Parameters
+    ----------
+    window : int, packets
+    packet_size : int or None, bytes
+    beta : float
+        Timeout as a multiple of the averaged RTT, > 1 (the paper uses 2).
+    rtt_gain : float
+        Weight of a new sample in the RTT average, in (0, 1].
+    initial_rtt : float, s
+        RTT estimate before the first sample.
+    priority : int
+
+    References
+    ----------
+    Demers, Keshav, Shenker, SIGCOMM 1989, Section 3.1 ("generic" flow control).
+    """
+
+    window: int = 5
+    packet_size: int | None = None
+    beta: float = 2.0
+    rtt_gain: float = 0.125
+    initial_rtt: float = 1.0
+    priority: int = 0
+
+    kind: ClassVar[str] = "generic"
+    kernel: ClassVar[str] = "sources.window"
+    windowed: ClassVar[bool] = True
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        set_(self, "window", integer("GenericWindow", "window", self.window, ge=1, unit="packets"))
+        set_(self, "packet_size", _packet_size("GenericWindow", self.packet_size))
+        set_(self, "beta", real("GenericWindow", "beta", self.beta, gt=1))
+        set_(self, "rtt_gain", real("GenericWindow", "rtt_gain", self.rtt_gain, gt=0))
+        if self.rtt_gain > 1:
+            raise ScenarioError(f"GenericWindow.rtt_gain must be in (0, 1], got {self.rtt_gain!r}")
+        set_(self, "initial_rtt",
+             real("GenericWindow", "initial_rtt", self.initial_rtt, gt=0, unit="s"))
+        set_(self, "priority", _priority("GenericWindow", self.priority))

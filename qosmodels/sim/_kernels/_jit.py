@@ -1,0 +1,19 @@
+"""The decorator every kernel handler carries.
+
+Handlers are module-level functions inlined into the event loop at Numba's IR
+level (``inline="always"``): LLVM then sees one function, as it did when the
+handlers were closures of ``run``, instead of calls passing dozens of array
+descriptors (measured 1.8-2.0x slower; ``shared/SIMULATOR-DESIGN.md``).  Only
+``engine.run`` carries ``_nrt=False`` and the numpy error model; inlined
+callees inherit both.
+"""
+
+from numba import njit
+
+#: Decorator of kernel handlers: ``@handler`` on a module-level function.
+handler = njit(inline="always")
+
+#: The largest int64: an index and-ed with it is known to the compiler to be >= 0,
+#: so Numba's negative-index wraparound code goes (indices are never negative;
+#: a -1 sentinel is tested before masking).
+POS = 0x7FFFFFFFFFFFFFFF

@@ -1,0 +1,101 @@
+"""The one place that knows every mechanism: one function per hook, one branch per mechanism.
+
+The engine and the generic handlers call these hooks with the mechanism's code
+(``LI_CODE`` of a link, ``FI_CODE`` of a flow); each hook branches on the code
+to the mechanism's kernel module.  Adding a mechanism adds a kernel module and
+one line per hook it implements here; the engine is not edited.  Numba still
+compiles the loop once: the codes are data.
+
+:data:`QUEUES` and :data:`SOURCES` map spec ``kernel`` names to the modules,
+for the compile step (``qosmodels.sim.compile``) and the tests.
+"""
+
+from ._jit import handler
+import numpy as np
+
+from .queues import droptail, priority, random_loss, red
+from .sources import cbr, onoff, poisson, reno, window
+
+#: Kernel modules by the ``kernel`` name their specs give.
+QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": priority,
+          "queues.random_loss": random_loss}
+SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
+           "sources.poisson": poisson, "sources.onoff": onoff}
+
+
+# ---------------------------------------------------------------------- queues
+@handler
+def queue_class(S, code, l, p):
+    """The class slot packet ``p`` joins at link ``l`` (-1: the queue has no such class)."""
+    if code == priority.CODE:
+        return priority.klass(S, l, p)
+    return 0
+
+
+@handler
+def queue_admit(S, code, l, p):
+    """The queue's verdict on an arrival: -1 to admit (possibly marked), else a drop cause."""
+    if code == red.CODE:
+        return red.admit(S, l, p)
+    if code == random_loss.CODE:
+        return random_loss.admit(S, l, p)
+    return -1
+
+
+# ---------------------------------------------------------------------- sources
+@handler
+def source_start(S, code, f):
+    """Start an open-loop source's ticks; False for window sources (the caller lets them send)."""
+    if code == poisson.CODE:
+        poisson.start(S, f)
+    elif code == cbr.CODE:
+        cbr.start(S, f)
+    elif code == onoff.CODE:
+        onoff.start(S, f)
+    else:
+        return False
+    return True
+
+
+@handler
+def source_next_tick(S, code, f, now):
+    """Time of an open-loop source's next packet."""
+    if code == cbr.CODE:
+        return cbr.next_tick(S, f, now)
+    if code == poisson.CODE:
+        return poisson.next_tick(S, f, now)
+    return onoff.next_tick(S, f, now)
+
+
+@handler
+def source_send_limit(S, code, f):
+    """One past the last sequence number a window source may send now."""
+    if code == reno.CODE:
+        return reno.send_limit(S, f)
+    return window.send_limit(S, f)
+
+
+@handler
+def source_ack(S, code, f, a, ece):
+    """A window source's reaction to cumulative ACK ``a``."""
+    if code == reno.CODE:
+        reno.on_ack(S, f, a, ece)
+    else:
+        window.on_ack(S, f, a)
+
+
+@handler
+def source_timeout(S, code, f):
+    """A window source's reaction to its retransmission timeout (before going back N)."""
+    if code == reno.CODE:
+        reno.on_timeout(S, f)
+
+
+@handler
+def source_window(S, code, f, windowed):
+    """The window to record, packets (NaN for open-loop sources)."""
+    if code == reno.CODE:
+        return reno.window(S, f)
+    if windowed:
+        return window.window(S, f)
+    return np.nan

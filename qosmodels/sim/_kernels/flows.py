@@ -1,0 +1,123 @@
+"""Sender-side events of a flow: start, stop, open-loop ticks, window sending, ACKs, timeouts.
+
+The generic parts live here; what differs between sources is reached through
+:mod:`.dispatch` by the flow's code.
+"""
+
+import numpy as np
+
+from ._jit import POS, handler
+from .dispatch import source_ack, source_next_tick, source_send_limit, source_start, source_timeout
+from .heap import push
+from .layout import (
+    EV_BITS,
+    EV_SOURCE,
+    EV_TIMER,
+    FF_DEADLINE,
+    FF_TIMER_AT,
+    FI_ACKS_ARRIVED,
+    FI_ACTIVE,
+    FI_APP_LIMIT,
+    FI_CODE,
+    FI_SENT,
+    FI_SND_NXT,
+    FI_SND_UNA,
+    FI_TIMEOUTS,
+    FI_TIMER,
+    FI_TIMING,
+    FI_WINDOWED,
+    GF_NOW,
+    PI_FLOW,
+    PI_MARK,
+    PI_SEQ,
+    W_BITS,
+    W_SEND,
+)
+from .pool import defer, release
+from .sender import arm_timer, transmit
+
+
+@handler
+def send_packets(S, f):
+    """Send what flow ``f``'s window and application allow."""
+    fi = S.fi
+    if fi[f, FI_ACTIVE] == 0:
+        return
+    lim = source_send_limit(S, fi[f, FI_CODE], f)
+    if lim > fi[f, FI_APP_LIMIT]:
+        lim = fi[f, FI_APP_LIMIT]
+    nxt = fi[f, FI_SND_NXT]
+    while nxt < lim:
+        if not transmit(S, f, nxt):
+            return
+        nxt += 1
+        fi[f, FI_SND_NXT] = nxt
+    if S.ff[f, FF_DEADLINE] == np.inf and nxt > fi[f, FI_SND_UNA]:
+        arm_timer(S, f)
+
+
+@handler
+def on_start(S, f):
+    S.fi[f, FI_ACTIVE] = 1
+    if not source_start(S, S.fi[f, FI_CODE], f):
+        defer(S, (f << W_BITS) | W_SEND)
+
+
+@handler
+def on_stop(S, f):
+    S.fi[f, FI_ACTIVE] = 0
+    S.ff[f, FF_DEADLINE] = np.inf
+
+
+@handler
+def on_source_tick(S, f):
+    """One packet of an open-loop source (or, with a window, one packet handed to
+    the sender), then the next tick."""
+    fi = S.fi
+    if fi[f, FI_ACTIVE] == 0:
+        return
+    now = S.gf[GF_NOW]
+    if fi[f, FI_WINDOWED] != 0:  # Poisson with a window
+        fi[f, FI_APP_LIMIT] += 1
+        defer(S, (f << W_BITS) | W_SEND)
+    else:  # sequence numbers of unacknowledged packets just count them
+        transmit(S, f, fi[f, FI_SENT])
+    push(S, source_next_tick(S, fi[f, FI_CODE], f, now), (f << EV_BITS) | EV_SOURCE)
+
+
+@handler
+def on_ack(S, p):
+    """An ACK reaches its sender."""
+    fi = S.fi
+    f = S.pi[p, PI_FLOW] & POS
+    a = S.pi[p, PI_SEQ]
+    ece = (S.pi[p, PI_MARK] & 2) != 0
+    release(S, p)
+    fi[f, FI_ACKS_ARRIVED] += 1
+    if fi[f, FI_ACTIVE] == 0:
+        return
+    source_ack(S, fi[f, FI_CODE], f, a, ece)
+    defer(S, (f << W_BITS) | W_SEND)
+
+
+@handler
+def on_timer(S, f):
+    """Flow ``f``'s retransmission-timer event (lazy: it may be stale or early)."""
+    ff, fi = S.ff, S.fi
+    if fi[f, FI_TIMER] == 0 or S.gf[GF_NOW] != ff[f, FF_TIMER_AT]:
+        return  # superseded by an earlier event, already handled
+    fi[f, FI_TIMER] = 0
+    dl = ff[f, FF_DEADLINE]
+    if dl == np.inf or fi[f, FI_ACTIVE] == 0:
+        return
+    if S.gf[GF_NOW] < dl:  # re-armed since: sleep until the new deadline
+        fi[f, FI_TIMER] = 1
+        ff[f, FF_TIMER_AT] = dl
+        push(S, dl, (f << EV_BITS) | EV_TIMER)
+        return
+    fi[f, FI_TIMEOUTS] += 1
+    source_timeout(S, fi[f, FI_CODE], f)
+    fi[f, FI_SND_NXT] = fi[f, FI_SND_UNA]  # go back N
+    fi[f, FI_TIMING] = 0
+    ff[f, FF_DEADLINE] = np.inf
+    defer(S, (f << W_BITS) | W_SEND)

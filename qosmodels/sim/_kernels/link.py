@@ -1,0 +1,181 @@
+"""Links: the queue in front of each (FIFO rings per class slot), transmission, propagation.
+
+An arriving packet is counted, given its class slot and the discipline's
+verdict (:mod:`.dispatch`), then dropped, sent at once on an idle link, or
+stored; a finished transmission hands the packet to the far end after the
+link's delay and starts the next one.
+"""
+
+from ._jit import POS, handler
+from .dispatch import queue_admit, queue_class
+from .heap import push
+from .layout import (
+    EV_ARRIVE,
+    EV_BITS,
+    EV_TXDONE,
+    FI_ACK_DROPS,
+    FI_DROPS,
+    GF_END,
+    GF_NOW,
+    GF_WARMUP,
+    GI_STATUS,
+    LF_BITS_W,
+    LF_BUSY,
+    LF_CAP,
+    LF_DELAY,
+    LF_IDLE_SINCE,
+    LI_ARR_W,
+    LI_ARRIVALS,
+    LI_CODE,
+    LI_DEP_W,
+    LI_DEPARTURES,
+    LI_DROP_OVERFLOW,
+    LI_DROPS_W,
+    LI_MAX_WAITING,
+    LI_NSLOT,
+    LI_SLOT0,
+    LI_TX,
+    LI_WAITING,
+    PF_BITS,
+    PF_ENQ,
+    PF_QDELAY,
+    PI_ACK,
+    PI_FLOW,
+    PI_HOP,
+    SL_CAP,
+    SL_COUNT,
+    SL_HEAD,
+    SL_OFF,
+    ST_BAD_CLASS,
+)
+from .pool import in_window, release
+
+
+@handler
+def drop(S, l, p, cause):
+    """Drop packet ``p`` at link ``l``, counting it under ``cause`` (an ``LI_DROP_*`` column)."""
+    li, fi = S.li, S.fi
+    li[l, cause] += 1
+    if in_window(S):
+        li[l, LI_DROPS_W] += 1
+    f = S.pi[p, PI_FLOW] & POS
+    if S.pi[p, PI_ACK] == 0:
+        fi[f, FI_DROPS] += 1
+    else:
+        fi[f, FI_ACK_DROPS] += 1
+    release(S, p)
+
+
+@handler
+def start_tx(S, l, p):
+    """Start transmitting packet ``p`` on link ``l``."""
+    lf, gf = S.lf, S.gf
+    now = gf[GF_NOW]
+    S.li[l, LI_TX] = p
+    tx = S.pf[p, PF_BITS] / lf[l, LF_CAP]
+    a = now if now > gf[GF_WARMUP] else gf[GF_WARMUP]
+    b = now + tx
+    if b > gf[GF_END]:
+        b = gf[GF_END]
+    if b > a:
+        lf[l, LF_BUSY] += b - a
+    push(S, now + tx, (l << EV_BITS) | EV_TXDONE)
+
+
+@handler
+def enqueue(S, l, p):
+    """Packet ``p`` arrives at link ``l``'s queue."""
+    li, slot = S.li, S.slot
+    now = S.gf[GF_NOW]
+    li[l, LI_ARRIVALS] += 1
+    if now >= S.gf[GF_WARMUP]:
+        li[l, LI_ARR_W] += 1
+    code = li[l, LI_CODE]
+    k = queue_class(S, code, l, p)
+    if k < 0:
+        S.gi[GI_STATUS] = ST_BAD_CLASS
+        release(S, p)
+        return
+    cause = queue_admit(S, code, l, p)
+    s = (li[l, LI_SLOT0] + k) & POS
+    cap = slot[s, SL_CAP]
+    cnt = slot[s, SL_COUNT]
+    if cause < 0 and li[l, LI_TX] >= 0 and cnt >= cap:
+        cause = LI_DROP_OVERFLOW
+    if cause >= 0:
+        drop(S, l, p, cause)
+        return
+    S.pf[p, PF_ENQ] = now
+    if li[l, LI_TX] < 0:
+        start_tx(S, l, p)
+        return
+    j = slot[s, SL_HEAD] + cnt
+    if j >= cap:
+        j -= cap
+    S.ring[(slot[s, SL_OFF] + j) & POS] = p
+    slot[s, SL_COUNT] = cnt + 1
+    w = li[l, LI_WAITING] + 1
+    li[l, LI_WAITING] = w
+    if w > li[l, LI_MAX_WAITING]:
+        li[l, LI_MAX_WAITING] = w
+
+
+@handler
+def dequeue(S, l):
+    """The next packet to send at link ``l`` (lowest class slot first), or -1."""
+    li, slot = S.li, S.slot
+    s0 = li[l, LI_SLOT0] & POS
+    for s in range(s0, s0 + li[l, LI_NSLOT]):
+        s &= POS
+        cnt = slot[s, SL_COUNT]
+        if cnt > 0:
+            h = slot[s, SL_HEAD]
+            p = S.ring[(slot[s, SL_OFF] + h) & POS] & POS
+            h += 1
+            if h == slot[s, SL_CAP]:
+                h = 0
+            slot[s, SL_HEAD] = h
+            slot[s, SL_COUNT] = cnt - 1
+            li[l, LI_WAITING] -= 1
+            return p
+    return -1
+
+
+@handler
+def on_txdone(S, l):
+    """Link ``l`` finished a transmission: propagate the packet, start the next."""
+    li, lf = S.li, S.lf
+    now = S.gf[GF_NOW]
+    p = li[l, LI_TX] & POS  # (a link finishing a transmission has one)
+    li[l, LI_DEPARTURES] += 1
+    if now >= S.gf[GF_WARMUP]:
+        li[l, LI_DEP_W] += 1
+        lf[l, LF_BITS_W] += S.pf[p, PF_BITS]
+    S.pi[p, PI_HOP] += 1
+    push(S, now + lf[l, LF_DELAY], (p << EV_BITS) | EV_ARRIVE)
+    q = dequeue(S, l)
+    if q >= 0:
+        S.pf[q, PF_QDELAY] += now - S.pf[q, PF_ENQ]
+        start_tx(S, l, q)
+    else:
+        li[l, LI_TX] = -1
+        lf[l, LF_IDLE_SINCE] = now
+
+
+@handler
+def forward(S, p):
+    """Hand packet ``p`` to hop ``PI_HOP`` of its path (never past its end)."""
+    pi = S.pi
+    f = pi[p, PI_FLOW] & POS
+    h = pi[p, PI_HOP] & POS
+    if pi[p, PI_ACK] == 0:
+        l = S.r_link[(S.r_ptr[f] + h) & POS] & POS
+    else:
+        j = (S.a_ptr[f] + h) & POS
+        l = S.a_link[j]
+        if l < 0:  # a stretch of undeclared reverse links: propagation only
+            pi[p, PI_HOP] = h + 1
+            push(S, S.gf[GF_NOW] + S.a_delay[j], (p << EV_BITS) | EV_ARRIVE)
+            return
+        l &= POS
+    enqueue(S, l, p)

@@ -1,0 +1,93 @@
+"""Random early detection (spec: :class:`qosmodels.mechanisms.Red`).
+
+References
+----------
+S. Floyd, V. Jacobson, IEEE/ACM Trans. Networking 1(4), 1993, Section 4 and
+Figure 2 (average with idle decay, count-based spacing); S. Floyd, "Optimum
+functions for computing the drop probability", 1997 (gentle).
+"""
+
+from .._jit import handler
+from ..layout import (
+    FI_ECN,
+    GF_NOW,
+    LF_CAP,
+    LF_IDLE_SINCE,
+    LF_QP,
+    LF_RED_AVG,
+    LI_DROP_EARLY,
+    LI_DROP_FORCED,
+    LI_MARKS,
+    LI_RED_COUNT,
+    LI_TX,
+    LI_WAITING,
+    PI_ACK,
+    PI_FLOW,
+    PI_MARK,
+)
+from ..rng import rand
+from .._jit import POS
+
+CODE = 1
+RED_MIN_TH = 0
+RED_MAX_TH = 1
+RED_MAX_P = 2
+RED_W_Q = 3
+RED_GENTLE = 4
+RED_MARK = 5
+RED_TYPICAL_SIZE = 6
+PARAMS = ("min_th", "max_th", "max_p", "w_q", "gentle", "mark", "typical_packet_size")
+
+
+@handler
+def verdict(S, l):
+    """Update the average queue; 0 accept, 1 early (drop or mark), 2 forced drop."""
+    lf, li = S.lf, S.li
+    now = S.gf[GF_NOW]
+    waiting = li[l, LI_WAITING]
+    wq = lf[l, LF_QP + RED_W_Q]
+    avg = lf[l, LF_RED_AVG]
+    if li[l, LI_TX] < 0:
+        s = lf[l, LF_QP + RED_TYPICAL_SIZE] * 8.0 / lf[l, LF_CAP]
+        m = (now - lf[l, LF_IDLE_SINCE]) / s
+        avg *= (1.0 - wq) ** m
+    avg = (1.0 - wq) * avg + wq * waiting
+    lf[l, LF_RED_AVG] = avg
+    minth = lf[l, LF_QP + RED_MIN_TH]
+    maxth = lf[l, LF_QP + RED_MAX_TH]
+    maxp = lf[l, LF_QP + RED_MAX_P]
+    gentle = lf[l, LF_QP + RED_GENTLE] > 0.0
+    if avg < minth:
+        li[l, LI_RED_COUNT] = -1
+        return 0
+    if avg >= maxth and (not gentle or avg >= 2.0 * maxth):
+        li[l, LI_RED_COUNT] = 0
+        return 2
+    cnt = li[l, LI_RED_COUNT] + 1
+    li[l, LI_RED_COUNT] = cnt
+    if avg < maxth:
+        pb = maxp * (avg - minth) / (maxth - minth)
+    else:
+        pb = maxp + (1.0 - maxp) * (avg - maxth) / maxth
+    den = 1.0 - cnt * pb
+    pa = pb / den if den > 0.0 else 1.0
+    if rand(S) < pa:
+        li[l, LI_RED_COUNT] = 0
+        return 1
+    return 0
+
+
+@handler
+def admit(S, l, p):
+    """-1 to admit (possibly marked), else the drop cause's column."""
+    v = verdict(S, l)
+    if v == 2:
+        return LI_DROP_FORCED
+    if v == 1:
+        if (S.lf[l, LF_QP + RED_MARK] > 0.0 and S.pi[p, PI_ACK] == 0
+                and S.fi[S.pi[p, PI_FLOW] & POS, FI_ECN] != 0):
+            S.pi[p, PI_MARK] |= 1
+            S.li[l, LI_MARKS] += 1
+            return -1
+        return LI_DROP_EARLY
+    return -1

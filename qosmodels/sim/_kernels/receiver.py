@@ -1,0 +1,97 @@
+"""Receivers: goodput, queueing delay and its histogram, out-of-order buffering, the ACK."""
+
+import numpy as np
+
+from ._jit import POS, handler
+from .layout import (
+    FF_ACK_BITS,
+    FF_BITS,
+    FF_BYTES_W,
+    FF_HIST_W,
+    FF_QD_SUM,
+    FI_ACKS_SENT,
+    FI_ARRIVED,
+    FI_DELIV_W,
+    FI_DELIVERED,
+    FI_MARKED,
+    FI_OOO_MASK,
+    FI_OOO_OFF,
+    FI_QD_N,
+    FI_RCV_NXT,
+    FI_WINDOWED,
+    GF_NOW,
+    GF_WARMUP,
+    GI_NBINS,
+    GI_STATUS,
+    PF_BITS,
+    PF_QDELAY,
+    PI_ACK,
+    PI_FLOW,
+    PI_HOP,
+    PI_MARK,
+    PI_SEQ,
+    ST_RECEIVER_WINDOW,
+    W_BITS,
+    W_FORWARD,
+)
+from .pool import defer, release
+
+
+@handler
+def deliver(S, f, n):
+    """Count ``n`` new (first-copy) packets of flow ``f`` as delivered."""
+    S.fi[f, FI_DELIVERED] += n
+    if S.gf[GF_NOW] >= S.gf[GF_WARMUP]:
+        S.fi[f, FI_DELIV_W] += n
+        S.ff[f, FF_BYTES_W] += n * S.ff[f, FF_BITS] / 8.0
+
+
+@handler
+def on_data(S, p):
+    """Data packet ``p`` reaches its receiver; window flows turn it into their ACK."""
+    ff, fi, pi, ooo = S.ff, S.fi, S.pi, S.ooo
+    f = pi[p, PI_FLOW] & POS
+    fi[f, FI_ARRIVED] += 1
+    marked = pi[p, PI_MARK] & 1
+    if marked != 0:
+        fi[f, FI_MARKED] += 1
+    if S.gf[GF_NOW] >= S.gf[GF_WARMUP]:
+        qd = S.pf[p, PF_QDELAY]
+        ff[f, FF_QD_SUM] += qd
+        fi[f, FI_QD_N] += 1
+        b = np.int64(qd / ff[f, FF_HIST_W])
+        nb = S.gi[GI_NBINS]
+        S.hist[f, (b if b < nb else nb - 1) & POS] += 1.0
+    if fi[f, FI_WINDOWED] == 0:
+        deliver(S, f, 1)
+        release(S, p)
+        return
+    seq = pi[p, PI_SEQ]
+    rn = fi[f, FI_RCV_NXT]
+    off = fi[f, FI_OOO_OFF] & POS
+    mask = fi[f, FI_OOO_MASK] & POS
+    # goodput counts each packet once, when its first copy arrives (in order or
+    # not): counting at in-order delivery instead would credit a window's worth of
+    # buffered packets to the moment a hole is filled
+    if seq == rn:
+        deliver(S, f, 1)
+        rn += 1
+        while ooo[off + (rn & mask)] != 0:
+            ooo[off + (rn & mask)] = 0
+            rn += 1
+        fi[f, FI_RCV_NXT] = rn
+    elif seq > rn:
+        if seq - rn > mask:
+            S.gi[GI_STATUS] = ST_RECEIVER_WINDOW
+        elif ooo[off + (seq & mask)] == 0:
+            ooo[off + (seq & mask)] = 1
+            deliver(S, f, 1)
+    # the data packet becomes its cumulative acknowledgement
+    pi[p, PI_ACK] = 1
+    pi[p, PI_SEQ] = rn
+    pi[p, PI_HOP] = 0
+    pi[p, PI_MARK] = 2 if marked != 0 else 0
+    S.pf[p, PF_BITS] = ff[f, FF_ACK_BITS]
+    S.pf[p, PF_QDELAY] = 0.0
+    fi[f, FI_ACKS_SENT] += 1
+    defer(S, (p << W_BITS) | W_FORWARD)

@@ -1,0 +1,96 @@
+"""What every sender shares: sending a data packet and arming its retransmission timer.
+
+The mechanism-specific parts (the window, the reaction to an ACK or a timeout)
+are in the source modules (``sources/``), reached through :mod:`.dispatch`;
+the handlers here are below them and call none.
+"""
+
+from ._jit import POS, handler
+from .heap import push
+from .layout import (
+    EV_BITS,
+    EV_TIMER,
+    FF_BITS,
+    FF_DEADLINE,
+    FF_RTO,
+    FF_RTT_T0,
+    FF_TIMER_AT,
+    FI_CLASS,
+    FI_EARLY_TIMER,
+    FI_MAXSEQ,
+    FI_OOO_MASK,
+    FI_OOO_OFF,
+    FI_PER_ACK,
+    FI_RETX,
+    FI_RTT_SEQ,
+    FI_SENT,
+    FI_TIMER,
+    FI_TIMING,
+    FI_WINDOWED,
+    GF_NOW,
+    PF_BITS,
+    PF_QDELAY,
+    PI_ACK,
+    PI_CLASS,
+    PI_FLOW,
+    PI_HOP,
+    PI_MARK,
+    PI_SEQ,
+    W_BITS,
+    W_FORWARD,
+)
+from .pool import alloc, defer
+
+
+@handler
+def arm_timer(S, f):
+    """(Re)start flow ``f``'s retransmission timer with its current RTO.
+
+    The pending timer event is lazy: a later deadline leaves it in the heap and
+    the timer handler sleeps on.  An earlier deadline (an RTO that shrank)
+    pushes a new event under the RFC timer rules (``FI_EARLY_TIMER``) -- the one
+    pending is then stale and ignored, by its time -- but not under the
+    reference rules, whose timer fires at the old, later time.
+    """
+    ff, fi = S.ff, S.fi
+    dl = S.gf[GF_NOW] + ff[f, FF_RTO]
+    ff[f, FF_DEADLINE] = dl
+    if fi[f, FI_TIMER] == 0 or (dl < ff[f, FF_TIMER_AT] and fi[f, FI_EARLY_TIMER] != 0):
+        fi[f, FI_TIMER] = 1
+        ff[f, FF_TIMER_AT] = dl
+        push(S, dl, (f << EV_BITS) | EV_TIMER)
+
+
+@handler
+def transmit(S, f, seq):
+    """Send data packet ``seq`` of flow ``f`` towards its first hop; False if the pool is full."""
+    ff, fi, pi, pf = S.ff, S.fi, S.pi, S.pf
+    p = alloc(S)
+    if p < 0:
+        return False
+    pi[p, PI_FLOW] = f
+    pi[p, PI_SEQ] = seq
+    pi[p, PI_HOP] = 0
+    pi[p, PI_ACK] = 0
+    pi[p, PI_MARK] = 0
+    pi[p, PI_CLASS] = fi[f, FI_CLASS]
+    pf[p, PF_BITS] = ff[f, FF_BITS]
+    pf[p, PF_QDELAY] = 0.0
+    fi[f, FI_SENT] += 1
+    if fi[f, FI_WINDOWED] != 0:
+        per_ack = fi[f, FI_PER_ACK] != 0
+        if seq < fi[f, FI_MAXSEQ]:
+            fi[f, FI_RETX] += 1
+            fi[f, FI_TIMING] = 0  # Karn: never time a retransmitted packet
+            if per_ack:
+                S.stime[(fi[f, FI_OOO_OFF] + (seq & fi[f, FI_OOO_MASK])) & POS] = -1.0
+        else:
+            fi[f, FI_MAXSEQ] = seq + 1
+            if per_ack:
+                S.stime[(fi[f, FI_OOO_OFF] + (seq & fi[f, FI_OOO_MASK])) & POS] = S.gf[GF_NOW]
+            elif fi[f, FI_TIMING] == 0:
+                fi[f, FI_TIMING] = 1
+                fi[f, FI_RTT_SEQ] = seq
+                ff[f, FF_RTT_T0] = S.gf[GF_NOW]
+    defer(S, (p << W_BITS) | W_FORWARD)
+    return True

@@ -1,0 +1,317 @@
+"""TCP Reno and NewReno senders (spec: :class:`qosmodels.mechanisms.TcpReno`, ``TcpNewReno``).
+
+Slow start, congestion avoidance, fast retransmit and recovery (window
+inflation, or ns-3's classic recovery without SACK with ``recovery="pipe"``),
+the RFC 6298 estimator and three sets of timer rules; the spec's docstring
+gives the rules and their sources.
+
+References
+----------
+V. Jacobson, SIGCOMM 1988; RFC 2001; RFC 2582; RFC 5681; RFC 6298; RFC 6582;
+ns-3.44 ``tcp-socket-base.cc``, ``tcp-recovery-ops.cc``, ``tcp-tx-buffer.cc``.
+"""
+
+import math
+
+import numpy as np
+
+from .._jit import POS, handler
+from ..layout import (
+    FF_CWND,
+    FF_DEADLINE,
+    FF_RTO,
+    FF_RTT_T0,
+    FF_RTTVAR,
+    FF_SP,
+    FF_SRTT,
+    FF_SSTHRESH,
+    FI_DUPACKS,
+    FI_EARLY_TIMER,
+    FI_ECN,
+    FI_ECN_RECOVER,
+    FI_FAST_RTX,
+    FI_FIRST_PARTIAL,
+    FI_HEAD_LOST,
+    FI_IN_REC,
+    FI_MAXSEQ,
+    FI_OOO_MASK,
+    FI_OOO_OFF,
+    FI_PER_ACK,
+    FI_RECOVER,
+    FI_RENO_SACKED,
+    FI_RTT_SEQ,
+    FI_SND_NXT,
+    FI_SND_UNA,
+    FI_TIMING,
+    GF_NOW,
+)
+from ..sender import arm_timer, transmit
+
+CODE = 0
+
+# retransmission-timer rules (TcpReno.timer), packed in TCP_TIMER
+TIMER_REFERENCE = 0  # restart on every new ACK, the fast retransmit and every partial ACK
+TIMER_IMPATIENT = 1  # RFC 6298 5.1/5.3, RTO recomputed on restart, RFC 6582 3.2 step 5 impatient
+TIMER_SLOW = 2       # ... slow-but-steady: every partial ACK restarts the timer
+TIMERS = {"reference": TIMER_REFERENCE, "impatient": TIMER_IMPATIENT,
+          "slow-but-steady": TIMER_SLOW}
+# fast-recovery rules (TcpReno.recovery), packed in TCP_RECOVERY
+RECOVERY_INFLATION = 0  # RFC 5681/6582: cwnd = ssthresh + 3, +1 per dupack, deflated on partial ACKs
+RECOVERY_PIPE = 1       # ns-3 TcpClassicRecovery without SACK: cwnd = ssthresh, send while pipe < cwnd
+RECOVERIES = {"inflation": RECOVERY_INFLATION, "pipe": RECOVERY_PIPE}
+
+# parameter columns (offsets into the flow's parameter row), in PARAMS order
+TCP_MAX_WINDOW = 0
+TCP_INIT_WINDOW = 1
+TCP_INIT_SSTHRESH = 2   # 0: max_window
+TCP_MIN_RTO = 3
+TCP_MAX_RTO = 4
+TCP_INIT_RTO = 5
+TCP_ECN = 6
+TCP_RTT_PER_ACK = 7     # 1: an RTT sample from every new ACK (send-time ring); 0: one timed segment per RTT
+TCP_TIMER = 8           # TIMER_REFERENCE, TIMER_IMPATIENT, TIMER_SLOW
+TCP_RECOVERY = 9        # RECOVERY_INFLATION, RECOVERY_PIPE
+TCP_SEGMENT = 10        # window_arithmetic="bytes": the segment size, bytes; 0: "packets"
+TCP_NEWRENO = 11        # 1: NewReno's partial ACKs
+
+#: The spec fields packed into the parameter row, in column order: a field name, or
+#: (name, function of the spec) for a derived value.
+PARAMS = (
+    "max_window", "initial_window", "initial_ssthresh", "min_rto", "max_rto", "initial_rto",
+    "ecn",
+    ("rtt_per_ack", lambda s: s.rtt_samples == "ack"),
+    ("timer", lambda s: TIMERS[s.timer]),
+    ("recovery", lambda s: RECOVERIES[s.recovery]),
+    ("segment", lambda s: s.segment_size if s.window_arithmetic == "bytes" else 0),
+    ("newreno", lambda s: s.kind == "newreno"),
+)
+
+
+def setup(spec, ff, fi) -> int:
+    """Initial state of a flow (its rows ``ff``, ``fi``); returns its largest window, packets."""
+    ff[FF_CWND] = spec.initial_window
+    ff[FF_SSTHRESH] = spec.max_window if spec.initial_ssthresh is None else spec.initial_ssthresh
+    ff[FF_RTO] = spec.initial_rto
+    fi[FI_ECN] = int(spec.ecn)
+    fi[FI_PER_ACK] = int(spec.rtt_samples == "ack")
+    fi[FI_EARLY_TIMER] = int(spec.timer != "reference")
+    return spec.max_window
+
+
+@handler
+def send_limit(S, f):
+    """One past the last sequence number the window allows now."""
+    ff, fi = S.ff, S.fi
+    w = ff[f, FF_CWND]
+    wmax = ff[f, FF_SP + TCP_MAX_WINDOW]
+    if w > wmax:
+        w = wmax
+    lim = fi[f, FI_SND_UNA] + np.int64(w)
+    if fi[f, FI_RENO_SACKED] > 0:  # recovery="pipe": pipe = flight - SACKed < cwnd
+        lim += fi[f, FI_RENO_SACKED]
+        rwnd = fi[f, FI_SND_UNA] + np.int64(wmax)
+        if lim > rwnd:
+            lim = rwnd
+    return lim
+
+
+@handler
+def rtt_sample(S, f, r):
+    """RFC 6298's estimator (alpha 1/8, beta 1/4), RTO clamped to [min_rto, max_rto]."""
+    ff = S.ff
+    if ff[f, FF_SRTT] < 0.0:
+        ff[f, FF_SRTT] = r
+        ff[f, FF_RTTVAR] = r / 2.0
+    else:
+        e = r - ff[f, FF_SRTT]
+        ff[f, FF_RTTVAR] = 0.75 * ff[f, FF_RTTVAR] + 0.25 * abs(e)
+        ff[f, FF_SRTT] = 0.875 * ff[f, FF_SRTT] + 0.125 * r
+    rto = ff[f, FF_SRTT] + 4.0 * ff[f, FF_RTTVAR]
+    lo = ff[f, FF_SP + TCP_MIN_RTO]
+    hi = ff[f, FF_SP + TCP_MAX_RTO]
+    ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
+
+
+@handler
+def ca_increase(S, f, c):
+    """Congestion avoidance: cwnd + 1/cwnd per new ACK, or with window_arithmetic="bytes"
+    ns-3's TcpNewReno::CongestionAvoidance on a window of whole bytes, cwnd +=
+    max(1, (uint32_t)(S*S/cwnd)) bytes (the window kept as bytes / S)."""
+    seg = S.ff[f, FF_SP + TCP_SEGMENT]
+    if seg > 0.0:
+        b = math.floor(c * seg + 0.5)
+        d = math.floor(seg * seg / b)
+        return (b + (d if d > 1.0 else 1.0)) / seg
+    return c + 1.0 / c
+
+
+@handler
+def halved(S, f, flight):
+    """ssthresh = max(flight/2, 2); with window_arithmetic="bytes" ns-3's
+    TcpNewReno::GetSsThresh, max(2 S, bytesInFlight / 2) in integer bytes."""
+    seg = S.ff[f, FF_SP + TCP_SEGMENT]
+    if seg > 0.0:
+        ss = math.floor(flight * seg / 2.0) / seg
+    else:
+        ss = flight / 2.0
+    return ss if ss > 2.0 else 2.0
+
+
+@handler
+def on_timeout(S, f):
+    """The window's reaction to a retransmission timeout (go-back-N is the caller's)."""
+    ff, fi = S.ff, S.fi
+    # (recovery="pipe": ns-3's BytesInFlight() before the timeout, SACKed
+    # packets excluded; the SACK marks are then dropped, ResetRenoSack)
+    flight = fi[f, FI_SND_NXT] - fi[f, FI_SND_UNA] - fi[f, FI_RENO_SACKED]
+    fi[f, FI_RENO_SACKED] = 0
+    fi[f, FI_HEAD_LOST] = 0
+    ff[f, FF_SSTHRESH] = halved(S, f, flight)
+    ff[f, FF_CWND] = 1.0
+    fi[f, FI_RECOVER] = fi[f, FI_MAXSEQ] - 1
+    fi[f, FI_IN_REC] = 0
+    fi[f, FI_DUPACKS] = 0
+    rto = 2.0 * ff[f, FF_RTO]
+    hi = ff[f, FF_SP + TCP_MAX_RTO]
+    ff[f, FF_RTO] = rto if rto < hi else hi
+
+
+@handler
+def on_new_ack(S, f, a, ece):
+    """A cumulative ACK ``a`` above SND.UNA."""
+    ff, fi = S.ff, S.fi
+    una = fi[f, FI_SND_UNA]
+    newreno = ff[f, FF_SP + TCP_NEWRENO] > 0.0
+    rules = np.int64(ff[f, FF_SP + TCP_TIMER])
+    pipe = ff[f, FF_SP + TCP_RECOVERY] > 0.0
+    newly = a - una
+    restart = True
+    resend_head = False
+    if pipe:
+        # ns-3's TcpTxBuffer::DiscardUpTo: the duplicate ACKs' SACK marks sit on
+        # una+1 .. una+s; those below a go with the acknowledged packets, and a
+        # mark left on the new head moves to the next packet sent, if any, the
+        # head being marked lost (so it is resent)
+        sk = fi[f, FI_RENO_SACKED] - (newly - 1)
+        room = fi[f, FI_MAXSEQ] - a - 1
+        if sk > 0 and room >= 0:
+            resend_head = True
+        if sk > room:
+            sk = room
+        fi[f, FI_RENO_SACKED] = sk if sk > 0 else 0
+        # the lost mark stays on that head until it is acknowledged
+        fi[f, FI_HEAD_LOST] = 1 if resend_head else 0
+    r = -1.0
+    if fi[f, FI_PER_ACK] != 0:
+        # the oldest packet this ACK covers, unless it was retransmitted (Karn)
+        t0 = S.stime[(fi[f, FI_OOO_OFF] + (una & fi[f, FI_OOO_MASK])) & POS]
+        if t0 >= 0.0:
+            r = S.gf[GF_NOW] - t0
+    elif fi[f, FI_TIMING] != 0 and a > fi[f, FI_RTT_SEQ]:
+        r = S.gf[GF_NOW] - ff[f, FF_RTT_T0]
+        fi[f, FI_TIMING] = 0
+    if r >= 0.0:
+        rtt_sample(S, f, r)
+    fi[f, FI_SND_UNA] = a
+    if fi[f, FI_SND_NXT] < a:
+        fi[f, FI_SND_NXT] = a
+    if fi[f, FI_IN_REC] != 0:
+        if a > fi[f, FI_RECOVER] or not newreno:
+            ff[f, FF_CWND] = ff[f, FF_SSTHRESH]  # leave fast recovery
+            fi[f, FI_IN_REC] = 0
+            fi[f, FI_DUPACKS] = 0
+            if pipe:  # ns-3 ProcessAck: then IncreaseWindow, cwnd being ssthresh
+                ff[f, FF_CWND] = ca_increase(S, f, ff[f, FF_CWND])
+        else:  # NewReno partial ACK: resend the next hole (below), deflate
+            if not pipe:  # (pipe: cwnd stays ssthresh)
+                c = ff[f, FF_CWND] - newly + 1.0
+                ff[f, FF_CWND] = c if c > 1.0 else 1.0
+            resend_head = True
+            if rules == TIMER_IMPATIENT:  # only the first partial ACK restarts
+                restart = fi[f, FI_FIRST_PARTIAL] != 0
+                fi[f, FI_FIRST_PARTIAL] = 0
+    else:
+        fi[f, FI_DUPACKS] = 0
+        c = ff[f, FF_CWND]
+        if c < ff[f, FF_SSTHRESH]:
+            c += 1.0
+        else:
+            c = ca_increase(S, f, c)
+        wmax = ff[f, FF_SP + TCP_MAX_WINDOW]
+        ff[f, FF_CWND] = c if c < wmax else wmax
+    if resend_head:  # (one call site: transmit is inlined at each)
+        transmit(S, f, a)
+    if ece and fi[f, FI_IN_REC] == 0 and a > fi[f, FI_ECN_RECOVER]:
+        ff[f, FF_SSTHRESH] = halved(S, f, fi[f, FI_SND_NXT] - a)
+        ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
+        fi[f, FI_ECN_RECOVER] = fi[f, FI_SND_NXT] - 1
+    if restart and rules != TIMER_REFERENCE and ff[f, FF_SRTT] >= 0.0:
+        # the RTO from the estimator, clearing any backoff (also when the
+        # timer stops here: the next transmission starts it with this RTO)
+        rto = ff[f, FF_SRTT] + 4.0 * ff[f, FF_RTTVAR]
+        lo = ff[f, FF_SP + TCP_MIN_RTO]
+        hi = ff[f, FF_SP + TCP_MAX_RTO]
+        ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
+    if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
+        ff[f, FF_DEADLINE] = np.inf
+    elif restart:
+        arm_timer(S, f)
+
+
+@handler
+def on_dup_ack(S, f, a):
+    """A duplicate ACK (``a`` = SND.UNA with data outstanding)."""
+    ff, fi = S.ff, S.fi
+    una = a
+    newreno = ff[f, FF_SP + TCP_NEWRENO] > 0.0
+    rules = np.int64(ff[f, FF_SP + TCP_TIMER])
+    pipe = ff[f, FF_SP + TCP_RECOVERY] > 0.0
+    if fi[f, FI_IN_REC] != 0:
+        if pipe:  # ns-3 AddRenoSack: one more packet has left the network
+            sk = fi[f, FI_RENO_SACKED] + 1
+            room = fi[f, FI_MAXSEQ] - una - 1
+            fi[f, FI_RENO_SACKED] = sk if sk < room else room
+        else:
+            ff[f, FF_CWND] += 1.0
+        return
+    d = fi[f, FI_DUPACKS] + 1
+    fi[f, FI_DUPACKS] = d
+    # (pipe: ns-3's DupAck in CA_DISORDER also enters recovery on any
+    # duplicate ACK while IsLost(SND.UNA): the head marked lost below a mark)
+    if (d == 3 and (a > fi[f, FI_RECOVER] or not newreno)) or (
+            pipe and fi[f, FI_HEAD_LOST] != 0 and fi[f, FI_RENO_SACKED] > 0):
+        flight = fi[f, FI_SND_NXT] - una
+        if pipe:
+            # ns-3 EnterRecovery: one Reno SACK and the head lost, so
+            # BytesInFlight() + 1 packet = flight - SACKed packets
+            sk = fi[f, FI_RENO_SACKED] + 1
+            room = fi[f, FI_MAXSEQ] - una - 1
+            sk = sk if sk < room else room
+            fi[f, FI_RENO_SACKED] = sk
+            flight -= sk
+        ff[f, FF_SSTHRESH] = halved(S, f, flight)
+        fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
+        fi[f, FI_IN_REC] = 1
+        ff[f, FF_CWND] = ff[f, FF_SSTHRESH] + (0.0 if pipe else 3.0)
+        fi[f, FI_FAST_RTX] += 1
+        transmit(S, f, a)
+        if rules == TIMER_REFERENCE:
+            arm_timer(S, f)
+        else:  # the timer runs on from the last new ACK
+            fi[f, FI_FIRST_PARTIAL] = 1
+
+
+@handler
+def on_ack(S, f, a, ece):
+    """Cumulative ACK ``a`` (``ece``: it echoes a congestion mark)."""
+    una = S.fi[f, FI_SND_UNA]
+    if a > una:
+        on_new_ack(S, f, a, ece)
+    elif a == una and S.fi[f, FI_SND_NXT] > una:
+        on_dup_ack(S, f, a)
+
+
+@handler
+def window(S, f):
+    """The congestion window, packets (for the recorded series)."""
+    return S.ff[f, FF_CWND]
