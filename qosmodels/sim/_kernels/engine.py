@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from numba import njit
 
-from ._jit import POS, handler
-from .flows import on_ack, on_source_tick, on_start, on_stop, on_timer, send_packets
+from ._jit import POS
+from .dispatch import source_ack
+from .flows import ack_arrives, on_source_tick, on_start, on_stop, on_timer, send_packets
 from .heap import pop_root
 from .layout import (
     EV_ARRIVE,
@@ -28,6 +29,7 @@ from .layout import (
     EV_STOP,
     EV_TIMER,
     EV_TXDONE,
+    FI_CODE,
     GF_NOW,
     GI_EVENTS,
     GI_HEAP_N,
@@ -41,6 +43,7 @@ from .layout import (
     ST_OK,
     W_BITS,
     W_FORWARD,
+    W_SEND,
 )
 from .link import forward, on_txdone
 from .pool import defer
@@ -48,23 +51,6 @@ from .receiver import on_data
 from .record import on_sample
 
 _EV_MASK = (1 << EV_BITS) - 1
-
-
-@handler
-def on_arrive(S, p):
-    """Packet ``p`` reaches the far end of a hop: the next hop, its receiver or its sender."""
-    pi = S.pi
-    f = pi[p, PI_FLOW] & POS
-    if pi[p, PI_ACK] == 0:
-        end = S.r_ptr[f + 1] - S.r_ptr[f]
-    else:
-        end = S.a_ptr[f + 1] - S.a_ptr[f]
-    if pi[p, PI_HOP] < end:
-        defer(S, (p << W_BITS) | W_FORWARD)
-    elif pi[p, PI_ACK] == 0:
-        on_data(S, p)
-    else:
-        on_ack(S, p)
 
 
 # ``_nrt=False`` compiles without Numba's reference-counting runtime: the kernel
@@ -97,8 +83,21 @@ def run(S, t_stop, max_events):
         a = d >> EV_BITS
         if kind == EV_TXDONE:
             on_txdone(S, a)
-        elif kind == EV_ARRIVE:
-            on_arrive(S, a)
+        elif kind == EV_ARRIVE:  # the far end of a hop: the next hop, the receiver or the sender
+            f = S.pi[a, PI_FLOW] & POS
+            if S.pi[a, PI_ACK] == 0:
+                end = S.r_ptr[f + 1] - S.r_ptr[f]
+            else:
+                end = S.a_ptr[f + 1] - S.a_ptr[f]
+            if S.pi[a, PI_HOP] < end:
+                defer(S, (a << W_BITS) | W_FORWARD)
+            elif S.pi[a, PI_ACK] == 0:
+                on_data(S, a)
+            else:
+                f, ack, ece = ack_arrives(S, a)
+                if f >= 0:
+                    source_ack(S, S.fi[f, FI_CODE], f, ack, ece)
+                    defer(S, (f << W_BITS) | W_SEND)
         elif kind == EV_TIMER:
             on_timer(S, a)
         elif kind == EV_SOURCE:

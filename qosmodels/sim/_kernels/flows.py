@@ -6,8 +6,8 @@ The generic parts live here; what differs between sources is reached through
 
 import numpy as np
 
-from ._jit import POS, handler
-from .dispatch import source_ack, source_next_tick, source_send_limit, source_start, source_timeout
+from ._jit import POS, handler, rare_handler
+from .dispatch import source_next_tick, source_send_limit, source_start, source_timeout
 from .heap import push
 from .layout import (
     EV_BITS,
@@ -56,14 +56,14 @@ def send_packets(S, f):
         arm_timer(S, f)
 
 
-@handler
+@rare_handler
 def on_start(S, f):
     S.fi[f, FI_ACTIVE] = 1
     if not source_start(S, S.fi[f, FI_CODE], f):
         defer(S, (f << W_BITS) | W_SEND)
 
 
-@handler
+@rare_handler
 def on_stop(S, f):
     S.fi[f, FI_ACTIVE] = 0
     S.ff[f, FF_DEADLINE] = np.inf
@@ -86,8 +86,14 @@ def on_source_tick(S, f):
 
 
 @handler
-def on_ack(S, p):
-    """An ACK reaches its sender."""
+def ack_arrives(S, p):
+    """An ACK reaches its sender: count and free it; the flow, or -1 if the flow has
+    stopped, the cumulative ACK and whether it echoes a congestion mark.
+
+    The engine then calls the source's ``source_ack`` hook and lets the flow
+    send (the hook is not called from here: each level of inlined functions
+    costs Numba's inliner a copy of everything below it).
+    """
     fi = S.fi
     f = S.pi[p, PI_FLOW] & POS
     a = S.pi[p, PI_SEQ]
@@ -95,12 +101,11 @@ def on_ack(S, p):
     release(S, p)
     fi[f, FI_ACKS_ARRIVED] += 1
     if fi[f, FI_ACTIVE] == 0:
-        return
-    source_ack(S, fi[f, FI_CODE], f, a, ece)
-    defer(S, (f << W_BITS) | W_SEND)
+        return -1, a, ece
+    return f, a, ece
 
 
-@handler
+@rare_handler
 def on_timer(S, f):
     """Flow ``f``'s retransmission-timer event (lazy: it may be stale or early)."""
     ff, fi = S.ff, S.fi

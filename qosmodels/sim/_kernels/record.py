@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._jit import handler
+from ._jit import rare_handler
 from .dispatch import source_window
 from .heap import push
 from .layout import (
@@ -21,7 +21,7 @@ from .layout import (
 )
 
 
-@handler
+@rare_handler
 def on_sample(S):
     gi, fi = S.gi, S.fi
     k = gi[GI_SAMPLE]

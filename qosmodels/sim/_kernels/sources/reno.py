@@ -177,138 +177,125 @@ def on_timeout(S, f):
 
 
 @handler
-def on_new_ack(S, f, a, ece):
-    """A cumulative ACK ``a`` above SND.UNA."""
+def on_ack(S, f, a, ece):
+    """Cumulative ACK ``a`` (``ece``: it echoes a congestion mark): a new ACK, or a
+    duplicate (``a`` = SND.UNA with data outstanding).
+
+    (One function rather than two: each level of inlined functions costs Numba's
+    inliner a copy of everything below it.)
+    """
     ff, fi = S.ff, S.fi
     una = fi[f, FI_SND_UNA]
     newreno = ff[f, FF_SP + TCP_NEWRENO] > 0.0
     rules = np.int64(ff[f, FF_SP + TCP_TIMER])
     pipe = ff[f, FF_SP + TCP_RECOVERY] > 0.0
-    newly = a - una
-    restart = True
-    resend_head = False
-    if pipe:
-        # ns-3's TcpTxBuffer::DiscardUpTo: the duplicate ACKs' SACK marks sit on
-        # una+1 .. una+s; those below a go with the acknowledged packets, and a
-        # mark left on the new head moves to the next packet sent, if any, the
-        # head being marked lost (so it is resent)
-        sk = fi[f, FI_RENO_SACKED] - (newly - 1)
-        room = fi[f, FI_MAXSEQ] - a - 1
-        if sk > 0 and room >= 0:
-            resend_head = True
-        if sk > room:
-            sk = room
-        fi[f, FI_RENO_SACKED] = sk if sk > 0 else 0
-        # the lost mark stays on that head until it is acknowledged
-        fi[f, FI_HEAD_LOST] = 1 if resend_head else 0
-    r = -1.0
-    if fi[f, FI_PER_ACK] != 0:
-        # the oldest packet this ACK covers, unless it was retransmitted (Karn)
-        t0 = S.stime[(fi[f, FI_OOO_OFF] + (una & fi[f, FI_OOO_MASK])) & POS]
-        if t0 >= 0.0:
-            r = S.gf[GF_NOW] - t0
-    elif fi[f, FI_TIMING] != 0 and a > fi[f, FI_RTT_SEQ]:
-        r = S.gf[GF_NOW] - ff[f, FF_RTT_T0]
-        fi[f, FI_TIMING] = 0
-    if r >= 0.0:
-        rtt_sample(S, f, r)
-    fi[f, FI_SND_UNA] = a
-    if fi[f, FI_SND_NXT] < a:
-        fi[f, FI_SND_NXT] = a
-    if fi[f, FI_IN_REC] != 0:
-        if a > fi[f, FI_RECOVER] or not newreno:
-            ff[f, FF_CWND] = ff[f, FF_SSTHRESH]  # leave fast recovery
-            fi[f, FI_IN_REC] = 0
-            fi[f, FI_DUPACKS] = 0
-            if pipe:  # ns-3 ProcessAck: then IncreaseWindow, cwnd being ssthresh
-                ff[f, FF_CWND] = ca_increase(S, f, ff[f, FF_CWND])
-        else:  # NewReno partial ACK: resend the next hole (below), deflate
-            if not pipe:  # (pipe: cwnd stays ssthresh)
-                c = ff[f, FF_CWND] - newly + 1.0
-                ff[f, FF_CWND] = c if c > 1.0 else 1.0
-            resend_head = True
-            if rules == TIMER_IMPATIENT:  # only the first partial ACK restarts
-                restart = fi[f, FI_FIRST_PARTIAL] != 0
-                fi[f, FI_FIRST_PARTIAL] = 0
-    else:
-        fi[f, FI_DUPACKS] = 0
-        c = ff[f, FF_CWND]
-        if c < ff[f, FF_SSTHRESH]:
-            c += 1.0
-        else:
-            c = ca_increase(S, f, c)
-        wmax = ff[f, FF_SP + TCP_MAX_WINDOW]
-        ff[f, FF_CWND] = c if c < wmax else wmax
-    if resend_head:  # (one call site: transmit is inlined at each)
-        transmit(S, f, a)
-    if ece and fi[f, FI_IN_REC] == 0 and a > fi[f, FI_ECN_RECOVER]:
-        ff[f, FF_SSTHRESH] = halved(S, f, fi[f, FI_SND_NXT] - a)
-        ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
-        fi[f, FI_ECN_RECOVER] = fi[f, FI_SND_NXT] - 1
-    if restart and rules != TIMER_REFERENCE and ff[f, FF_SRTT] >= 0.0:
-        # the RTO from the estimator, clearing any backoff (also when the
-        # timer stops here: the next transmission starts it with this RTO)
-        rto = ff[f, FF_SRTT] + 4.0 * ff[f, FF_RTTVAR]
-        lo = ff[f, FF_SP + TCP_MIN_RTO]
-        hi = ff[f, FF_SP + TCP_MAX_RTO]
-        ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
-    if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
-        ff[f, FF_DEADLINE] = np.inf
-    elif restart:
-        arm_timer(S, f)
-
-
-@handler
-def on_dup_ack(S, f, a):
-    """A duplicate ACK (``a`` = SND.UNA with data outstanding)."""
-    ff, fi = S.ff, S.fi
-    una = a
-    newreno = ff[f, FF_SP + TCP_NEWRENO] > 0.0
-    rules = np.int64(ff[f, FF_SP + TCP_TIMER])
-    pipe = ff[f, FF_SP + TCP_RECOVERY] > 0.0
-    if fi[f, FI_IN_REC] != 0:
-        if pipe:  # ns-3 AddRenoSack: one more packet has left the network
-            sk = fi[f, FI_RENO_SACKED] + 1
-            room = fi[f, FI_MAXSEQ] - una - 1
-            fi[f, FI_RENO_SACKED] = sk if sk < room else room
-        else:
-            ff[f, FF_CWND] += 1.0
-        return
-    d = fi[f, FI_DUPACKS] + 1
-    fi[f, FI_DUPACKS] = d
-    # (pipe: ns-3's DupAck in CA_DISORDER also enters recovery on any
-    # duplicate ACK while IsLost(SND.UNA): the head marked lost below a mark)
-    if (d == 3 and (a > fi[f, FI_RECOVER] or not newreno)) or (
-            pipe and fi[f, FI_HEAD_LOST] != 0 and fi[f, FI_RENO_SACKED] > 0):
-        flight = fi[f, FI_SND_NXT] - una
-        if pipe:
-            # ns-3 EnterRecovery: one Reno SACK and the head lost, so
-            # BytesInFlight() + 1 packet = flight - SACKed packets
-            sk = fi[f, FI_RENO_SACKED] + 1
-            room = fi[f, FI_MAXSEQ] - una - 1
-            sk = sk if sk < room else room
-            fi[f, FI_RENO_SACKED] = sk
-            flight -= sk
-        ff[f, FF_SSTHRESH] = halved(S, f, flight)
-        fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
-        fi[f, FI_IN_REC] = 1
-        ff[f, FF_CWND] = ff[f, FF_SSTHRESH] + (0.0 if pipe else 3.0)
-        fi[f, FI_FAST_RTX] += 1
-        transmit(S, f, a)
-        if rules == TIMER_REFERENCE:
-            arm_timer(S, f)
-        else:  # the timer runs on from the last new ACK
-            fi[f, FI_FIRST_PARTIAL] = 1
-
-
-@handler
-def on_ack(S, f, a, ece):
-    """Cumulative ACK ``a`` (``ece``: it echoes a congestion mark)."""
-    una = S.fi[f, FI_SND_UNA]
     if a > una:
-        on_new_ack(S, f, a, ece)
-    elif a == una and S.fi[f, FI_SND_NXT] > una:
-        on_dup_ack(S, f, a)
+        newly = a - una
+        restart = True
+        resend_head = False
+        if pipe:
+            # ns-3's TcpTxBuffer::DiscardUpTo: the duplicate ACKs' SACK marks sit on
+            # una+1 .. una+s; those below a go with the acknowledged packets, and a
+            # mark left on the new head moves to the next packet sent, if any, the
+            # head being marked lost (so it is resent)
+            sk = fi[f, FI_RENO_SACKED] - (newly - 1)
+            room = fi[f, FI_MAXSEQ] - a - 1
+            if sk > 0 and room >= 0:
+                resend_head = True
+            if sk > room:
+                sk = room
+            fi[f, FI_RENO_SACKED] = sk if sk > 0 else 0
+            # the lost mark stays on that head until it is acknowledged
+            fi[f, FI_HEAD_LOST] = 1 if resend_head else 0
+        r = -1.0
+        if fi[f, FI_PER_ACK] != 0:
+            # the oldest packet this ACK covers, unless it was retransmitted (Karn)
+            t0 = S.stime[(fi[f, FI_OOO_OFF] + (una & fi[f, FI_OOO_MASK])) & POS]
+            if t0 >= 0.0:
+                r = S.gf[GF_NOW] - t0
+        elif fi[f, FI_TIMING] != 0 and a > fi[f, FI_RTT_SEQ]:
+            r = S.gf[GF_NOW] - ff[f, FF_RTT_T0]
+            fi[f, FI_TIMING] = 0
+        if r >= 0.0:
+            rtt_sample(S, f, r)
+        fi[f, FI_SND_UNA] = a
+        if fi[f, FI_SND_NXT] < a:
+            fi[f, FI_SND_NXT] = a
+        if fi[f, FI_IN_REC] != 0:
+            if a > fi[f, FI_RECOVER] or not newreno:
+                ff[f, FF_CWND] = ff[f, FF_SSTHRESH]  # leave fast recovery
+                fi[f, FI_IN_REC] = 0
+                fi[f, FI_DUPACKS] = 0
+                if pipe:  # ns-3 ProcessAck: then IncreaseWindow, cwnd being ssthresh
+                    ff[f, FF_CWND] = ca_increase(S, f, ff[f, FF_CWND])
+            else:  # NewReno partial ACK: resend the next hole (below), deflate
+                if not pipe:  # (pipe: cwnd stays ssthresh)
+                    c = ff[f, FF_CWND] - newly + 1.0
+                    ff[f, FF_CWND] = c if c > 1.0 else 1.0
+                resend_head = True
+                if rules == TIMER_IMPATIENT:  # only the first partial ACK restarts
+                    restart = fi[f, FI_FIRST_PARTIAL] != 0
+                    fi[f, FI_FIRST_PARTIAL] = 0
+        else:
+            fi[f, FI_DUPACKS] = 0
+            c = ff[f, FF_CWND]
+            if c < ff[f, FF_SSTHRESH]:
+                c += 1.0
+            else:
+                c = ca_increase(S, f, c)
+            wmax = ff[f, FF_SP + TCP_MAX_WINDOW]
+            ff[f, FF_CWND] = c if c < wmax else wmax
+        if resend_head:  # (one call site: transmit is inlined at each)
+            transmit(S, f, a)
+        if ece and fi[f, FI_IN_REC] == 0 and a > fi[f, FI_ECN_RECOVER]:
+            ff[f, FF_SSTHRESH] = halved(S, f, fi[f, FI_SND_NXT] - a)
+            ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
+            fi[f, FI_ECN_RECOVER] = fi[f, FI_SND_NXT] - 1
+        if restart and rules != TIMER_REFERENCE and ff[f, FF_SRTT] >= 0.0:
+            # the RTO from the estimator, clearing any backoff (also when the
+            # timer stops here: the next transmission starts it with this RTO)
+            rto = ff[f, FF_SRTT] + 4.0 * ff[f, FF_RTTVAR]
+            lo = ff[f, FF_SP + TCP_MIN_RTO]
+            hi = ff[f, FF_SP + TCP_MAX_RTO]
+            ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
+        if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
+            ff[f, FF_DEADLINE] = np.inf
+        elif restart:
+            arm_timer(S, f)
+    elif a == una and fi[f, FI_SND_NXT] > una:
+        if fi[f, FI_IN_REC] != 0:
+            if pipe:  # ns-3 AddRenoSack: one more packet has left the network
+                sk = fi[f, FI_RENO_SACKED] + 1
+                room = fi[f, FI_MAXSEQ] - una - 1
+                fi[f, FI_RENO_SACKED] = sk if sk < room else room
+            else:
+                ff[f, FF_CWND] += 1.0
+        else:
+            d = fi[f, FI_DUPACKS] + 1
+            fi[f, FI_DUPACKS] = d
+            # (pipe: ns-3's DupAck in CA_DISORDER also enters recovery on any
+            # duplicate ACK while IsLost(SND.UNA): the head marked lost below a mark)
+            if (d == 3 and (a > fi[f, FI_RECOVER] or not newreno)) or (
+                    pipe and fi[f, FI_HEAD_LOST] != 0 and fi[f, FI_RENO_SACKED] > 0):
+                flight = fi[f, FI_SND_NXT] - una
+                if pipe:
+                    # ns-3 EnterRecovery: one Reno SACK and the head lost, so
+                    # BytesInFlight() + 1 packet = flight - SACKed packets
+                    sk = fi[f, FI_RENO_SACKED] + 1
+                    room = fi[f, FI_MAXSEQ] - una - 1
+                    sk = sk if sk < room else room
+                    fi[f, FI_RENO_SACKED] = sk
+                    flight -= sk
+                ff[f, FF_SSTHRESH] = halved(S, f, flight)
+                fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
+                fi[f, FI_IN_REC] = 1
+                ff[f, FF_CWND] = ff[f, FF_SSTHRESH] + (0.0 if pipe else 3.0)
+                fi[f, FI_FAST_RTX] += 1
+                transmit(S, f, a)
+                if rules == TIMER_REFERENCE:
+                    arm_timer(S, f)
+                else:  # the timer runs on from the last new ACK
+                    fi[f, FI_FIRST_PARTIAL] = 1
 
 
 @handler
