@@ -36,9 +36,13 @@ def pure_python(module):
     each dispatcher is replaced by its pure-Python copy.
     """
     g = dict(vars(module))
-    names = [n for n, v in g.items() if isinstance(v, CPUDispatcher)]
+    names = [n for n, v in g.items()
+             if isinstance(v, CPUDispatcher)  # plain functions under NUMBA_DISABLE_JIT=1:
+             or (isinstance(v, types.FunctionType) and v.__module__ == module.__name__
+                 and n.startswith(("sq_", "_sift", "_delete")))]
+    assert {"sq_push", "sq_pop", "sq_remove", "_sift_up", "_sift_down", "_delete_at"} <= set(names)
     for n in names:
-        f = g[n].py_func
+        f = getattr(g[n], "py_func", g[n])
         g[n] = types.FunctionType(f.__code__, g, n, f.__defaults__, f.__closure__)
     assert not any(isinstance(v, CPUDispatcher) for v in g.values())
     return types.SimpleNamespace(**{n: g[n] for n in names})

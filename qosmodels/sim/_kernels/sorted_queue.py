@@ -88,9 +88,9 @@ Examples
 [True, True, True, False]
 >>> pi[:, 0].tolist()                                  # heap positions; packet 3 is in none
 [1, 0, 2, -1]
->>> sq_remove(meta, 2, key, seq, pkt, pi, 0, 0), sq_len(meta, 2)
+>>> sq_remove(meta, 2, key, seq, pkt, pi, 0, 0), int(sq_len(meta, 2))
 (True, 2)
->>> [sq_pop(meta, 2, key, seq, pkt, pi, 0) for _ in range(3)]
+>>> [int(sq_pop(meta, 2, key, seq, pkt, pi, 0)) for _ in range(3)]
 [1, 2, -1]
 """
 
