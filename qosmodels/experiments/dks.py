@@ -58,7 +58,22 @@ _NAME = "dks-fig1"
 
 
 def printed_fq_delay(N: int, rho: float, delta: float) -> float:
-    """The paper's D_N(P)/P for the Poisson Telnet, as printed (delta in units of P)."""
+    """The paper's D_N(P)/P for the Poisson Telnet under nonpreemptive FQ, as printed.
+
+    Parameters
+    ----------
+    N : int
+        FTP conversations, >= 1.
+    rho : float
+        Telnet load ``lambda P (N + 1)``, in (0, 1).
+    delta : float, packet times
+        The promptness parameter delta / P, >= 0.
+
+    Returns
+    -------
+    float, packet times
+        Mean queueing delay over P.
+    """
     m = min(delta, 0.5 * (1 - 1 / N))
     return (rho / (2 * (1 - rho)) + N * rho / 2
             + N * (1 - rho) * (0.5 - (N + 1) / (N * rho)
@@ -66,13 +81,27 @@ def printed_fq_delay(N: int, rho: float, delta: float) -> float:
 
 
 def fq_delay(N: int, rho: float, delta: float) -> float:
-    """D_N(P)/P with D_0[(N+1)P] from Pollaczek-Khinchine: the printed formula plus
-    ``N rho / (2 (1 - rho))``."""
+    """D_N(P)/P with D_0[(N+1)P] from Pollaczek-Khinchine, packet times.
+
+    The printed formula (:func:`printed_fq_delay`, same parameters) plus ``N rho / (2 (1 -
+    rho))``: its first term becomes ``(N + 1) rho / (2 (1 - rho))``, the M/D/1 wait with service
+    time (N + 1) P at load rho.
+    """
     return printed_fq_delay(N, rho, delta) + N * rho / (2 * (1 - rho))
 
 
 def fcfs_delay(N: int, W: int, rho: float) -> float:
-    """FCFS D/P of Figure 1's model, derived in the module docstring."""
+    """FCFS mean Telnet queueing delay D/P of Figure 1's model, packet times.
+
+    ``((N + 1)(N W - 1/2) + rho) / (N + 1 - rho)``, derived in the module docstring.
+
+    Parameters
+    ----------
+    N, W : int
+        FTP conversations and their window (packets), >= 1.
+    rho : float
+        Telnet load ``lambda P (N + 1)``, in [0, N + 1).
+    """
     return ((N + 1) * (N * W - 0.5) + rho) / (N + 1 - rho)
 
 
