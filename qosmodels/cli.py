@@ -4,10 +4,13 @@
 
     qosmodels list                         registered experiments and topologies
     qosmodels allocate TOPOLOGY [options]  a fair allocation of a named topology, as a table
-    qosmodels validate [NAME...] [--json]  run experiments; theory and reference side by side
+    qosmodels validate [NAME...] [--json] [--sides theory,fluid,packets] [--quick]
+                                           run experiments: paper, theory, fluid and packets
+                                           side by side with the expected value and a verdict
 
-``validate`` exits with status 1 when any check falls outside its tolerance;
-usage errors exit with status 2.
+``validate`` prints one progress line per experiment to standard error and
+exits with status 1 when any row falls outside its tolerance; usage errors
+(an unknown experiment or side) exit with status 2.
 """
 
 from __future__ import annotations
@@ -68,13 +71,20 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
     v = sub.add_parser("validate", help="run registered experiments and compare with references",
-                       description="Run experiments and print reference and computed values side "
-                                   "by side with the tolerance and a verdict; exit 1 if any check "
-                                   "fails.")
-    v.add_argument("names", nargs="*", metavar="NAME", help="experiments to run (default: all)")
+                       description="Run experiments and print, for every row, the paper's value, "
+                                   "the theory, fluid and packets sides, the expected value, its "
+                                   "source, the tolerances and a verdict; progress goes to "
+                                   "standard error.  Exit 1 if any row fails, 2 on a usage error.")
+    v.add_argument("names", nargs="*", metavar="NAME",
+                   help="experiments to run (default: all; see `qosmodels list`)")
     v.add_argument("--json", action="store_true",
-                   help="print a JSON list of checks (experiment, quantity, expected, measured, "
-                        "tolerance, ok, ...)")
+                   help="print a JSON list of rows (experiment, quantity, expected, measured, "
+                        "tolerance, ok, paper, theory, fluid, packets, source, ...)")
+    v.add_argument("--sides", default=None, metavar="SIDES",
+                   help="comma-separated sides to compute among theory, fluid, packets "
+                        "(default: all)")
+    v.add_argument("--quick", action="store_true",
+                   help="short horizons and few seeds (for CI), with wider packet tolerances")
     return p
 
 
@@ -100,15 +110,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _list() -> int:
-    from .experiments import _load_all, experiments
+    from .experiments import experiments
     from .topologies import TOPOLOGIES
 
-    _load_all()
     exps = experiments()
     width = max(len(n) for n in exps)
-    print("Experiments (qosmodels validate NAME):")
+    print("Experiments (qosmodels validate NAME; sides t = theory, f = fluid, p = packets):")
     for name, e in exps.items():
-        print(f"  {name.ljust(width)}  {e.title}")
+        sides = "".join(s[0] for s in e.sides)
+        print(f"  {name.ljust(width)}  {sides.ljust(3)}  {e.title}")
     print("\nTopologies (qosmodels allocate NAME -p key=value):")
     for name, fn in TOPOLOGIES.items():
         doc = (fn.__doc__ or "").strip().splitlines()[0]
@@ -186,9 +196,19 @@ def _allocate(args) -> int:
 
 
 def _validate(args) -> int:
+    import time
+
     from .experiments import validate
 
-    report = validate(args.names or None)
+    def progress(name: str, seconds: float, checks: list) -> None:
+        bad = sum(not c.ok for c in checks)
+        print(f"qosmodels validate: {name}: {seconds:.1f} s, {len(checks)} rows"
+              + (f", {bad} failing" if bad else ""), file=sys.stderr, flush=True)
+
+    t0 = time.perf_counter()
+    report = validate(args.names or None, sides=args.sides, quick=args.quick, progress=progress)
+    print(f"qosmodels validate: {len(report.seconds)} experiments in "
+          f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
     print(report.to_json() if args.json else report)
     return 0 if report.ok else 1
 

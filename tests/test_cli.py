@@ -20,6 +20,7 @@ def test_list(capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     assert "acc-fig9" in out and "parking-lot" in out and "pps-one-hop" in out
+    assert "dks-fig1" in out and "pps-table3" in out and "fq-fig1" not in out
 
 
 def test_allocate_table(capsys):
@@ -44,21 +45,87 @@ def test_allocate_errors_exit_2(capsys):
 
 
 def test_validate_json_fields(capsys):
-    assert main(["validate", "parking-lot-maxmin", "--json"]) == 0
+    assert main(["validate", "parking-lot-maxmin", "acc-fig9", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert rows and all({"experiment", "quantity", "expected", "measured", "tolerance", "ok"}
-                        <= set(r) for r in rows)
+    assert rows and all({"experiment", "quantity", "expected", "measured", "tolerance", "ok",
+                         "paper", "theory", "fluid", "packets", "source", "note",
+                         "theory_tolerance", "fluid_tolerance", "packets_ci"} <= set(r)
+                        for r in rows)
     assert all(r["ok"] for r in rows)
+    fig9 = [r for r in rows if r["experiment"] == "acc-fig9"]
+    assert all(isinstance(r["theory"], float) and isinstance(r["fluid"], float)
+               and r["packets"] is None and r["source"] == "paper (stated)" for r in fig9)
+    assert all(r["measured"] == r["fluid"] for r in fig9)  # the most physical side present
 
 
-def test_validate_unknown_exits_2(capsys):
+def test_validate_table_and_progress_lines(capsys):
+    assert main(["validate", "parking-lot-maxmin", "pps-table1"]) == 0
+    cap = capsys.readouterr()
+    lines = cap.err.splitlines()
+    assert lines[0].startswith("qosmodels validate: parking-lot-maxmin: ")
+    assert lines[0].endswith(" s, 8 rows")
+    assert lines[1].startswith("qosmodels validate: pps-table1: ")
+    assert "2 experiments in" in lines[2]
+    head = cap.out.splitlines()[0].split()
+    assert head == ["quantity", "paper", "theory", "fluid", "packets", "expected", "source", "tol",
+                    "verdict"]
+    assert "all within tolerance" in cap.out and max(map(len, cap.out.splitlines())) <= 120
+
+
+def test_validate_sides_option_and_failing_rows_exit_1(capsys):
+    # eq (12) is the theory side of acc-fig4: it disagrees with the paper at 35 and 45 Mb/s
+    assert main(["validate", "acc-fig4", "--sides", "theory", "--json"]) == 1
+    rows = json.loads(capsys.readouterr().out)
+    assert all(r["fluid"] is None and r["theory"] is not None for r in rows)
+    bad = {r["quantity"] for r in rows if not r["ok"]}
+    assert bad == {"Vegas forward utilisation, c_r=35 Mb/s",
+                   "Vegas forward utilisation, c_r=45 Mb/s"}
+    assert all(r["expected"] is None and r["expected_range"] == [0.1, 0.6] and r["note"]
+               for r in rows if not r["ok"])
+    assert main(["validate", "acc-fig4", "--sides", "theory"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL t" in out and "2 outside tolerance" in out and "fluid" not in out.splitlines()[0]
+
+
+def test_validate_passes_quick_and_sides(monkeypatch, capsys):
+    import qosmodels.experiments as ex
+    from qosmodels.experiments import ValidationReport
+
+    seen = {}
+
+    def fake_validate(names, **kw):
+        seen.update(names=names, **kw)
+        return ValidationReport(checks=())
+
+    monkeypatch.setattr(ex, "validate", fake_validate)
+    assert main(["validate", "md1", "--quick", "--sides", "packets,theory"]) == 0
+    assert seen["names"] == ["md1"] and seen["quick"] is True
+    assert seen["sides"] == "packets,theory" and callable(seen["progress"])
+    assert main(["validate"]) == 0
+    assert seen["names"] is None and seen["quick"] is False and seen["sides"] is None
+
+
+def test_validate_usage_errors_exit_2(capsys):
     assert main(["validate", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown experiment(s) nope" in err and len(err.strip().splitlines()) == 1
+    assert main(["validate", "md1", "--sides", "theory,wind"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("qosmodels: error: validate(sides=...): unknown side 'wind'; sides are "
+                           "theory, fluid, packets")
+    assert main(["validate", "md1", "--sides", ""]) == 2
+    assert "no side given" in capsys.readouterr().err
 
 
 def test_console_script_runs():
     out = subprocess.run([sys.executable, "-m", "qosmodels.cli", "validate", "acc-fig9"],
                          capture_output=True, text=True)
     assert out.returncode == 0 and "all within tolerance" in out.stdout
+    assert "qosmodels validate: acc-fig9: " in out.stderr and "Traceback" not in out.stderr
+    bad = subprocess.run([sys.executable, "-m", "qosmodels.cli", "validate", "--sides", "x"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert "unknown side 'x'" in bad.stderr
 
 
 def test_simulate_table_and_json(capsys):

@@ -201,7 +201,7 @@ def test_link_delay_change_event():
 
 # ---------------------------------------------------------------- lazy imports
 def test_import_does_not_load_numba():
-    code = ("import sys, qosmodels.fluid, qosmodels.experiments.acc_fluid; "
+    code = ("import sys, qosmodels.fluid, qosmodels.experiments.acc; "
             "print('numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

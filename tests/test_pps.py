@@ -629,8 +629,10 @@ def test_pps_import_does_not_pull_sympy_or_matplotlib():
 def test_registered_experiment_uses_the_papers_values():
     from qosmodels.experiments import validate
 
-    report = validate(["pps-tables"])
+    report = validate([f"pps-table{k}" for k in (1, 2, 3, 4, 5, 7, 8, 9)])
     assert report.ok and len(report.checks) == 24
-    by = {c.quantity: c for c in report.checks}
-    assert by["Table 3 (Figure 9, scenario 1): flow A"].expected == 1.33
-    assert by["Table 2 (Figure 6, B at 0.16 Mb/s): flow C"].expected == 0.28
+    by = {(c.experiment, c.quantity): c for c in report.checks}
+    assert by["pps-table3", "flow A rate"].expected == 1.33
+    assert by["pps-table3", "flow A rate"].paper == 1.24  # the paper's measured rate
+    assert by["pps-table2", "flow C rate"].expected == 0.28
+    assert by["pps-table7", "flow A rate"].source == "paper (stated)"

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from qosmodels import Flow, Link, Network
-from qosmodels.experiments.sim_queueing import md1k_loss
+from qosmodels.experiments.textbook import md1k_loss
 from qosmodels.fq import fcfs_telnet_delay
 from qosmodels.sim import Cbr, DropTail, GenericWindow, Poisson, Record, Red, TcpNewReno, simulate
 

@@ -1,7 +1,12 @@
-"""The papers' reproductions: scenario + theory (+ packets) + tolerance -> side-by-side table.
+"""The papers' reproductions: one row per quantity, paper, theory, fluid and packets side by side.
 
-Each module registers its experiments with :func:`register`; :func:`validate`
-runs them.  ``qosmodels validate`` is the command-line face of this package.
+One module per paper -- :mod:`.dks` (fair queueing), :mod:`.acc`, :mod:`.abe`,
+:mod:`.pps`, :mod:`.tokenbucket` -- and :mod:`.textbook` for textbook checks
+(M/D/1, parking lots, Reno/RED fluid).  Each registers its experiments with
+:func:`register`; :func:`validate` runs them and returns a
+:class:`ValidationReport` of :class:`Check` rows, each with its reference
+(``expected``, a number or :class:`Bounds`) and its :class:`Side` values.
+``qosmodels validate`` is the command-line face of this package.
 """
 
 from __future__ import annotations
@@ -9,14 +14,25 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from .registry import Check, Experiment, ValidationReport, experiments, register, validate
+from .registry import (
+    SIDES,
+    SOURCES,
+    Bounds,
+    Check,
+    Experiment,
+    Side,
+    ValidationReport,
+    experiments,
+    register,
+    validate,
+)
 
-__all__ = ["Check", "Experiment", "ValidationReport", "register", "experiments", "validate",
-           "MODULES"]
+__all__ = ["Check", "Side", "Bounds", "Experiment", "ValidationReport", "register", "experiments",
+           "validate", "SIDES", "SOURCES", "MODULES"]
 
 #: Modules holding registered experiments, imported on first use: every module of
-#: this package except the registry itself, so a new paper's experiments need
-#: only a new file here.
+#: this package except the registry and the private helpers, so a new paper's
+#: experiments need only a new file here.
 MODULES = tuple(sorted(m.name for m in pkgutil.iter_modules(__path__)
                        if m.name != "registry" and not m.name.startswith("_")))
 

@@ -1,47 +1,336 @@
-"""Accumulation-based congestion control (ACC): the Figure 9 table.
+"""Accumulation-based congestion control (ACC, Monaco, Vegas): Figures 2, 4, 5, 6-8 and 9.
 
-N = 2..9 bottlenecks of 100 Mb/s in a line, three long flows crossing all of
-them and one short flow per link.  ACC's equilibrium is weighted proportional
-fairness with weights the accumulation targets (paper's appendix); with equal
-targets the long flows get ``100 / (3 + N)`` Mb/s and the short flows
-``100 N / (3 + N)`` Mb/s, the values the paper plots in Figure 9(b).
+Each experiment builds the figure's network once (:mod:`qosmodels.topologies`,
+:mod:`qosmodels.fluid.scenarios`) and feeds it to the theory side (the ACC
+equilibrium :func:`qosmodels.fluid.acc_equilibrium`, weighted proportional
+fairness with weights the targets, or the paper's estimator equations (11)
+and (12)) and to the fluid side (:func:`qosmodels.fluid.solve_fluid`).  The
+expected values are the paper's (its measurements in words, "Vegas
+utilization is only 10% ~ 60%", or its stated formulas, 100/(3+N) Mb/s) or
+closed forms derived independently of the library (the parking lot's
+c/(m+N)); never the library's own model.  The packet simulator has no ACC
+sources yet, so there is no packets side.
+
+The fluid runs use kappa = 0.2 where the paper's packet runs use 0.5 (Table
+I): eq (6) in continuous time with the full feedback delay oscillates at 0.5
+on some of these networks (see :mod:`qosmodels.fluid.stability`), while the
+per-RTT discrete law of eq (10) does not.  They take well under a second
+each, so the quick form runs them unchanged.
+
+Tolerances: where the paper states a value in words ("only 10% ~ 60%",
+"less than 10%", "around 100%"), a side must lie within 5 % (relative) of the
+stated value or range, the rounding of those round percentages
+(:data:`READ_TOL`); elsewhere the tolerances are those of the earlier
+one-column rows.
 
 References
 ----------
 Y. Xia, D. Harrison, S. Kalyanaraman, K. Ramachandran, A. Venkatesan,
 "Accumulation-based congestion control", IEEE/ACM Trans. Networking 13(1),
-2005, Section V-A, Figure 9.  ../shared/papers/acc-monaco-accumulation-based-congestion-control.txt
+2005, Sections III, IV-C, V-A and the appendix; Figures 2, 4, 5, 6-8, 9;
+Table I.  ../shared/papers/acc-monaco-accumulation-based-congestion-control.txt
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from ..allocation import allocate
-from ..topologies import acc_linear
-from .registry import Check, register
+import numpy as np
 
-#: ACC's accumulation target (Table I): 3000 bytes, in bits.
-TARGET_BITS = 3000 * 8
+from ..topologies import acc_linear, acc_parking_lot
+from ..units import Mbps
+from .registry import Bounds, Check, Side, register
+
+#: The paper's target accumulation a* (Table I), bytes.
+TARGET = 3000
+#: Packet size (Table I), bits.
+PKT_BITS = 8000.0
+#: Gain of the fluid runs (see the module docstring).
+KAPPA = 0.2
+#: Relative tolerance when reading a value the paper states in words (round percentages).
+READ_TOL = 0.05
+_PAPER = "Xia et al., Accumulation-based congestion control"
+_SIDES = ("theory", "fluid")
+
+
+def _solve(*args, **kw):
+    from ..fluid import solve_fluid
+
+    return solve_fluid(*args, **kw)
+
+
+def _equilibrium(net):
+    from ..fluid import acc_equilibrium
+
+    return acc_equilibrium(net, TARGET)
+
+
+def _utilisation(eq, link: int = 0) -> float:
+    """Equilibrium utilisation of a link: its flows' rates over its capacity."""
+    net = eq.network
+    return float((net.routing_matrix @ eq.rates)[link] / net.capacities[link])
+
+
+def _noted(check: Check, note: str) -> Check:
+    """``check`` with ``note`` when a side is outside its tolerance."""
+    return check if check.ok else dataclasses.replace(check, note=note)
+
+
+@register("acc-fig2",
+          title="ACC Fig. 2: P, AIAD and MW laws reach the same allocation on the parking lot",
+          paper=f"{_PAPER}, Fig. 2", sides=_SIDES)
+def fig2(*, sides, quick) -> list[Check]:
+    net = acc_parking_lot()
+    c = float(net.capacities[0])
+    # weighted proportional fairness, equal weights, 1 long flow over N = 2 links: c/(1+N), cN/(1+N)
+    expected = (c / 3 / 1e6, 2 * c / 3 / 1e6, 2 * c / 3 / 1e6)
+    eq = _equilibrium(net) if "theory" in sides else None
+    checks = []
+    for control, kappa in (("P", KAPPA), ("AIAD", 0.1), ("MW", 1.0)):
+        r = _solve(net, 80.0, control=control, kappa=kappa, target=TARGET) \
+            if "fluid" in sides else None
+        method = f"solve_fluid(control={control!r}, kappa={kappa}), mean over 60-80 s"
+        rates = None if r is None else r.mean("rates", 60.0, 80.0)
+        for i, value in enumerate(expected):
+            checks.append(Check(
+                "acc-fig2", f"{control} {net.flow_names[i]} rate", value, source="closed form",
+                unit="Mb/s",
+                theory=None if eq is None else Side(eq.rates[i] / 1e6, 1e-6,
+                                                    method="fluid.acc_equilibrium"),
+                fluid=None if r is None else Side(rates[i] / 1e6, 5e-3, method=method),
+                reference="weighted proportional fairness (paper's appendix) on the two-link "
+                          "parking lot: c/(m+N) long, cN/(m+N) short, c = 9 Mb/s"))
+        checks.append(Check(
+            "acc-fig2", f"{control} total queue", 3 * TARGET * 8 / PKT_BITS,
+            source="paper (stated)", unit="packets",
+            theory=None if eq is None else Side(eq.queues.sum() / PKT_BITS, 1e-6,
+                                                method="fluid.acc_equilibrium"),
+            fluid=None if r is None else Side(r.mean("queues", 60.0, 80.0).sum() / PKT_BITS, 1e-2,
+                                              method=method),
+            reference="equilibrium accumulation a* per flow (appendix), a* = 3000 B (Table I): "
+                      "3 flows hold 9 packets"))
+    return checks
+
+
+_FIG4_NOTE = ("Not reproduced: the paper measured Vegas utilisation of only 10%-60% over reverse "
+              "bandwidths 5-45 Mb/s.  Eq (12) (each forward flow counts the reverse queueing delay "
+              "7a*/c_r as its own, x = c_r/7) and the fluid model both give min(1, c_r/c_f): "
+              "0.78 at 35 and 1.0 at 45 Mb/s.  With c_r near c_f the fluid flows share the "
+              "queueing between the two directions and fill both links; what holds the paper's "
+              "ns-2 Vegas at 60% (its per-RTT AIAD with alpha/beta thresholds, ACK dynamics) is "
+              "not in the fluid model and has not been identified.")
+_FIG4_MONACO_NOTE = ("The fluid model's two-way traffic settles into a limit cycle (each "
+                     "direction's ACKs queue behind the other's data) that costs Monaco a few "
+                     "percent of the forward link; the paper reports around 100%.")
+
+
+@register("acc-fig4",
+          title="ACC Fig. 4: forward utilisation under reverse-path congestion, Vegas vs Monaco",
+          paper=f"{_PAPER}, Fig. 4 and eq (12)", sides=_SIDES)
+def fig4(*, sides, quick) -> list[Check]:
+    from ..fluid.scenarios import acc_reverse_dumbbell
+
+    checks = []
+    for cr in (5, 15, 25, 35, 45):
+        net = acc_reverse_dumbbell(Mbps(cr))
+        c_f, c_r = float(net.capacities[0]), float(net.capacities[1])
+        fl = {}
+        if "fluid" in sides:
+            for est in ("vegas", "monaco"):
+                r = _solve(net, 40.0, kappa=KAPPA, estimator=est, target=TARGET)
+                fl[est] = Side(float(r.utilisation(25.0, 40.0)[0]), READ_TOL,
+                               method=f"solve_fluid(estimator={est!r}), mean over 25-40 s")
+        vegas_range = Bounds(0.10, 0.60)
+        checks.append(_noted(Check(
+            "acc-fig4", f"Vegas forward utilisation, c_r={cr} Mb/s", vegas_range,
+            source="paper (measured)", paper=vegas_range,
+            theory=(Side(min(1.0, c_r / c_f), READ_TOL,
+                         method="eq (12): x = a*/t_q^b, utilisation min(1, c_r/c_f)")
+                    if "theory" in sides else None),
+            fluid=fl.get("vegas"),
+            reference="paper, Section IV-C: 'As shown in Figure 4, Vegas utilization is only "
+                      "10% ~ 60%' (reverse bandwidth 5 to 45 Mb/s)"), _FIG4_NOTE))
+        checks.append(_noted(Check(
+            "acc-fig4", f"Monaco forward utilisation, c_r={cr} Mb/s", 1.0,
+            source="paper (measured)", paper=1.0,
+            theory=(Side(_utilisation(_equilibrium(net)), READ_TOL,
+                         method="fluid.acc_equilibrium (unbiased estimator)")
+                    if "theory" in sides else None),
+            fluid=fl.get("monaco"),
+            reference="paper, Section IV-C: 'As shown in Figures 4 and 5(c) ... Monaco operates "
+                      "at around 100% utilization'"), _FIG4_MONACO_NOTE))
+    return checks
+
+
+@register("acc-fig5",
+          title="ACC Fig. 5: delay 12 -> 52 ms at 10 s: Vegas starves, Vegas-k fills the buffer, "
+                "Monaco recovers",
+          paper=f"{_PAPER}, Fig. 5 and eq (11)", sides=_SIDES)
+def fig5(*, sides, quick) -> list[Check]:
+    from ..fluid.scenarios import acc_delay_jump
+
+    net, change = acc_delay_jump()
+    c = float(net.capacities[0])
+    after = net.replace_link(0, delay=change.delay)
+    fluid = "fluid" in sides
+    theory = "theory" in sides
+    checks = []
+    r = _solve(net, 40.0, kappa=KAPPA, estimator="vegas", target=TARGET, events=[change]) \
+        if fluid else None
+    low = Bounds(upper=0.10)
+    checks.append(Check(
+        "acc-fig5", "Vegas utilisation after the jump", low, source="paper (measured)", paper=low,
+        # Vegas keeps rtt_p = 26 ms: x (rtt_p' - rtt_p) = a* with an empty queue
+        theory=(Side(TARGET * 8 / (2 * (change.delay - net.delays[0])) / c, READ_TOL,
+                     method="eq (11): x = a* / (rtt_p,new - rtt_p,old)") if theory else None),
+        fluid=(Side(float(r.utilisation(20.0, 40.0)[0]), READ_TOL,
+                    method="solve_fluid(estimator='vegas'), mean over 20-40 s") if fluid else None),
+        reference="paper, Section IV-C: 'Vegas operates with very low utilization of less than "
+                  "10%'"))
+    if fluid:
+        r = _solve(net, 100.0, kappa=KAPPA, estimator="vegas-k", target=TARGET, events=[change])
+        checks.append(Check(
+            "acc-fig5", "Vegas-k largest queue (reaches the buffer)", float(net.buffers[0]),
+            source="paper (measured)", unit="packets",
+            fluid=Side(r.queues[:, 0].max() / PKT_BITS, 1e-2,
+                       method="solve_fluid(estimator='vegas-k'), max queue over 0-100 s"),
+            reference="paper: 'Vegas-k operates with queue increase until loss occurs' (buffer "
+                      "of fluid.scenarios.acc_delay_jump: 100 packets)"))
+        r = _solve(net, 60.0, kappa=KAPPA, estimator="monaco", target=TARGET, events=[change])
+    eq = _equilibrium(after) if theory else None
+    method = "solve_fluid(estimator='monaco'), mean over 40-60 s"
+    checks.append(Check(
+        "acc-fig5", "Monaco utilisation after recovery", 1.0, source="paper (measured)", paper=1.0,
+        theory=None if eq is None else Side(_utilisation(eq), READ_TOL,
+                                            method="fluid.acc_equilibrium"),
+        fluid=None if r is None else Side(float(r.utilisation(40.0, 60.0)[0]), READ_TOL,
+                                          method=method),
+        reference="paper: 'Monaco operates at around 100% utilization with no packet loss'"))
+    checks.append(Check(
+        "acc-fig5", "Monaco queue after recovery", TARGET * 8 / PKT_BITS, source="paper (stated)",
+        unit="packets",
+        theory=None if eq is None else Side(eq.queues[0] / PKT_BITS, 1e-6,
+                                            method="fluid.acc_equilibrium"),
+        fluid=None if r is None else Side(r.mean("queues", 40.0, 60.0)[0] / PKT_BITS, 1e-2,
+                                          method=method),
+        reference="equilibrium accumulation a* (appendix), a* = 3000 B = 3 packets (Table I)"))
+    return checks
+
+
+_PHASES = ((5.0, 10.0), (15.0, 20.0), (25.0, 30.0), (35.0, 40.0), (45.0, 50.0))
+#: Flows of each set active in each phase.
+_ACTIVE = ((10, 0, 0), (10, 5, 0), (10, 5, 5), (0, 5, 5), (0, 0, 5))
+#: The per-flow throughputs the paper reports for the phases (Mb/s).
+_FIG6_PAPER = (3.0, 2.0, 1.5, 3.0, 6.0)
+
+
+def _active(net, t0, t1):
+    """The network restricted to the flows active over [t0, t1]."""
+    return net.replace(flows=[f for f in net.flows
+                             if f.start <= t0 and (f.stop is None or f.stop >= t1)])
+
+
+@register("acc-fig6",
+          title="ACC Figs. 6-8: dynamic flow sets on 30 Mb/s; 90- and 55-packet droptail, AVD",
+          paper=f"{_PAPER}, Figs. 6-8", sides=_SIDES)
+def fig6(*, sides, quick) -> list[Check]:
+    from ..fluid.scenarios import acc_dynamic_flows
+
+    fluid = "fluid" in sides
+    theory = "theory" in sides
+    checks = []
+    first = (0, 10, 15)  # one flow of each set
+    # Figure 6: enough buffer (90 packets)
+    net = acc_dynamic_flows(90)
+    r = _solve(net, 50.0, kappa=KAPPA, estimator="monaco", target=TARGET) if fluid else None
+    for (t0, t1), counts, paper in zip(_PHASES, _ACTIVE, _FIG6_PAPER):
+        n = sum(counts)
+        thr = None if r is None else r.throughput(t0, t1)
+        eq = _equilibrium(_active(net, t0, t1)) if theory else None
+        for s, k in enumerate(counts):
+            if not k:
+                continue
+            name = net.flow_names[first[s]]
+            checks.append(Check(
+                "acc-fig6", f"90 pkts: set {s + 1} rate, {t0:g}-{t1:g} s", paper,
+                source="paper (measured)", paper=paper, unit="Mb/s",
+                theory=None if eq is None else Side(
+                    eq.rates[eq.network.flow_names.index(name)] / 1e6, 1e-6,
+                    method="fluid.acc_equilibrium of the active flows"),
+                fluid=None if thr is None else Side(thr[first[s]] / 1e6, 1e-2,
+                                                    method="delivered bits / time"),
+                reference="paper, Section V-A: throughput about 3, 2, 1.5, 3, 6 Mb/s"))
+        checks.append(Check(
+            "acc-fig6", f"90 pkts: queue, {t0:g}-{t1:g} s", 3.0 * n, source="paper (measured)",
+            paper=3.0 * n, unit="packets",
+            theory=None if eq is None else Side(eq.queues[0] / PKT_BITS, 1e-6,
+                                                method="fluid.acc_equilibrium of the active flows"),
+            fluid=None if r is None else Side(r.mean("queues", t0, t1)[0] / PKT_BITS, 2e-2,
+                                              method="time-averaged bottleneck queue"),
+            reference="paper: 'on average 3 packets for each flow'"))
+    if r is not None:
+        checks.append(Check(
+            "acc-fig6", "90 pkts: lost bits", 0.0, source="paper (measured)", paper=0.0,
+            unit="bits", fluid=Side(float(r.lost[-1].sum()), 0.0, method="cumulative drops"),
+            reference="paper Fig. 6: 'enough buffer of 90 packets ... where there is no packet "
+                      "loss'"))
+    if not fluid:
+        return checks
+    # Figure 7: 55 packets, the 20-flow phase needs 60: loss, still full utilisation
+    r = _solve(acc_dynamic_flows(55), 50.0, kappa=KAPPA, estimator="monaco", target=TARGET)
+    checks.append(Check(
+        "acc-fig6", "55 pkts: largest queue (the buffer)", 55.0, source="paper (measured)",
+        paper=55.0, unit="packets",
+        fluid=Side(r.queues[:, 0].max() / PKT_BITS, 1e-2, method="max queue"),
+        reference="paper Fig. 7: 'the queue length grows to the limit of the whole buffer size "
+                  "of 55 packets'"))
+    checks.append(Check(
+        "acc-fig6", "55 pkts: utilisation 20-30 s", 1.0, source="paper (measured)", paper=1.0,
+        fluid=Side(float(r.utilisation(20.0, 30.0)[0]), 2e-2, method="departed bits / capacity"),
+        reference="paper Fig. 7: 'the bottleneck is still fully utilized'"))
+    # Figure 8: AVD at the bottleneck, gamma = 0.98
+    r = _solve(acc_dynamic_flows(55), 50.0, kappa=KAPPA, estimator="monaco", target=TARGET,
+               avd_links=["r0->r1"], avd_utilisation=0.98)
+    checks.append(Check(
+        "acc-fig6", "AVD: utilisation 0-50 s", 0.98, source="paper (measured)", paper=0.98,
+        fluid=Side(float(r.utilisation()[0]), 1.5e-2, method="departed bits / capacity"),
+        reference="paper Fig. 8: 'The bottleneck utilization is around 98%'"))
+    q = r.queues[:, 0] / PKT_BITS
+    below = float(np.trapezoid((q < 20.0).astype(float), r.t) / (r.t[-1] - r.t[0]))
+    most = Bounds(lower=0.5)
+    checks.append(Check(
+        "acc-fig6", "AVD: fraction of time queue < 20 pkts", most, source="paper (measured)",
+        paper=most,
+        fluid=Side(below, 0.0, method="time fraction of the bottleneck queue below 20 packets, "
+                                      "0-50 s"),
+        reference="paper Fig. 8: 'for most of time the bottleneck queue length is below 20 "
+                  "packets'"))
+    return checks
 
 
 @register("acc-fig9",
           title="ACC Fig. 9: N bottlenecks of 100 Mb/s, long flows 100/(3+N), short 100N/(3+N)",
-          paper="Xia et al., Accumulation-based congestion control, Fig. 9")
-def fig9() -> list[Check]:
+          paper=f"{_PAPER}, Fig. 9", sides=_SIDES)
+def fig9(*, sides, quick) -> list[Check]:
     checks = []
     for n in range(2, 10):
         net = acc_linear(n)
-        # weights = accumulation targets (equal for all flows), as in the paper's equilibrium
-        net = net.replace(flows=[dataclasses.replace(f, weight=TARGET_BITS) for f in net.flows])
-        a = allocate(net, "proportional")
-        for label, rate, expected in (("long", a.rates[0], 100 / (3 + n)),
-                                      ("short", a.rates[3], 100 * n / (3 + n))):
+        c = float(net.capacities[0]) / 1e6
+        eq = _equilibrium(net) if "theory" in sides else None
+        rates = (_solve(net, 60.0, kappa=KAPPA, target=TARGET).mean("rates", 40.0, 60.0)
+                 if "fluid" in sides else None)
+        for label, k, expected, measured in (("long", 0, c / (3 + n), 12.0),
+                                             ("short", 3, c * n / (3 + n), 65.0)):
+            paper = measured if n == 5 else expected
             checks.append(Check(
-                experiment="acc-fig9", quantity=f"{label}-flow rate, N={n}",
-                expected=expected, measured=rate / 1e6, tolerance=1e-6, unit="Mb/s",
-                reference="paper: 100/(3+N), 100N/(3+N) Mb/s",
-                method="allocate(proportional, weights=a*)",
-            ))
+                "acc-fig9", f"{label}-flow rate, N={n}", expected, source="paper (stated)",
+                paper=paper, unit="Mb/s",
+                theory=None if eq is None else Side(eq.rates[k] / 1e6, 1e-6,
+                                                    method="fluid.acc_equilibrium (weighted "
+                                                           "proportional fairness, weights a*)"),
+                fluid=None if rates is None else Side(rates[k] / 1e6, 5e-3,
+                                                      method="solve_fluid(kappa=0.2), mean over "
+                                                             "40-60 s"),
+                reference="paper, Section V-B: theoretic 100/(3+N) and 100N/(3+N) Mb/s"
+                          + ("; measured at N=5: long 12, short 'some 65' Mb/s" if n == 5 else "")))
     return checks
-

@@ -1,189 +1,558 @@
-"""The registry of reproducible experiments and the checks they report.
+"""The registry of reproducible experiments and the rows they report.
 
-An experiment is a function returning a list of :class:`Check`: one quantity,
-its reference value (a paper's table, a closed form), the value qosmodels
-computed, and a relative tolerance.  ``qosmodels validate`` runs them and
-prints the values side by side with a verdict.
+An experiment is a function returning a list of :class:`Check`: one quantity
+per row, its reference value ``expected`` (a paper's value, a closed form or
+an independent implementation, never the library's own model of the same
+thing), and up to three computed *sides* side by side:
+
+* ``theory``: an analytic model of this library (a closed form, an
+  equilibrium, an allocation, or a numerical run of an analytic model such as
+  the sawtooth or the ABE control loop);
+* ``fluid``: the fluid model, :func:`qosmodels.fluid.solve_fluid`;
+* ``packets``: a packet-by-packet simulation, the mean over independent seeds
+  with a Student-t confidence half-width (:func:`qosmodels.sim.replicate`, or a
+  packet-level engine of the mechanism where the simulator lacks it; the
+  side's ``method`` says which).
+
+Each side carries its own tolerance.  ``qosmodels validate`` runs the
+experiments and prints the sides next to each other with a verdict.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
+import numbers
+import time
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from ..errors import ScenarioError
+from ..errors import ScenarioError, ScenarioTypeError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["Check", "Experiment", "ValidationReport", "register", "experiments", "validate"]
+__all__ = ["Bounds", "Side", "Check", "Experiment", "ValidationReport", "register", "experiments",
+           "validate", "SIDES", "SOURCES"]
+
+#: The sides a row can carry, from the most abstract to the most physical.
+SIDES = ("theory", "fluid", "packets")
+
+#: Where a row's ``expected`` value may come from.
+SOURCES = ("paper (measured)", "paper (stated)", "closed form", "independent implementation")
+
+
+def _real(owner: str, name: str, value, *, finite: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ScenarioTypeError(f"{owner}.{name} must be a real number, got {value!r} "
+                                f"of type {type(value).__name__}")
+    v = float(value)
+    if finite and not math.isfinite(v):
+        raise ScenarioError(f"{owner}.{name} must be finite, got {value!r}")
+    return v
+
+
+def _text(owner: str, name: str, value, *, empty: bool = True) -> str:
+    if not isinstance(value, str):
+        raise ScenarioTypeError(f"{owner}.{name} must be a str, got {value!r} "
+                                f"of type {type(value).__name__}")
+    if not empty and not value.strip():
+        raise ScenarioError(f"{owner}.{name} must be a non-empty str, got {value!r}")
+    return value
+
+
+def _relative(value: float, ref: float) -> float:
+    """``|value - ref| / |ref|``, absolute when ``ref`` is 0; inf for a non-finite value."""
+    if not math.isfinite(value):
+        return math.inf
+    d = abs(value - ref)
+    return d / abs(ref) if ref != 0 else d
+
+
+def _fmt(x: float, digits: int = 4) -> str:
+    if x is None:
+        return "-"
+    if not math.isfinite(x):
+        return str(x)
+    return f"{x:.{digits}g}"
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """A reference that is a range, for statements such as "10% ~ 60%" or "less than 10%".
+
+    Parameters
+    ----------
+    lower, upper : float or None
+        The range ``lower <= value <= upper``, in the row's unit; ``None``
+        leaves that end open.  At least one end must be given, and
+        ``lower <= upper``.
+
+    Notes
+    -----
+    A value's deviation from the range is 0 inside it and, outside, its
+    distance to the nearer end relative to that end (absolute when the end
+    is 0), so that a side's ``tolerance`` reads as for a point reference.
+
+    Examples
+    --------
+    >>> b = Bounds(0.10, 0.60)
+    >>> str(b), b.deviation(0.5), round(b.deviation(0.75), 3)
+    ('[0.1, 0.6]', 0.0, 0.25)
+    """
+
+    lower: float | None = None
+    upper: float | None = None
+
+    def __post_init__(self):
+        if self.lower is None and self.upper is None:
+            raise ScenarioError("Bounds needs lower, upper or both; got neither (for a single "
+                                "value use a float as Check.expected)")
+        for name in ("lower", "upper"):
+            v = getattr(self, name)
+            if v is not None:
+                object.__setattr__(self, name, _real("Bounds", name, v))
+        if self.lower is not None and self.upper is not None and not self.lower <= self.upper:
+            raise ScenarioError(f"Bounds.lower must be <= Bounds.upper, got lower={self.lower!r}, "
+                                f"upper={self.upper!r}")
+
+    def deviation(self, value: float) -> float:
+        """Relative distance of ``value`` outside the range (0 inside; inf if not finite)."""
+        v = float(value)
+        if not math.isfinite(v):
+            return math.inf
+        if self.lower is not None and v < self.lower:
+            return _relative(v, self.lower)
+        if self.upper is not None and v > self.upper:
+            return _relative(v, self.upper)
+        return 0.0
+
+    def as_list(self) -> list:
+        """``[lower, upper]`` with ``None`` for an open end (JSON-ready)."""
+        return [self.lower, self.upper]
+
+    def __str__(self) -> str:
+        if self.lower is None:
+            return f"<= {_fmt(self.upper)}"
+        if self.upper is None:
+            return f">= {_fmt(self.lower)}"
+        return f"[{_fmt(self.lower)}, {_fmt(self.upper)}]"
+
+
+def _deviation(value: float, expected: float | Bounds) -> float:
+    if isinstance(expected, Bounds):
+        return expected.deviation(value)
+    return _relative(float(value), float(expected))
+
+
+@dataclass(frozen=True)
+class Side:
+    """One computed side of a row: a value, its tolerance and how it was obtained.
+
+    Parameters
+    ----------
+    value : float
+        The computed value, in the row's unit.  NaN or inf is accepted (a
+        simulation that measured nothing) and fails the row.
+    tolerance : float
+        Allowed relative deviation from the row's ``expected`` (absolute
+        when ``expected`` is 0), >= 0.
+    ci : float, optional
+        Half-width of the confidence interval of ``value`` when it is a mean
+        over independent seeds, >= 0, in the row's unit.
+    method : str
+        How ``value`` was computed (function, horizon, seeds, ...).
+
+    Examples
+    --------
+    >>> s = Side(4.51, 0.02, ci=0.03, method="replicate, 5 seeds")
+    >>> str(s), s.ok(4.5)
+    ('4.51±0.03', True)
+    """
+
+    value: float
+    tolerance: float
+    ci: float | None = None
+    method: str = ""
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        set_(self, "value", _real("Side", "value", self.value, finite=False))
+        tol = _real("Side", "tolerance", self.tolerance)
+        if tol < 0:
+            raise ScenarioError(f"Side.tolerance must be >= 0 (a relative deviation), got "
+                                f"{self.tolerance!r}")
+        set_(self, "tolerance", tol)
+        if self.ci is not None:
+            ci = _real("Side", "ci", self.ci, finite=False)
+            if not (ci >= 0 or (math.isnan(ci) and not math.isfinite(self.value))):
+                raise ScenarioError(f"Side.ci must be None or a half-width >= 0, got {self.ci!r}")
+            set_(self, "ci", ci)
+        _text("Side", "method", self.method)
+
+    def error(self, expected: float | Bounds) -> float:
+        """Relative deviation of ``value`` from ``expected`` (a number or :class:`Bounds`)."""
+        return _deviation(self.value, expected)
+
+    def ok(self, expected: float | Bounds) -> bool:
+        """Whether ``value`` is within ``tolerance`` of ``expected``."""
+        return bool(self.error(expected) <= self.tolerance)
+
+    def __str__(self) -> str:
+        if self.ci is None:
+            return _fmt(self.value)
+        return f"{_fmt(self.value)}±{_fmt(self.ci, 2)}"
 
 
 @dataclass(frozen=True)
 class Check:
-    """One quantity of an experiment, its reference value and what qosmodels computed.
+    """One row of an experiment: a quantity, its reference and every side that computes it.
 
-    Attributes
+    Parameters
     ----------
     experiment : str
         The experiment's registered name.
     quantity : str
         What is compared, e.g. ``"long-flow rate, N=3"``.
-    expected : float
-        The reference value (from a paper's table, a closed form, ...).
-    measured : float
-        The value qosmodels computed (an allocation, a fluid equilibrium or a
-        packet simulation).
-    tolerance : float
-        Allowed relative deviation ``|measured - expected| / |expected|``
-        (absolute when ``expected`` is 0).
+    expected : float or Bounds
+        The reference, in ``unit``: a value, or a range when the paper states
+        one ("10% ~ 60%", "less than 10%").
+    source : str
+        Where ``expected`` comes from, one of :data:`SOURCES`: ``"paper
+        (measured)"`` (the paper's own simulation or experiment), ``"paper
+        (stated)"`` (a value or formula the paper states), ``"closed form"``
+        (derived independently of the model being checked) or
+        ``"independent implementation"`` (a separate computation, e.g. a
+        root find of the defining equations).
+    theory, fluid, packets : Side, optional
+        The computed sides (None where a side does not apply or was not
+        asked for); at least one must be given.
+    paper : float or Bounds, optional
+        The value the paper prints for this quantity: its own measurement
+        where it prints one, else the value it states; None when it prints
+        none.  Shown for comparison, not checked.
     unit : str
-        Unit of ``expected`` and ``measured``.
+        Unit of ``expected``, ``paper`` and the sides.
     reference : str
-        Where ``expected`` comes from.
-    method : str
-        How ``measured`` was obtained.
-    theory : float or None
-        The model's prediction, when ``measured`` comes from packets and the
-        theory is a third column.
+        Where ``expected`` comes from, in words (table, equation, page).
+    note : str
+        Why sides disagree with ``expected`` or with the paper, when they do.
+
+    Attributes
+    ----------
+    measured, tolerance, method
+        Value, tolerance and method of the most physical side present
+        (packets, then fluid, then theory), for readers of the one-column
+        form.
+    ok : bool
+        True when every present side is within its own tolerance.
     """
 
     experiment: str
     quantity: str
-    expected: float
-    measured: float
-    tolerance: float
+    expected: float | Bounds
+    _: KW_ONLY
+    source: str
+    theory: Side | None = None
+    fluid: Side | None = None
+    packets: Side | None = None
+    paper: float | Bounds | None = None
     unit: str = ""
     reference: str = ""
-    method: str = ""
-    theory: float | None = None
+    note: str = ""
+
+    def __post_init__(self):
+        _text("Check", "experiment", self.experiment, empty=False)
+        _text("Check", "quantity", self.quantity, empty=False)
+        where = f"Check({self.experiment!r}, {self.quantity!r})"
+        if not isinstance(self.expected, Bounds):
+            object.__setattr__(self, "expected", _real(where, "expected", self.expected))
+        if self.paper is not None and not isinstance(self.paper, Bounds):
+            object.__setattr__(self, "paper", _real(where, "paper", self.paper))
+        if self.source not in SOURCES:
+            raise ScenarioError(f"{where}.source must be one of {list(SOURCES)}, "
+                                f"got {self.source!r}")
+        for name in SIDES:
+            s = getattr(self, name)
+            if s is not None and not isinstance(s, Side):
+                raise ScenarioTypeError(f"{where}.{name} must be a Side or None, got {s!r} of "
+                                        f"type {type(s).__name__} (wrap a number as "
+                                        f"Side(value, tolerance))")
+        if not self.sides:
+            raise ScenarioError(f"{where} has no side: give at least one of theory=, fluid=, "
+                                f"packets= (a Side)")
+        for name in ("unit", "reference", "note"):
+            _text(where, name, getattr(self, name))
+
+    # -- the sides
+    @property
+    def sides(self) -> dict[str, Side]:
+        """The present sides by name, in the order of :data:`SIDES`."""
+        return {n: getattr(self, n) for n in SIDES if getattr(self, n) is not None}
+
+    @property
+    def primary(self) -> str:
+        """Name of the most physical side present: packets, then fluid, then theory."""
+        return next(n for n in reversed(SIDES) if getattr(self, n) is not None)
+
+    @property
+    def measured(self) -> float:
+        """Value of the most physical side present."""
+        return getattr(self, self.primary).value
+
+    @property
+    def tolerance(self) -> float:
+        """Tolerance of the most physical side present."""
+        return getattr(self, self.primary).tolerance
+
+    @property
+    def method(self) -> str:
+        """Method of the most physical side present."""
+        return getattr(self, self.primary).method
 
     @property
     def error(self) -> float:
         """Relative deviation of ``measured`` from ``expected`` (absolute if expected is 0)."""
-        if not math.isfinite(self.measured):
-            return math.inf
-        d = abs(float(self.measured) - float(self.expected))
-        return d / abs(float(self.expected)) if self.expected != 0 else d
+        return getattr(self, self.primary).error(self.expected)
+
+    @property
+    def errors(self) -> dict[str, float]:
+        """Relative deviation of each present side from ``expected``."""
+        return {n: s.error(self.expected) for n, s in self.sides.items()}
+
+    @property
+    def failing(self) -> tuple[str, ...]:
+        """Names of the present sides outside their tolerance."""
+        return tuple(n for n, s in self.sides.items() if not s.ok(self.expected))
 
     @property
     def ok(self) -> bool:
-        """Whether ``measured`` is within the tolerance of ``expected``."""
-        return bool(self.error <= self.tolerance)
+        """Whether every present side is within its own tolerance of ``expected``."""
+        return not self.failing
+
+    def restricted(self, sides: Iterable[str]) -> Check | None:
+        """This row with only the sides in ``sides`` (None when none of its sides is left)."""
+        keep = set(sides)
+        drop = {n: None for n in SIDES if n not in keep}
+        if not any(getattr(self, n) is not None for n in SIDES if n in keep):
+            return None
+        return replace(self, **drop)
 
     def as_dict(self) -> dict:
-        d = asdict(self)
-        d["error"] = float(self.error)
-        d["ok"] = bool(self.ok)
+        """A flat, JSON-ready dict: the one-column keys, every side's value, tolerance, CI and
+        method, and the row's metadata.  Non-finite numbers become None."""
+        def num(x):
+            return None if x is None or not math.isfinite(x) else float(x)
+
+        exp_range = self.expected if isinstance(self.expected, Bounds) else None
+        paper_range = self.paper if isinstance(self.paper, Bounds) else None
+        d = {
+            "experiment": self.experiment,
+            "quantity": self.quantity,
+            "expected": None if exp_range else num(self.expected),
+            "expected_range": exp_range.as_list() if exp_range else None,
+            "measured": num(self.measured),
+            "tolerance": self.tolerance,
+            "error": num(self.error),
+            "ok": self.ok,
+            "paper": None if paper_range or self.paper is None else num(self.paper),
+            "paper_range": paper_range.as_list() if paper_range else None,
+        }
+        for n in SIDES:
+            s = getattr(self, n)
+            d[n] = None if s is None else num(s.value)
+        for n in SIDES:
+            s = getattr(self, n)
+            d[f"{n}_tolerance"] = None if s is None else s.tolerance
+            d[f"{n}_ci"] = None if s is None else num(s.ci)
+            d[f"{n}_method"] = None if s is None else s.method
+        d.update(source=self.source, unit=self.unit, reference=self.reference,
+                 method=self.method, failing=list(self.failing), note=self.note)
         return d
 
 
 @dataclass(frozen=True)
 class Experiment:
-    """A registered experiment: a name, what it reproduces, and the function that runs it."""
+    """A registered experiment.
+
+    Attributes
+    ----------
+    name : str
+    title : str
+        One line: what it reproduces.
+    paper : str
+        The paper, figure or table (or textbook) it reproduces.
+    sides : tuple of str
+        The sides its rows can carry, a subset of :data:`SIDES`.
+    run : callable
+        ``run(*, sides: frozenset[str], quick: bool) -> list[Check]``.
+    """
 
     name: str
     title: str
     paper: str
-    run: Callable[[], list[Check]]
+    sides: tuple[str, ...]
+    run: Callable[..., list[Check]]
 
 
 _REGISTRY: dict[str, Experiment] = {}
 
 
-def register(name: str, *, title: str, paper: str):
-    """Decorator registering ``fn() -> list[Check]`` as experiment ``name``."""
+def _check_sides(sides, owner: str) -> tuple[str, ...]:
+    if isinstance(sides, str):
+        sides = [s for s in sides.split(",") if s.strip()]
+    out = []
+    for s in sides:
+        if not isinstance(s, str):
+            raise ScenarioTypeError(f"{owner}: a side must be a str, got {s!r}")
+        s = s.strip()
+        if s not in SIDES:
+            raise ScenarioError(f"{owner}: unknown side {s!r}; sides are {', '.join(SIDES)}")
+        if s not in out:
+            out.append(s)
+    if not out:
+        raise ScenarioError(f"{owner}: no side given; sides are {', '.join(SIDES)}")
+    return tuple(n for n in SIDES if n in out)
 
-    def deco(fn: Callable[[], list[Check]]):
+
+def register(name: str, *, title: str, paper: str, sides: Iterable[str]):
+    """Decorator registering ``fn(*, sides, quick) -> list[Check]`` as experiment ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Registered name, after the paper and its figure or table (``"acc-fig4"``).
+    title, paper : str
+        One-line description, and the paper, figure or table reproduced.
+    sides : iterable of str
+        The sides the experiment's rows can carry (a subset of :data:`SIDES`);
+        :func:`validate` skips the experiment when none of them is asked for.
+    """
+    declared = _check_sides(sides, f"register({name!r})")
+
+    def deco(fn: Callable[..., list[Check]]):
         if name in _REGISTRY:
             raise RuntimeError(f"experiment {name!r} is registered twice")
-        _REGISTRY[name] = Experiment(name=name, title=title, paper=paper, run=fn)
+        _REGISTRY[name] = Experiment(name=name, title=title, paper=paper, sides=declared, run=fn)
         return fn
 
     return deco
 
 
 def experiments() -> dict[str, Experiment]:
-    """The registered experiments by name (a copy)."""
+    """The registered experiments by name (a copy), after importing every experiment module."""
+    from . import _load_all
+
+    _load_all()
     return dict(_REGISTRY)
 
 
 @dataclass(frozen=True)
 class ValidationReport:
-    """The checks of one or more experiments.
+    """The rows of one or more experiments.
 
     Attributes
     ----------
     checks : tuple of Check
+    seconds : dict of str to float
+        Wall time of each experiment run, s.
+    sides : tuple of str
+        The sides that were asked for.
+    quick : bool
+        Whether the short (CI) form was run.
     """
 
     checks: tuple[Check, ...]
+    seconds: dict = field(default_factory=dict)
+    sides: tuple[str, ...] = SIDES
+    quick: bool = False
 
     @property
     def ok(self) -> bool:
-        """True when every check is within its tolerance."""
+        """True when every row is within its tolerances."""
         return all(c.ok for c in self.checks)
 
     @property
     def failures(self) -> tuple[Check, ...]:
+        """The rows with a side outside its tolerance."""
         return tuple(c for c in self.checks if not c.ok)
 
     def to_pandas(self) -> pandas.DataFrame:
-        """One row per check, with ``error`` and ``ok`` columns."""
+        """One row per check, with the columns of :meth:`Check.as_dict`."""
         import pandas as pd
 
         return pd.DataFrame([c.as_dict() for c in self.checks])
 
     def to_json(self) -> str:
-        """A JSON list of objects with ``experiment``, ``quantity``, ``expected``,
-        ``measured``, ``tolerance``, ``ok`` and the other fields of :class:`Check`."""
+        """A JSON list with one object per row (:meth:`Check.as_dict`): ``experiment``,
+        ``quantity``, ``expected``, ``measured``, ``tolerance``, ``ok``, ``paper``, ``theory``,
+        ``fluid``, ``packets``, ``source``, per-side tolerances, CIs and methods, ``note``."""
         return json.dumps([c.as_dict() for c in self.checks], indent=2)
 
     def __str__(self) -> str:
-        head = ("experiment", "quantity", "expected", "theory", "measured", "unit", "tol", "error",
-                "verdict")
-        rows = [head]
-        for c in self.checks:
-            rows.append((
-                c.experiment, c.quantity, f"{c.expected:.6g}",
-                "" if c.theory is None else f"{c.theory:.6g}", f"{c.measured:.6g}", c.unit,
-                f"{c.tolerance:.1e}", f"{c.error:.1e}", "ok" if c.ok else "FAIL",
-            ))
-        widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-        lines = ["  ".join(s.ljust(w) for s, w in zip(r, widths)).rstrip() for r in rows]
-        lines.insert(1, "  ".join("-" * w for w in widths))
-        n_bad = len(self.failures)
-        lines.append("")
-        lines.append(f"{len(self.checks)} checks, {n_bad} outside tolerance" if n_bad
-                     else f"{len(self.checks)} checks, all within tolerance")
-        return "\n".join(lines)
+        from ._table import render
+
+        return render(self)
 
 
-def validate(names: Iterable[str] | None = None) -> ValidationReport:
-    """Run registered experiments and collect their checks.
+def validate(names: Iterable[str] | None = None, *, sides: Iterable[str] | None = None,
+             quick: bool = False,
+             progress: Callable[[str, float, list], None] | None = None) -> ValidationReport:
+    """Run registered experiments and collect their rows.
 
     Parameters
     ----------
     names : iterable of str, optional
         Experiments to run (default: all, in registration order).
+    sides : iterable of str or str, optional
+        Sides to compute, among ``"theory"``, ``"fluid"``, ``"packets"`` (a
+        comma-separated str is accepted); default all.  Experiments skip the
+        work of the others, experiments with none of them are not run, and
+        rows left without a side are dropped.
+    quick : bool
+        Run the short form: shorter horizons and fewer seeds (for CI), with
+        the wider packet tolerances the smaller samples need.
+    progress : callable, optional
+        Called as ``progress(name, seconds, checks)`` after each experiment.
+
+    Returns
+    -------
+    ValidationReport
 
     Raises
     ------
     ScenarioError
-        If a name is not registered.
+        If a name is not registered or a side is unknown.
     """
-    from . import _load_all
-
-    _load_all()
-    selected = list(_REGISTRY) if not names else list(names)
-    unknown = [n for n in selected if n not in _REGISTRY]
+    regs = experiments()
+    want = SIDES if sides is None else _check_sides(sides, "validate(sides=...)")
+    if isinstance(names, str):
+        names = [names]
+    selected = list(regs) if not names else list(dict.fromkeys(names))
+    unknown = [n for n in selected if n not in regs]
     if unknown:
-        raise ScenarioError(
-            f"unknown experiment(s) {unknown}; registered experiments are {list(_REGISTRY)}"
-        )
+        raise ScenarioError(f"unknown experiment(s) {', '.join(unknown)}; registered experiments "
+                            f"are {', '.join(regs)}")
     checks: list[Check] = []
+    seconds: dict[str, float] = {}
     for n in selected:
-        checks.extend(_REGISTRY[n].run())
-    return ValidationReport(checks=tuple(checks))
+        exp = regs[n]
+        asked = frozenset(want) & frozenset(exp.sides)
+        if not asked:
+            continue
+        t0 = time.perf_counter()
+        rows = exp.run(sides=asked, quick=bool(quick))
+        kept = []
+        for c in rows:
+            extra = set(c.sides) - set(exp.sides)
+            if extra:
+                raise RuntimeError(f"experiment {n!r} returned side(s) {sorted(extra)} it did not "
+                                   f"register (registered: {list(exp.sides)})")
+            r = c.restricted(asked)
+            if r is not None:
+                kept.append(r)
+        seconds[n] = time.perf_counter() - t0
+        checks.extend(kept)
+        if progress is not None:
+            progress(n, seconds[n], kept)
+    return ValidationReport(checks=tuple(checks), seconds=seconds, sides=want, quick=bool(quick))
