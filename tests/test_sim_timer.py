@@ -94,7 +94,7 @@ def test_fast_retransmit_restarts_the_timer_only_under_the_reference_rules(timer
     assert c.fi[0, K.FI_FAST_RTX] == 1 and c.fi[0, K.FI_IN_REC] == 1
     assert c.ff[0, K.FF_RTO] == pytest.approx(RTO5, rel=1e-9)
     started = T_FR if timer == "reference" else T_NEW
-    assert c.ff[0, K.FF_DEADLINE] == pytest.approx(started + RTO5, rel=1e-9)
+    assert c.tm[c.fi[0, K.FI_TIMER0], K.TM_DEADLINE] == pytest.approx(started + RTO5, rel=1e-9)
     # the RFC rules expire one RTO after the last new ACK, before the first partial ACK
     _run_to(c, T_NEW + RTO5 - EPS)
     assert c.fi[0, K.FI_TIMEOUTS] == 0
@@ -114,13 +114,13 @@ def test_the_next_new_ack_clears_the_backoff(timer):
     c = _run_to(_compiled(timer, 1e-6, "ack"), T_PARTIAL(1) + EPS)
     assert c.fi[0, K.FI_TIMEOUTS] == 1 and c.fi[0, K.FI_SND_UNA] == 6
     assert c.ff[0, K.FF_RTO] == pytest.approx(RTO5, rel=1e-9)
-    assert c.ff[0, K.FF_DEADLINE] == pytest.approx(T_PARTIAL(1) + RTO5, rel=1e-9)
+    assert c.tm[c.fi[0, K.FI_TIMER0], K.TM_DEADLINE] == pytest.approx(T_PARTIAL(1) + RTO5, rel=1e-9)
 
 
 def test_reference_partial_ack_restarts_with_the_current_rto():
     c = _run_to(_compiled("reference", 1e-6, "ack"), T_PARTIAL(1) + EPS)
     assert c.fi[0, K.FI_TIMEOUTS] == 0 and c.fi[0, K.FI_SND_UNA] == 6
-    assert c.ff[0, K.FF_DEADLINE] == pytest.approx(T_PARTIAL(1) + RTO5, rel=1e-9)
+    assert c.tm[c.fi[0, K.FI_TIMER0], K.TM_DEADLINE] == pytest.approx(T_PARTIAL(1) + RTO5, rel=1e-9)
 
 
 # --------------------------------------------------------------------------- partial ACKs
@@ -147,7 +147,7 @@ def test_impatient_times_out_one_rto_after_the_first_partial_ack():
     _run_to(c, T_PARTIAL(6) + EPS)
     assert c.fi[0, K.FI_SND_UNA] == 11
     assert c.ff[0, K.FF_RTO] == MIN_RTO
-    assert c.ff[0, K.FF_DEADLINE] == pytest.approx(T_PARTIAL(6) + MIN_RTO, rel=1e-12)
+    assert c.tm[c.fi[0, K.FI_TIMER0], K.TM_DEADLINE] == pytest.approx(T_PARTIAL(6) + MIN_RTO, rel=1e-12)
 
 
 @pytest.mark.parametrize("timer", ["reference", "slow-but-steady"])
@@ -157,7 +157,7 @@ def test_every_partial_ack_restarts_the_timer(timer):
     assert c.fi[0, K.FI_TIMEOUTS] == 0 and c.fi[0, K.FI_FAST_RTX] == 1
     assert c.fi[0, K.FI_IN_REC] == 1 and c.fi[0, K.FI_DROPS] == HOLES
     assert c.fi[0, K.FI_SND_UNA] == 5 + HOLES - 1
-    assert c.ff[0, K.FF_DEADLINE] == pytest.approx(T_PARTIAL(HOLES - 1) + MIN_RTO, rel=1e-12)
+    assert c.tm[c.fi[0, K.FI_TIMER0], K.TM_DEADLINE] == pytest.approx(T_PARTIAL(HOLES - 1) + MIN_RTO, rel=1e-12)
     _run_to(c, T_PARTIAL(HOLES) + EPS)
     assert c.fi[0, K.FI_IN_REC] == 0 and c.fi[0, K.FI_TIMEOUTS] == 0
 

@@ -44,6 +44,10 @@ class Red(QueueSpec):
         drops.  Senders with ``ecn=True`` halve their window on a mark.
     typical_packet_size : int, bytes
         Size used to convert idle time into "empty arrivals".
+    record_average : bool
+        Record the average queue (packets) at every arrival as the trace
+        channel ``red_average`` (``SimulationResult.traces``); one point per
+        arrival, so long runs may need ``Record(trace_points=...)``.
 
     References
     ----------
@@ -59,6 +63,7 @@ class Red(QueueSpec):
     gentle: bool = False
     mark: bool = False
     typical_packet_size: int = 1000
+    record_average: bool = False
 
     kind: ClassVar[str] = "red"
     kernel: ClassVar[str] = "queues.red"
@@ -80,5 +85,6 @@ class Red(QueueSpec):
             raise ScenarioError(f"Red.w_q must be in (0, 1], got {self.w_q!r}")
         _flag("Red", "gentle", self.gentle)
         _flag("Red", "mark", self.mark)
+        _flag("Red", "record_average", self.record_average)
         set_(self, "typical_packet_size",
              integer("Red", "typical_packet_size", self.typical_packet_size, ge=1, unit="bytes"))

@@ -24,7 +24,7 @@ from ..errors import ScenarioError, ScenarioTypeError
 from ._kernels import layout as K
 
 __all__ = ["Record", "Limits", "Compiled", "compile_scenario", "kernel_module", "pack_params",
-           "ACK_SIZE"]
+           "trace_channels", "ACK_SIZE"]
 
 #: Size of an acknowledgement, bytes (40: IP and TCP headers, no options).
 ACK_SIZE = 40
@@ -49,11 +49,15 @@ class Record:
         the largest queueing delay the flow's path allows (every buffer on it
         full of the network's largest packets); the last bin also holds
         anything above.
+    trace_points : int
+        Room for trace-channel points (all channels together; 24 bytes each,
+        allocated only when a mechanism of the network records a channel).
     """
 
     interval: float | None = None
     cwnd: bool = True
     delay_bins: int = 200
+    trace_points: int = 1_000_000
 
     def __post_init__(self):
         if self.interval is not None:
@@ -63,6 +67,8 @@ class Record:
             raise ScenarioTypeError(f"Record.cwnd must be True or False, got {self.cwnd!r}")
         object.__setattr__(self, "delay_bins",
                            integer("Record", "delay_bins", self.delay_bins, ge=1))
+        object.__setattr__(self, "trace_points",
+                           integer("Record", "trace_points", self.trace_points, ge=1))
 
 
 @dataclass(frozen=True)
@@ -122,6 +128,11 @@ class Compiled(NamedTuple):
     gf: np.ndarray
     rng: np.ndarray
     work: np.ndarray
+    tr_t: np.ndarray
+    tr_c: np.ndarray
+    tr_v: np.ndarray
+    tm: np.ndarray
+    tmi: np.ndarray
 
 
 def kernel_module(spec):
@@ -157,6 +168,23 @@ def pack_params(spec, kmod=None) -> np.ndarray:
         value = entry[1](spec) if isinstance(entry, tuple) else getattr(spec, entry)
         row[j] = 0.0 if value is None else float(value)
     return row
+
+
+def trace_channels(network) -> list[tuple[str, str]]:
+    """The trace channels the network's mechanisms record, in channel-number order:
+    ``(name, owner)`` pairs, ``owner`` a link's or a flow's name.
+
+    Links' queues come first, in link order, then flows' sources; each
+    mechanism's kernel module names its channels with ``traces(spec)``.
+    """
+    out: list[tuple[str, str]] = []
+    for link in network.links:
+        fn = getattr(kernel_module(link.queue), "traces", None)
+        out.extend((name, link.name) for name in (fn(link.queue) if fn else ()))
+    for flow, fname in zip(network.flows, network.flow_names):
+        fn = getattr(kernel_module(flow.source), "traces", None)
+        out.extend((name, fname) for name in (fn(flow.source) if fn else ()))
+    return out
 
 
 def _seed_state(seed) -> np.ndarray:
@@ -261,7 +289,6 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         ff[i, K.FF_STOP] = np.inf if flow.stop is None else flow.stop
         kmod = kernel_module(src)
         ff[i, K.FF_SP:K.FF_SP + K.PARAM_ROW] = pack_params(src, kmod)
-        ff[i, K.FF_DEADLINE] = np.inf
         ff[i, K.FF_SRTT] = -1.0
         fi[i, K.FI_CODE] = kmod.CODE
         fi[i, K.FI_CLASS] = src.priority
@@ -280,6 +307,36 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     # like the receiver's out-of-order buffer: seq & mask never collides inside a window
     per_ack = bool(fi[:, K.FI_PER_ACK].any())
     stime = np.zeros(max(int(ooo_off[-1]), 1) if per_ack else 1)
+
+    # trace channels, numbered as trace_channels() lists them: links, then flows
+    n_ch = 0
+    for owner_rows, col, specs in ((li, K.LI_TRACE0, [link.queue for link in links]),
+                                   (fi, K.FI_TRACE0, [flow.source for flow in flows])):
+        owner_rows[:, col] = -1
+        for j, spec in enumerate(specs):
+            fn = getattr(kernel_module(spec), "traces", None)
+            k = len(fn(spec)) if fn else 0
+            if k:
+                owner_rows[j, col] = n_ch
+                n_ch += k
+    n_tr = record.trace_points if n_ch else 1
+
+    # timer slots: as many per owner as its kernel module's TIMERS
+    owners = []
+    for kind, owner_rows, col, specs in (
+            (K.OWNER_LINK, li, K.LI_TIMER0, [link.queue for link in links]),
+            (K.OWNER_FLOW, fi, K.FI_TIMER0, [flow.source for flow in flows])):
+        owner_rows[:, col] = -1
+        for j, spec in enumerate(specs):
+            n = getattr(kernel_module(spec), "TIMERS", 0)
+            if n:
+                owner_rows[j, col] = len(owners)
+                owners.extend((kind, j, k) for k in range(n))
+    tm = np.zeros((max(len(owners), 1), K.N_TM))
+    tm[:, K.TM_DEADLINE] = np.inf
+    tmi = np.zeros((max(len(owners), 1), K.N_TMI), dtype=np.int64)
+    for t_slot, (kind, j, k) in enumerate(owners):
+        tmi[t_slot, K.TMI_OWNER_KIND], tmi[t_slot, K.TMI_OWNER], tmi[t_slot, K.TMI_K] = kind, j, k
 
     # packet classes against the priority queues they cross (data forward, ACKs back)
     rev = np.asarray(network.reverse_route_links, dtype=np.int64)
@@ -354,8 +411,10 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         windows = int(sum(min(int(ooo_sizes[i]), 1 << 20) for i in range(F)))
         pool = 2 * (int(slot[:, K.SL_CAP].sum()) + windows + pipes) + 64 * F + 1024
         pool = min(pool, 1 << 26)
-    heap = limits.heap_size if limits.heap_size is not None else pool + L + 6 * F + 16
+    heap = (limits.heap_size if limits.heap_size is not None
+            else pool + L + 6 * F + 16 + 2 * tm.shape[0])
     pi = np.zeros((pool, K.N_PI), dtype=np.int64)
+    pi[:, K.PI_QPOS] = -1
     pf = np.zeros((pool, K.N_PF))
     free = np.arange(pool - 1, -1, -1, dtype=np.int64)
 
@@ -389,4 +448,5 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
 
     return Compiled(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
                     pi, pf, free, ht, ho, hd, ooo, stime, hist, thr_s, q_s, cw_s, gi, gf, rng,
-                    np.zeros(pool + 2 * F + 16, dtype=np.int64))
+                    np.zeros(pool + 2 * F + 16, dtype=np.int64),
+                    np.zeros(n_tr), np.zeros(n_tr, dtype=np.int64), np.zeros(n_tr), tm, tmi)

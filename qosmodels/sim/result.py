@@ -23,6 +23,30 @@ def _ro(a) -> np.ndarray:
     return a
 
 
+def _traces(network, c) -> dict:
+    """The recorded trace channels as pandas Series indexed by time (s), keyed
+    ``"name[owner]"``, and also ``"name"`` alone when one owner records that name."""
+    from .compile import trace_channels
+
+    channels = trace_channels(network)
+    if not channels:
+        return {}
+    import pandas as pd
+
+    n = int(c.gi[K.GI_TRACE_N])
+    ch, t, v = c.tr_c[:n], c.tr_t[:n], c.tr_v[:n]
+    names = [n for n, _ in channels]
+    out = {}
+    for k, (name, owner) in enumerate(channels):
+        sel = ch == k
+        key = f"{name}[{owner}]"
+        series = pd.Series(v[sel].copy(), index=pd.Index(t[sel].copy(), name="t_s"), name=key)
+        out[key] = series
+        if names.count(name) == 1:
+            out[name] = series
+    return out
+
+
 @dataclass(frozen=True, repr=False)
 class SimulationResult:
     """What a packet-level run measured.  Per-flow arrays follow ``network.flows``,
@@ -74,6 +98,12 @@ class SimulationResult:
         Events processed.
     wall_time : float, s
         Wall-clock time of the kernel calls.
+    traces : dict of str to pandas.Series
+        The trace channels the network's mechanisms recorded (for example
+        ``Red(record_average=True)``'s ``"red_average"``), each a series of
+        values indexed by time in s, keyed ``"name[owner]"`` (the owner a
+        link's or a flow's name) and also ``"name"`` alone when a single owner
+        records that name.  Empty when no mechanism records one.
     """
 
     network: Network
@@ -96,6 +126,7 @@ class SimulationResult:
     wall_time: float = 0.0
     peak_packets: int = 0
     peak_events_pending: int = 0
+    traces: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -116,9 +147,9 @@ class SimulationResult:
 
         # packets still in the network at the end, per flow (data only)
         used = c.pi[:, K.PI_USED] == 1
-        data = used & (c.pi[:, K.PI_ACK] == 0)
+        data = used & (c.pi[:, K.PI_KIND] == K.KIND_DATA)
         in_flight = np.bincount(c.pi[data, K.PI_FLOW], minlength=F)
-        acks_in_flight = np.bincount(c.pi[used & (c.pi[:, K.PI_ACK] == 1), K.PI_FLOW], minlength=F)
+        acks_in_flight = np.bincount(c.pi[used & (c.pi[:, K.PI_KIND] == K.KIND_ACK), K.PI_FLOW], minlength=F)
         counters = {
             "sent": fi[:, K.FI_SENT],
             "retransmitted": fi[:, K.FI_RETX],
@@ -160,6 +191,7 @@ class SimulationResult:
             counters={k: _ro(v) for k, v in counters.items()},
             events=int(c.gi[K.GI_EVENTS]), wall_time=wall_time,
             peak_packets=int(c.gi[K.GI_POOL_MAX]), peak_events_pending=int(c.gi[K.GI_HEAP_MAX]),
+            traces=_traces(network, c),
         )
 
     # ------------------------------------------------------------------ views

@@ -41,6 +41,7 @@ _FIX = {
     K.ST_TRACE_FULL: "raise record=Record(interval=...)",
     K.ST_BAD_CLASS: "give the flow a priority below the queue's number of classes",
     K.ST_WORK_FULL: "raise limits=Limits(max_packets=...) (the work queue is sized from it)",
+    K.ST_CHANNELS_FULL: "raise record=Record(trace_points=...) or record fewer channels",
 }
 
 
@@ -155,6 +156,7 @@ def _raise(status: int, c, t_stop: float, limits: Limits):
         K.ST_POOL_FULL: f" (max_packets = {c.pi.shape[0]})",
         K.ST_MAX_EVENTS: f" (max_events = {limits.max_events})",
         K.ST_TRACE_FULL: f" ({c.thr_s.shape[0]} samples)",
+        K.ST_CHANNELS_FULL: f" (trace_points = {c.tr_t.shape[0]})",
     }.get(int(status), "")
     raise SimulationError(
         f"the simulation stopped at t = {now:.6g} s: {what}{sizes}; {_FIX.get(int(status), '')}"

@@ -42,6 +42,12 @@ def queue_admit(S, code, l, p):
     return -1
 
 
+@handler
+def queue_timer(S, code, l, k):
+    """Link ``l``'s queue's timer slot ``k`` has come due."""
+    return
+
+
 # ---------------------------------------------------------------------- sources
 @handler
 def source_start(S, code, f):

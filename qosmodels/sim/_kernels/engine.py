@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ._jit import POS
-from .dispatch import source_ack
+from ._jit import POS, rare_handler
+from .dispatch import queue_timer, source_ack
 from .flows import ack_arrives, on_source_tick, on_start, on_stop, on_timer, send_packets
 from .heap import pop_root
 from .layout import (
@@ -36,7 +36,14 @@ from .layout import (
     GI_STATUS,
     GI_WORK_HEAD,
     GI_WORK_N,
-    PI_ACK,
+    LI_CODE,
+    OWNER_FLOW,
+    OWNER_LINK,
+    TMI_K,
+    TMI_OWNER,
+    TMI_OWNER_KIND,
+    KIND_DATA,
+    PI_KIND,
     PI_FLOW,
     PI_HOP,
     ST_MAX_EVENTS,
@@ -49,8 +56,23 @@ from .link import forward, on_txdone
 from .pool import defer
 from .receiver import on_data
 from .record import on_sample
+from .timers import due
 
 _EV_MASK = (1 << EV_BITS) - 1
+
+
+@rare_handler
+def on_timer_event(S, slot):
+    """Timer ``slot``'s event: if it has come due, its owner's handler."""
+    if not due(S, slot):
+        return
+    owner = S.tmi[slot, TMI_OWNER]
+    k = S.tmi[slot, TMI_K]
+    kind = S.tmi[slot, TMI_OWNER_KIND]
+    if kind == OWNER_FLOW:
+        on_timer(S, owner, k)
+    elif kind == OWNER_LINK:
+        queue_timer(S, S.li[owner, LI_CODE], owner, k)
 
 
 # ``_nrt=False`` compiles without Numba's reference-counting runtime: the kernel
@@ -85,13 +107,13 @@ def run(S, t_stop, max_events):
             on_txdone(S, a)
         elif kind == EV_ARRIVE:  # the far end of a hop: the next hop, the receiver or the sender
             f = S.pi[a, PI_FLOW] & POS
-            if S.pi[a, PI_ACK] == 0:
+            if S.pi[a, PI_KIND] == KIND_DATA:
                 end = S.r_ptr[f + 1] - S.r_ptr[f]
             else:
                 end = S.a_ptr[f + 1] - S.a_ptr[f]
             if S.pi[a, PI_HOP] < end:
                 defer(S, (a << W_BITS) | W_FORWARD)
-            elif S.pi[a, PI_ACK] == 0:
+            elif S.pi[a, PI_KIND] == KIND_DATA:
                 on_data(S, a)
             else:
                 f, ack, ece = ack_arrives(S, a)
@@ -99,7 +121,7 @@ def run(S, t_stop, max_events):
                     source_ack(S, S.fi[f, FI_CODE], f, ack, ece)
                     defer(S, (f << W_BITS) | W_SEND)
         elif kind == EV_TIMER:
-            on_timer(S, a)
+            on_timer_event(S, a)
         elif kind == EV_SOURCE:
             on_source_tick(S, a)
         elif kind == EV_START:

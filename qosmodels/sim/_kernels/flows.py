@@ -4,17 +4,12 @@ The generic parts live here; what differs between sources is reached through
 :mod:`.dispatch` by the flow's code.
 """
 
-import numpy as np
-
 from ._jit import POS, handler, rare_handler
 from .dispatch import source_next_tick, source_send_limit, source_start, source_timeout
 from .heap import push
 from .layout import (
     EV_BITS,
     EV_SOURCE,
-    EV_TIMER,
-    FF_DEADLINE,
-    FF_TIMER_AT,
     FI_ACKS_ARRIVED,
     FI_ACTIVE,
     FI_APP_LIMIT,
@@ -23,11 +18,12 @@ from .layout import (
     FI_SND_NXT,
     FI_SND_UNA,
     FI_TIMEOUTS,
-    FI_TIMER,
+    FI_TIMER0,
     FI_TIMING,
     FI_WINDOWED,
     GF_NOW,
     PI_FLOW,
+    MARK_ECE,
     PI_MARK,
     PI_SEQ,
     W_BITS,
@@ -35,6 +31,7 @@ from .layout import (
 )
 from .pool import defer, release
 from .sender import arm_timer, transmit
+from .timers import cancel, is_off
 
 
 @handler
@@ -52,7 +49,7 @@ def send_packets(S, f):
             return
         nxt += 1
         fi[f, FI_SND_NXT] = nxt
-    if S.ff[f, FF_DEADLINE] == np.inf and nxt > fi[f, FI_SND_UNA]:
+    if is_off(S, fi[f, FI_TIMER0]) and nxt > fi[f, FI_SND_UNA]:
         arm_timer(S, f)
 
 
@@ -66,7 +63,8 @@ def on_start(S, f):
 @rare_handler
 def on_stop(S, f):
     S.fi[f, FI_ACTIVE] = 0
-    S.ff[f, FF_DEADLINE] = np.inf
+    if S.fi[f, FI_TIMER0] >= 0:
+        cancel(S, S.fi[f, FI_TIMER0])
 
 
 @handler
@@ -97,7 +95,7 @@ def ack_arrives(S, p):
     fi = S.fi
     f = S.pi[p, PI_FLOW] & POS
     a = S.pi[p, PI_SEQ]
-    ece = (S.pi[p, PI_MARK] & 2) != 0
+    ece = (S.pi[p, PI_MARK] & MARK_ECE) != 0
     release(S, p)
     fi[f, FI_ACKS_ARRIVED] += 1
     if fi[f, FI_ACTIVE] == 0:
@@ -106,23 +104,13 @@ def ack_arrives(S, p):
 
 
 @rare_handler
-def on_timer(S, f):
-    """Flow ``f``'s retransmission-timer event (lazy: it may be stale or early)."""
-    ff, fi = S.ff, S.fi
-    if fi[f, FI_TIMER] == 0 or S.gf[GF_NOW] != ff[f, FF_TIMER_AT]:
-        return  # superseded by an earlier event, already handled
-    fi[f, FI_TIMER] = 0
-    dl = ff[f, FF_DEADLINE]
-    if dl == np.inf or fi[f, FI_ACTIVE] == 0:
-        return
-    if S.gf[GF_NOW] < dl:  # re-armed since: sleep until the new deadline
-        fi[f, FI_TIMER] = 1
-        ff[f, FF_TIMER_AT] = dl
-        push(S, dl, (f << EV_BITS) | EV_TIMER)
+def on_timer(S, f, k):
+    """Flow ``f``'s timer slot ``k`` has come due; slot 0 is the retransmission timer."""
+    fi = S.fi
+    if k != 0 or fi[f, FI_ACTIVE] == 0:
         return
     fi[f, FI_TIMEOUTS] += 1
     source_timeout(S, fi[f, FI_CODE], f)
     fi[f, FI_SND_NXT] = fi[f, FI_SND_UNA]  # go back N
     fi[f, FI_TIMING] = 0
-    ff[f, FF_DEADLINE] = np.inf
     defer(S, (f << W_BITS) | W_SEND)

@@ -36,7 +36,9 @@ LI_MAX_WAITING = 12
 LI_DEP_W = 13       # departures inside the window
 LI_DROPS_W = 14     # drops (all causes) inside the window
 LI_ARR_W = 15
-N_LI = 16
+LI_TRACE0 = 16      # the queue's first trace channel, -1: none (``trace.record``)
+LI_TIMER0 = 17      # the queue's first timer slot (``timers``), -1: none
+N_LI = 18
 
 # class slots (one FIFO ring per class of each link)
 SL_OFF = 0          # offset of the ring in the shared ring array
@@ -56,14 +58,12 @@ FF_SSTHRESH = FF_CWND + 1
 FF_SRTT = FF_CWND + 2           # < 0: no sample yet
 FF_RTTVAR = FF_CWND + 3
 FF_RTO = FF_CWND + 4
-FF_DEADLINE = FF_CWND + 5       # inf: timer off
-FF_RTT_T0 = FF_CWND + 6
-FF_ON_END = FF_CWND + 7         # on/off: end of the current on period
-FF_QD_SUM = FF_CWND + 8         # sum of queueing delays of packets delivered in the window, s
-FF_HIST_W = FF_CWND + 9         # width of a queueing-delay histogram bin, s
-FF_BYTES_W = FF_CWND + 10       # bytes of unique packets received inside the window
-FF_TIMER_AT = FF_CWND + 11      # time of the pending RTO event (while FI_TIMER is 1), s
-N_FF = FF_TIMER_AT + 1
+FF_RTT_T0 = FF_CWND + 5
+FF_ON_END = FF_CWND + 6         # on/off: end of the current on period
+FF_QD_SUM = FF_CWND + 7         # sum of queueing delays of packets delivered in the window, s
+FF_HIST_W = FF_CWND + 8         # width of a queueing-delay histogram bin, s
+FF_BYTES_W = FF_CWND + 9        # bytes of unique packets received inside the window
+N_FF = FF_CWND + 10
 
 # ----------------------------------------------------------------- flows, integer columns
 FI_CODE = 0
@@ -78,7 +78,7 @@ FI_RTT_SEQ = 8
 FI_DUPACKS = 9
 FI_IN_REC = 10
 FI_TIMING = 11
-FI_TIMER = 12       # 1 while an RTO event is pending
+FI_TIMER0 = 12      # first timer slot (``timers``); slot 0 of a window flow: its RTO
 FI_RCV_NXT = 13
 FI_APP_LIMIT = 14   # packets the application has handed over (greedy: huge)
 FI_ACTIVE = 15
@@ -103,22 +103,52 @@ FI_HEAD_LOST = 33      # recovery="pipe": 1 while a SACK mark moved off SND.UNA 
 FI_ECN = 34            # 1: the flow's data packets are ECN-capable (a RED queue may mark them)
 FI_PER_ACK = 35        # 1: an RTT sample from every new ACK (send-time ring in ``stime``)
 FI_EARLY_TIMER = 36    # 1: a retransmission deadline moved earlier pushes a new timer event
-N_FI = 37
+FI_TRACE0 = 37         # the source's first trace channel, -1: none
+N_FI = 38
+
+# ----------------------------------------------------------------- timer slots
+TM_DEADLINE = 0     # s; inf: off
+TM_AT = 1           # time of the pending event (while TMI_PENDING), s
+N_TM = 2
+TMI_PENDING = 0     # 1 while an event for the slot is in the heap
+TMI_OWNER_KIND = 1  # OWNER_*
+TMI_OWNER = 2       # the owning link, flow or edge
+TMI_K = 3           # the slot's number among its owner's
+N_TMI = 4
+OWNER_LINK = 0
+OWNER_FLOW = 1
+OWNER_EDGE = 2
 
 # ----------------------------------------------------------------- packets
 PI_FLOW = 0
 PI_SEQ = 1
 PI_HOP = 2
-PI_ACK = 3          # 0 data, 1 acknowledgement
-PI_MARK = 4         # bit 0: congestion experienced; bit 1: ECN echo (on ACKs)
-PI_CLASS = 5
+PI_KIND = 3         # KIND_*: data, acknowledgement, in-band or out-of-band control
+PI_MARK = 4         # MARK_* bits
+PI_CLASS = 5        # class slot at a multi-class queue, chosen per packet (default: its flow's)
 PI_USED = 6
-N_PI = 7
+PI_QPOS = 7         # position in its link's sorted queue (``sorted_queue``), -1 if in none
+N_PI = 8
+
+# packet kinds (PI_KIND)
+KIND_DATA = 0
+KIND_ACK = 1
+KIND_CTRL_IN = 2    # control packet travelling with the data (in-band)
+KIND_CTRL_OUT = 3   # control packet served ahead of data (out-of-band)
+
+# mark bits (PI_MARK)
+MARK_CE = 1         # ECN congestion experienced (data)
+MARK_ECE = 2        # ECN echo (ACK)
+MARK_DECBIT = 4     # DECbit congestion indication
+MARK_IN_PROFILE = 8 # in profile (a marker or policer's verdict)
+MARK_GREEN = 16     # ABE colour: Green (else Blue)
 
 PF_BITS = 0
 PF_QDELAY = 1       # time spent waiting in queues so far, s
 PF_ENQ = 2          # when it joined its current queue, s
-N_PF = 3
+PF_TAG0 = 3         # two float tags a mechanism may set (a bid, a deadline, tickets,
+PF_TAG1 = 4         # a virtual delay); 0 when the packet is sent
+N_PF = 5
 
 # ----------------------------------------------------------------- globals
 GI_HEAP_N = 0
@@ -134,7 +164,8 @@ GI_NBINS = 9
 GI_STATUS = 10     # set by a handler that hits a limit; the loop returns it
 GI_WORK_HEAD = 11  # FIFO of deferred work (forward a packet, let a flow send)
 GI_WORK_N = 12
-N_GI = 13
+GI_TRACE_N = 13    # trace points recorded (``trace.record``)
+N_GI = 14
 
 GF_NOW = 0
 GF_WARMUP = 1
@@ -145,7 +176,7 @@ N_GF = 4
 # ----------------------------------------------------------------- events (low 3 bits)
 EV_TXDONE = 0       # payload: link
 EV_ARRIVE = 1       # payload: packet
-EV_TIMER = 2        # payload: flow
+EV_TIMER = 2        # payload: timer slot
 EV_SOURCE = 3       # payload: flow
 EV_START = 4        # payload: flow
 EV_STOP = 5         # payload: flow
@@ -166,6 +197,7 @@ ST_RECEIVER_WINDOW = 4
 ST_TRACE_FULL = 5
 ST_BAD_CLASS = 6
 ST_WORK_FULL = 7
+ST_CHANNELS_FULL = 8
 
 STATUS_NAMES = {
     ST_OK: "ok",
@@ -176,4 +208,5 @@ STATUS_NAMES = {
     ST_TRACE_FULL: "trace space full",
     ST_BAD_CLASS: "packet class beyond a priority queue's classes",
     ST_WORK_FULL: "deferred-work queue full",
+    ST_CHANNELS_FULL: "trace-channel buffer full",
 }

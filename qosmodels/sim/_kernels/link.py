@@ -39,7 +39,8 @@ from .layout import (
     PF_BITS,
     PF_ENQ,
     PF_QDELAY,
-    PI_ACK,
+    KIND_DATA,
+    PI_KIND,
     PI_FLOW,
     PI_HOP,
     SL_CAP,
@@ -59,7 +60,7 @@ def drop(S, l, p, cause):
     if in_window(S):
         li[l, LI_DROPS_W] += 1
     f = S.pi[p, PI_FLOW] & POS
-    if S.pi[p, PI_ACK] == 0:
+    if S.pi[p, PI_KIND] == KIND_DATA:
         fi[f, FI_DROPS] += 1
     else:
         fi[f, FI_ACK_DROPS] += 1
@@ -168,7 +169,7 @@ def forward(S, p):
     pi = S.pi
     f = pi[p, PI_FLOW] & POS
     h = pi[p, PI_HOP] & POS
-    if pi[p, PI_ACK] == 0:
+    if pi[p, PI_KIND] == KIND_DATA:
         l = S.r_link[(S.r_ptr[f] + h) & POS] & POS
     else:
         j = (S.a_ptr[f] + h) & POS

@@ -25,9 +25,12 @@ from .layout import (
     GI_STATUS,
     PF_BITS,
     PF_QDELAY,
-    PI_ACK,
+    PI_KIND,
     PI_FLOW,
     PI_HOP,
+    KIND_ACK,
+    MARK_CE,
+    MARK_ECE,
     PI_MARK,
     PI_SEQ,
     ST_RECEIVER_WINDOW,
@@ -52,7 +55,7 @@ def on_data(S, p):
     ff, fi, pi, ooo = S.ff, S.fi, S.pi, S.ooo
     f = pi[p, PI_FLOW] & POS
     fi[f, FI_ARRIVED] += 1
-    marked = pi[p, PI_MARK] & 1
+    marked = pi[p, PI_MARK] & MARK_CE
     if marked != 0:
         fi[f, FI_MARKED] += 1
     if S.gf[GF_NOW] >= S.gf[GF_WARMUP]:
@@ -87,10 +90,10 @@ def on_data(S, p):
             ooo[off + (seq & mask)] = 1
             deliver(S, f, 1)
     # the data packet becomes its cumulative acknowledgement
-    pi[p, PI_ACK] = 1
+    pi[p, PI_KIND] = KIND_ACK
     pi[p, PI_SEQ] = rn
     pi[p, PI_HOP] = 0
-    pi[p, PI_MARK] = 2 if marked != 0 else 0
+    pi[p, PI_MARK] = MARK_ECE if marked != 0 else 0
     S.pf[p, PF_BITS] = ff[f, FF_ACK_BITS]
     S.pf[p, PF_QDELAY] = 0.0
     fi[f, FI_ACKS_SENT] += 1

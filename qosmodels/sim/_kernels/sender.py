@@ -6,15 +6,10 @@ the handlers here are below them and call none.
 """
 
 from ._jit import POS, handler
-from .heap import push
 from .layout import (
-    EV_BITS,
-    EV_TIMER,
     FF_BITS,
-    FF_DEADLINE,
     FF_RTO,
     FF_RTT_T0,
-    FF_TIMER_AT,
     FI_CLASS,
     FI_EARLY_TIMER,
     FI_MAXSEQ,
@@ -24,13 +19,16 @@ from .layout import (
     FI_RETX,
     FI_RTT_SEQ,
     FI_SENT,
-    FI_TIMER,
+    FI_TIMER0,
     FI_TIMING,
     FI_WINDOWED,
     GF_NOW,
     PF_BITS,
     PF_QDELAY,
-    PI_ACK,
+    PF_TAG0,
+    PF_TAG1,
+    KIND_DATA,
+    PI_KIND,
     PI_CLASS,
     PI_FLOW,
     PI_HOP,
@@ -40,25 +38,18 @@ from .layout import (
     W_FORWARD,
 )
 from .pool import alloc, defer
+from .timers import set_deadline
 
 
 @handler
 def arm_timer(S, f):
-    """(Re)start flow ``f``'s retransmission timer with its current RTO.
+    """(Re)start flow ``f``'s retransmission timer (its timer slot 0) with its current RTO.
 
-    The pending timer event is lazy: a later deadline leaves it in the heap and
-    the timer handler sleeps on.  An earlier deadline (an RTO that shrank)
-    pushes a new event under the RFC timer rules (``FI_EARLY_TIMER``) -- the one
-    pending is then stale and ignored, by its time -- but not under the
-    reference rules, whose timer fires at the old, later time.
+    Under the RFC timer rules (``FI_EARLY_TIMER``) a deadline moved earlier
+    (an RTO that shrank) fires on time; under the reference rules the timer
+    fires at the old, later time (see :mod:`.timers`).
     """
-    ff, fi = S.ff, S.fi
-    dl = S.gf[GF_NOW] + ff[f, FF_RTO]
-    ff[f, FF_DEADLINE] = dl
-    if fi[f, FI_TIMER] == 0 or (dl < ff[f, FF_TIMER_AT] and fi[f, FI_EARLY_TIMER] != 0):
-        fi[f, FI_TIMER] = 1
-        ff[f, FF_TIMER_AT] = dl
-        push(S, dl, (f << EV_BITS) | EV_TIMER)
+    set_deadline(S, S.fi[f, FI_TIMER0], S.gf[GF_NOW] + S.ff[f, FF_RTO], S.fi[f, FI_EARLY_TIMER] != 0)
 
 
 @handler
@@ -71,11 +62,13 @@ def transmit(S, f, seq):
     pi[p, PI_FLOW] = f
     pi[p, PI_SEQ] = seq
     pi[p, PI_HOP] = 0
-    pi[p, PI_ACK] = 0
+    pi[p, PI_KIND] = KIND_DATA
     pi[p, PI_MARK] = 0
     pi[p, PI_CLASS] = fi[f, FI_CLASS]
     pf[p, PF_BITS] = ff[f, FF_BITS]
     pf[p, PF_QDELAY] = 0.0
+    pf[p, PF_TAG0] = 0.0
+    pf[p, PF_TAG1] = 0.0
     fi[f, FI_SENT] += 1
     if fi[f, FI_WINDOWED] != 0:
         per_ack = fi[f, FI_PER_ACK] != 0

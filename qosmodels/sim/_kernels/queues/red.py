@@ -19,13 +19,17 @@ from ..layout import (
     LI_DROP_FORCED,
     LI_MARKS,
     LI_RED_COUNT,
+    LI_TRACE0,
     LI_TX,
     LI_WAITING,
-    PI_ACK,
+    PI_KIND,
     PI_FLOW,
     PI_MARK,
+    KIND_DATA,
+    MARK_CE,
 )
 from ..rng import rand
+from ..trace import record
 from .._jit import POS
 
 CODE = 1
@@ -37,6 +41,11 @@ RED_GENTLE = 4
 RED_MARK = 5
 RED_TYPICAL_SIZE = 6
 PARAMS = ("min_th", "max_th", "max_p", "w_q", "gentle", "mark", "typical_packet_size")
+
+
+def traces(spec) -> tuple[str, ...]:
+    """Trace channels: the average queue at every arrival, if the spec asks for it."""
+    return ("red_average",) if spec.record_average else ()
 
 
 @handler
@@ -53,6 +62,8 @@ def verdict(S, l):
         avg *= (1.0 - wq) ** m
     avg = (1.0 - wq) * avg + wq * waiting
     lf[l, LF_RED_AVG] = avg
+    if li[l, LI_TRACE0] >= 0:
+        record(S, li[l, LI_TRACE0], avg)
     minth = lf[l, LF_QP + RED_MIN_TH]
     maxth = lf[l, LF_QP + RED_MAX_TH]
     maxp = lf[l, LF_QP + RED_MAX_P]
@@ -84,9 +95,9 @@ def admit(S, l, p):
     if v == 2:
         return LI_DROP_FORCED
     if v == 1:
-        if (S.lf[l, LF_QP + RED_MARK] > 0.0 and S.pi[p, PI_ACK] == 0
+        if (S.lf[l, LF_QP + RED_MARK] > 0.0 and S.pi[p, PI_KIND] == KIND_DATA
                 and S.fi[S.pi[p, PI_FLOW] & POS, FI_ECN] != 0):
-            S.pi[p, PI_MARK] |= 1
+            S.pi[p, PI_MARK] |= MARK_CE
             S.li[l, LI_MARKS] += 1
             return -1
         return LI_DROP_EARLY

@@ -13,6 +13,7 @@ from . import window
 CODE = 4
 POI_RATE = 4  # after the window's four columns
 PARAMS = window.PARAMS + ("rate",)
+TIMERS = window.TIMERS  # (used with a window)
 
 
 def setup(spec, ff, fi) -> int:

@@ -18,7 +18,6 @@ import numpy as np
 from .._jit import POS, handler
 from ..layout import (
     FF_CWND,
-    FF_DEADLINE,
     FF_RTO,
     FF_RTT_T0,
     FF_RTTVAR,
@@ -42,10 +41,12 @@ from ..layout import (
     FI_RTT_SEQ,
     FI_SND_NXT,
     FI_SND_UNA,
+    FI_TIMER0,
     FI_TIMING,
     GF_NOW,
 )
 from ..sender import arm_timer, transmit
+from ..timers import cancel
 
 CODE = 0
 
@@ -53,12 +54,12 @@ CODE = 0
 TIMER_REFERENCE = 0  # restart on every new ACK, the fast retransmit and every partial ACK
 TIMER_IMPATIENT = 1  # RFC 6298 5.1/5.3, RTO recomputed on restart, RFC 6582 3.2 step 5 impatient
 TIMER_SLOW = 2       # ... slow-but-steady: every partial ACK restarts the timer
-TIMERS = {"reference": TIMER_REFERENCE, "impatient": TIMER_IMPATIENT,
-          "slow-but-steady": TIMER_SLOW}
+TIMER_RULES = {"reference": TIMER_REFERENCE, "impatient": TIMER_IMPATIENT,
+               "slow-but-steady": TIMER_SLOW}
 # fast-recovery rules (TcpReno.recovery), packed in TCP_RECOVERY
 RECOVERY_INFLATION = 0  # RFC 5681/6582: cwnd = ssthresh + 3, +1 per dupack, deflated on partial ACKs
 RECOVERY_PIPE = 1       # ns-3 TcpClassicRecovery without SACK: cwnd = ssthresh, send while pipe < cwnd
-RECOVERIES = {"inflation": RECOVERY_INFLATION, "pipe": RECOVERY_PIPE}
+RECOVERY_RULES = {"inflation": RECOVERY_INFLATION, "pipe": RECOVERY_PIPE}
 
 # parameter columns (offsets into the flow's parameter row), in PARAMS order
 TCP_MAX_WINDOW = 0
@@ -80,11 +81,15 @@ PARAMS = (
     "max_window", "initial_window", "initial_ssthresh", "min_rto", "max_rto", "initial_rto",
     "ecn",
     ("rtt_per_ack", lambda s: s.rtt_samples == "ack"),
-    ("timer", lambda s: TIMERS[s.timer]),
-    ("recovery", lambda s: RECOVERIES[s.recovery]),
+    ("timer", lambda s: TIMER_RULES[s.timer]),
+    ("recovery", lambda s: RECOVERY_RULES[s.recovery]),
     ("segment", lambda s: s.segment_size if s.window_arithmetic == "bytes" else 0),
     ("newreno", lambda s: s.kind == "newreno"),
 )
+
+
+#: Timer slots of a flow: its retransmission timer.
+TIMERS = 1
 
 
 def setup(spec, ff, fi) -> int:
@@ -259,7 +264,7 @@ def on_ack(S, f, a, ece):
             hi = ff[f, FF_SP + TCP_MAX_RTO]
             ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
         if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
-            ff[f, FF_DEADLINE] = np.inf
+            cancel(S, fi[f, FI_TIMER0])
         elif restart:
             arm_timer(S, f)
     elif a == una and fi[f, FI_SND_NXT] > una:

@@ -11,8 +11,9 @@ A. Demers, S. Keshav, S. Shenker, SIGCOMM 1989, Section 3.1.
 import numpy as np
 
 from .._jit import handler
-from ..layout import FF_DEADLINE, FF_RTO, FF_RTT_T0, FF_SP, FF_SRTT, FI_RTT_SEQ, FI_SND_NXT, FI_SND_UNA, FI_TIMING, GF_NOW
+from ..layout import FF_RTO, FF_RTT_T0, FF_SP, FF_SRTT, FI_RTT_SEQ, FI_SND_NXT, FI_SND_UNA, FI_TIMER0, FI_TIMING, GF_NOW
 from ..sender import arm_timer
+from ..timers import cancel
 
 CODE = 2
 
@@ -23,6 +24,8 @@ GEN_GAIN = 2
 GEN_INIT_RTT = 3
 
 PARAMS = ("window", "beta", "rtt_gain", "initial_rtt")
+#: Timer slots of a flow: its retransmission timer.
+TIMERS = 1
 
 
 def setup(spec, ff, fi) -> int:
@@ -59,7 +62,7 @@ def on_ack(S, f, a):
         if fi[f, FI_SND_NXT] < a:
             fi[f, FI_SND_NXT] = a
         if a == fi[f, FI_SND_NXT]:
-            ff[f, FF_DEADLINE] = np.inf
+            cancel(S, fi[f, FI_TIMER0])
         else:
             arm_timer(S, f)
 
