@@ -99,7 +99,7 @@ def fields(res) -> dict[str, np.ndarray]:
     """Every field of a result as named arrays (wall time left out)."""
     out = {}
     for name, value in vars(res).items():
-        if name in ("network", "wall_time", "limits"):
+        if name in ("network", "wall_time", "compile_time", "limits"):
             continue
         if isinstance(value, dict):
             for k, v in value.items():

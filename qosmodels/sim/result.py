@@ -97,7 +97,10 @@ class SimulationResult:
     events : int
         Events processed.
     wall_time : float, s
-        Wall-clock time of the kernel calls.
+        Wall-clock time of the kernel calls (compilation excluded).
+    compile_time : float, s
+        Time this call spent compiling the kernel or loading it from Numba's
+        cache (0 when it was already loaded in this process).
     traces : dict of str to pandas.Series
         The trace channels the network's mechanisms recorded (for example
         ``Red(record_average=True)``'s ``"red_average"``), each a series of
@@ -124,13 +127,15 @@ class SimulationResult:
     counters: dict = field(default_factory=dict)
     events: int = 0
     wall_time: float = 0.0
+    compile_time: float = 0.0
     peak_packets: int = 0
     peak_events_pending: int = 0
     traces: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def _from_arrays(cls, network: Network, c, *, duration, warmup, seed, wall_time, limits):
+    def _from_arrays(cls, network: Network, c, *, duration, warmup, seed, wall_time, limits,
+                     compile_time=0.0):
         window = duration - warmup
         ff, fi, lf, li = c.ff, c.fi, c.lf, c.li
         F = network.n_flows
@@ -189,7 +194,7 @@ class SimulationResult:
             t=_ro(t), throughput_series=_ro(thr_series), queue_series=_ro(c.q_s[:n_s]),
             cwnd_series=None if cw is None else _ro(cw),
             counters={k: _ro(v) for k, v in counters.items()},
-            events=int(c.gi[K.GI_EVENTS]), wall_time=wall_time,
+            events=int(c.gi[K.GI_EVENTS]), wall_time=wall_time, compile_time=compile_time,
             peak_packets=int(c.gi[K.GI_POOL_MAX]), peak_events_pending=int(c.gi[K.GI_HEAP_MAX]),
             traces=_traces(network, c),
         )
@@ -258,7 +263,9 @@ class SimulationResult:
         busiest = int(np.argmax(self.utilisation)) if self.utilisation.size else 0
         lines = [
             f"simulated {self.duration:g} s (window from {self.warmup:g} s), seed {self.seed}, "
-            f"{self.events:,} events in {self.wall_time:.2f} s",
+            f"{self.events:,} events in {self.wall_time:.2f} s"
+            + (f" (and {self.compile_time:.0f} s compiling the kernel)"
+               if self.compile_time > 1.0 else ""),
             f"flows: {self.network.n_flows}, aggregate goodput {self.throughput.sum() / 1e6:.4g} Mb/s, "
             f"Jain's index {jain_index(self.throughput):.4f}",
         ]
