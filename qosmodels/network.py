@@ -1,7 +1,7 @@
-"""The network model: links, flows and the network they form.
+"""The network model: links, flows, aggregates of flows and the network they form.
 
-:class:`Link`, :class:`Flow` and :class:`Network` are frozen, validated
-descriptions.  They are checked when built, so every analysis (``allocate``,
+:class:`Link`, :class:`Flow`, :class:`Aggregate` and :class:`Network` are
+frozen, validated descriptions.  They are checked when built, so every analysis (``allocate``,
 the fluid models, the packet simulator) can trust them, and they are lowered
 to the same arrays (the routing matrix, delays, capacities) for all of them,
 so theory and packets always describe the same network.
@@ -22,14 +22,14 @@ import numpy as np
 
 from . import _validate as v
 from .errors import MissingExtra, ScenarioError, ScenarioTypeError
-from .mechanisms import DropTail, QueueSpec, SourceSpec, TcpNewReno
+from .mechanisms import DropTail, EdgeSpec, QueueSpec, SourceSpec, TcpNewReno
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx
     import pandas
     import scipy.sparse
 
-__all__ = ["Link", "Flow", "Network"]
+__all__ = ["Link", "Flow", "Aggregate", "Network"]
 
 #: Default buffer of a link, in packets.
 DEFAULT_BUFFER = 100
@@ -211,6 +211,71 @@ class Flow:
 
 
 @dataclass(frozen=True)
+class Aggregate:
+    """A named group of flows entering the network at one node, optionally behind one
+    edge element (a token bucket, a marker, a tagger) that all their packets cross
+    before their first link.
+
+    An aggregate of one flow gives that flow an edge element of its own.
+
+    Parameters
+    ----------
+    name : str
+        Unique among the network's aggregates.
+    flows : sequence of int or str
+        The member flows, by index in ``Network.flows`` or by name; at least
+        one, no repeats.  They must share their first node (the ingress).
+    edge : EdgeSpec or None
+        The element at the aggregate's ingress; ``None`` describes the group
+        only (for analyses and results).  A flow belongs to at most one
+        aggregate with an edge element.
+
+    Examples
+    --------
+    >>> from qosmodels import Aggregate, Flow, Link, Network
+    >>> net = Network([Link("s", "r", 1e6), Link("r", "d", 1e6)],
+    ...               [Flow(["s", "r", "d"], name="x"), Flow(["s", "r"], name="y")],
+    ...               aggregates=[Aggregate("clients", flows=["x", 1])])
+    >>> net.aggregate_members("clients")
+    (0, 1)
+    """
+
+    name: str
+    flows: tuple = ()
+    edge: EdgeSpec | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ScenarioTypeError(f"Aggregate.name must be a non-empty str, got {self.name!r}")
+        members = self.flows
+        if isinstance(members, (str, bytes)) or not isinstance(members, Iterable):
+            raise ScenarioTypeError(
+                f"Aggregate {self.name!r}: flows must be a sequence of flow indices or names, "
+                f"got {members!r}")
+        members = tuple(members)
+        if not members:
+            raise ScenarioError(f"Aggregate {self.name!r}: flows must name at least one flow, "
+                                f"got none")
+        for m in members:
+            if isinstance(m, bool) or not isinstance(m, (numbers.Integral, str)):
+                raise ScenarioTypeError(
+                    f"Aggregate {self.name!r}: a member flow must be an index (int) or a name "
+                    f"(str), got {m!r}")
+            if isinstance(m, numbers.Integral) and m < 0:
+                raise ScenarioError(f"Aggregate {self.name!r}: flow index {m!r} is negative; "
+                                    f"use 0 .. F-1")
+        members = tuple(int(m) if isinstance(m, numbers.Integral) else m for m in members)
+        if len(set(members)) != len(members):
+            raise ScenarioError(f"Aggregate {self.name!r}: flows {list(members)} repeat a flow; "
+                                f"list each once")
+        if self.edge is not None and not isinstance(self.edge, EdgeSpec):
+            raise ScenarioTypeError(
+                f"Aggregate {self.name!r}: edge must be an edge element spec (a "
+                f"qosmodels.mechanisms.EdgeSpec) or None, got {self.edge!r}")
+        object.__setattr__(self, "flows", members)
+
+
+@dataclass(frozen=True)
 class Network:
     """Links and the flows that cross them: the scenario every analysis takes.
 
@@ -220,6 +285,9 @@ class Network:
         The declared links; at most one link per ordered pair of nodes.
     flows : sequence of Flow
         The flows; each route must be a path of declared links.  May be empty.
+    aggregates : sequence of Aggregate
+        Named groups of flows sharing an ingress, each optionally behind an
+        edge element.  May be empty.
 
     Notes
     -----
@@ -239,6 +307,7 @@ class Network:
 
     links: tuple[Link, ...]
     flows: tuple[Flow, ...] = ()
+    aggregates: tuple[Aggregate, ...] = ()
 
     def __post_init__(self):
         links, flows = self.links, self.flows
@@ -288,8 +357,58 @@ class Network:
             names.add(name)
         object.__setattr__(self, "links", links)
         object.__setattr__(self, "flows", flows)
+        object.__setattr__(self, "aggregates", self._check_aggregates(flows))
         # the index is derived state; store it without making it a field
         self.__dict__["_index"] = index
+
+    def _check_aggregates(self, flows) -> tuple[Aggregate, ...]:
+        aggs = self.aggregates
+        if isinstance(aggs, Aggregate) or not isinstance(aggs, Iterable):
+            raise ScenarioTypeError(f"Network.aggregates must be a sequence of Aggregate, "
+                                    f"got {aggs!r}")
+        aggs = tuple(aggs)
+        names = [f.name if f.name is not None else f"f{i}" for i, f in enumerate(flows)]
+        seen: dict[str, int] = {}
+        edge_of: dict[int, str] = {}
+        members: list[tuple[int, ...]] = []
+        for k, agg in enumerate(aggs):
+            if not isinstance(agg, Aggregate):
+                raise ScenarioTypeError(f"Network.aggregates[{k}] must be an Aggregate, got {agg!r}")
+            if agg.name in seen:
+                raise ScenarioError(f"Network.aggregates[{k}].name {agg.name!r} is used by "
+                                    f"aggregates[{seen[agg.name]}]; aggregate names must be unique")
+            seen[agg.name] = k
+            idx = []
+            for m in agg.flows:
+                if isinstance(m, str):
+                    if m not in names:
+                        raise ScenarioError(f"Aggregate {agg.name!r}: no flow named {m!r}; flows "
+                                            f"are {names}")
+                    idx.append(names.index(m))
+                elif m >= len(flows):
+                    raise ScenarioError(f"Aggregate {agg.name!r}: flow index {m} is out of range "
+                                        f"0..{len(flows) - 1}")
+                else:
+                    idx.append(m)
+            if len(set(idx)) != len(idx):
+                raise ScenarioError(f"Aggregate {agg.name!r}: flows {list(agg.flows)} name one "
+                                    f"flow twice (by index and by name)")
+            ingress = {flows[i].route[0] for i in idx}
+            if len(ingress) > 1:
+                raise ScenarioError(
+                    f"Aggregate {agg.name!r}: its flows enter the network at different nodes "
+                    f"{sorted(ingress)}; an aggregate's flows must share their first node")
+            if agg.edge is not None:
+                for i in idx:
+                    if i in edge_of:
+                        raise ScenarioError(
+                            f"Aggregate {agg.name!r}: flow {names[i]!r} is already behind the "
+                            f"edge element of aggregate {edge_of[i]!r}; a flow crosses at most "
+                            f"one edge element")
+                    edge_of[i] = agg.name
+            members.append(tuple(idx))
+        self.__dict__["_aggregate_members"] = tuple(members)
+        return aggs
 
     # ------------------------------------------------------------------ sizes and names
     @property
@@ -316,6 +435,25 @@ class Network:
     def flow_names(self) -> tuple[str, ...]:
         """Each flow's name (``"f<i>"`` where a flow has none), in the order of :attr:`flows`."""
         return tuple(f.name if f.name is not None else f"f{i}" for i, f in enumerate(self.flows))
+
+    @property
+    def n_aggregates(self) -> int:
+        """Number of aggregates."""
+        return len(self.aggregates)
+
+    def aggregate_members(self, aggregate) -> tuple[int, ...]:
+        """The member flows' indices of an aggregate given by name or index."""
+        if isinstance(aggregate, str):
+            for k, agg in enumerate(self.aggregates):
+                if agg.name == aggregate:
+                    return self._aggregate_members[k]
+            raise ScenarioError(f"no aggregate {aggregate!r} in this network; aggregates are "
+                                f"{[a.name for a in self.aggregates]}")
+        if isinstance(aggregate, numbers.Integral) and not isinstance(aggregate, bool) \
+                and 0 <= int(aggregate) < self.n_aggregates:
+            return self._aggregate_members[int(aggregate)]
+        raise ScenarioError(f"aggregate {aggregate!r} is not a name or an index in "
+                            f"0..{self.n_aggregates - 1}")
 
     def link_id(self, link) -> int:
         """Index of a link given as a ``(src, dst)`` pair, a ``"src->dst"`` name or an index.
@@ -540,7 +678,9 @@ class Network:
         return cls(links=links, flows=flows)
 
     def __repr__(self) -> str:
-        return f"Network({self.n_links} links, {self.n_flows} flows, {len(self.nodes)} nodes)"
+        aggs = f", {self.n_aggregates} aggregates" if self.aggregates else ""
+        return (f"Network({self.n_links} links, {self.n_flows} flows, {len(self.nodes)} nodes"
+                f"{aggs})")
 
     def _repr_html_(self) -> str:
         links, flows = self.to_pandas()

@@ -143,7 +143,7 @@ def kernel_module(spec):
     """
     from ._kernels import dispatch
 
-    table = {**dispatch.QUEUES, **dispatch.SOURCES}
+    table = {**dispatch.QUEUES, **dispatch.SOURCES, **dispatch.EDGES}
     try:
         return table[spec.kernel]
     except (AttributeError, KeyError):
@@ -252,6 +252,9 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
 
     L, F = network.n_links, network.n_flows
     links, flows = network.links, network.flows
+    for agg in network.aggregates:
+        if agg.edge is not None:
+            kernel_module(agg.edge)  # refuses an element the simulator cannot run
 
     # ---------------------------------------------------------------- links
     lf = np.zeros((L, K.N_LF))

@@ -21,6 +21,9 @@ QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": pri
           "queues.random_loss": random_loss}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff}
+#: Edge elements (a flow's or an aggregate's ingress): none runs in packets yet; the
+#: first (a token bucket or a ticket tagger) brings the ingress pseudo-hop with it.
+EDGES: dict = {}
 
 
 # ---------------------------------------------------------------------- queues
