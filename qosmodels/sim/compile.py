@@ -133,6 +133,10 @@ class Compiled(NamedTuple):
     tr_v: np.ndarray
     tm: np.ndarray
     tmi: np.ndarray
+    lk_ptr: np.ndarray
+    lk_pos: np.ndarray
+    hs: np.ndarray
+    hsi: np.ndarray
 
 
 def kernel_module(spec):
@@ -386,6 +390,20 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     a_link = np.array(a_link_l, dtype=np.int64)
     a_delay = np.array(a_delay_l, dtype=np.float64)
 
+    # ---------------------------------------------------------------- crossings (_kernels.crossings)
+    x_link = np.concatenate((r_link, a_link))  # forward positions, then reverse ones
+    acked = np.repeat(fi[:, K.FI_WINDOWED] != 0, np.diff(a_ptr))  # flows that send ACKs
+    listed = x_link >= 0
+    listed[r_link.shape[0]:] &= acked
+    declared = np.flatnonzero(listed)
+    lk_pos = declared[np.argsort(x_link[declared], kind="stable")].astype(np.int64)
+    lk_ptr = np.zeros(L + 1, dtype=np.int64)
+    np.cumsum(np.bincount(x_link[declared], minlength=L), out=lk_ptr[1:])
+    queue_kmods = [kernel_module(link.queue) for link in links]
+    hs = np.zeros((x_link.shape[0], max(getattr(m, "HOP_STATE", 0) for m in queue_kmods)))
+    hsi = np.zeros((x_link.shape[0], max(getattr(m, "HOP_STATE_INT", 0) for m in queue_kmods)),
+                   dtype=np.int64)
+
     # ---------------------------------------------------------------- queueing-delay histogram
     max_bits = float(ff[:, K.FF_BITS].max()) if F else 8000.0
     per_link_max = np.array([link.buffer * link.queue.n_classes * max_bits / link.capacity
@@ -452,4 +470,5 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     return Compiled(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
                     pi, pf, free, ht, ho, hd, ooo, stime, hist, thr_s, q_s, cw_s, gi, gf, rng,
                     np.zeros(pool + 2 * F + 16, dtype=np.int64),
-                    np.zeros(n_tr), np.zeros(n_tr, dtype=np.int64), np.zeros(n_tr), tm, tmi)
+                    np.zeros(n_tr), np.zeros(n_tr, dtype=np.int64), np.zeros(n_tr), tm, tmi,
+                    lk_ptr, lk_pos, hs, hsi)
