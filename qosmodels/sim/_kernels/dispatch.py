@@ -10,9 +10,10 @@ compiles the loop once: the codes are data.
 for the compile step (``qosmodels.sim.compile``) and the tests.
 """
 
-from ._jit import handler
 import numpy as np
 
+from ._jit import handler
+from .layout import MARK_CE, MARK_ECE, PI_MARK
 from .queues import droptail, priority, random_loss, red
 from .sources import cbr, onoff, poisson, reno, window
 
@@ -98,6 +99,14 @@ def source_timeout(S, code, f):
     """A window source's reaction to its retransmission timeout (before going back N)."""
     if code == reno.CODE:
         reno.on_timeout(S, f)
+
+
+@handler
+def receiver_echo(S, code, f, p):
+    """The mark bits the receiver of flow ``f`` puts on the ACK of data packet ``p``
+    (an ECN echo of a congestion mark by default).  The ACK is ``p`` itself, so
+    its tags travel back unless a mechanism changes them here."""
+    return MARK_ECE if (S.pi[p, PI_MARK] & MARK_CE) != 0 else 0
 
 
 @handler

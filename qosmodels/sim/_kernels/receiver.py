@@ -11,6 +11,7 @@ from .layout import (
     FF_QD_SUM,
     FI_ACKS_SENT,
     FI_ARRIVED,
+    FI_CODE,
     FI_DELIV_W,
     FI_DELIVERED,
     FI_MARKED,
@@ -30,13 +31,13 @@ from .layout import (
     PI_HOP,
     KIND_ACK,
     MARK_CE,
-    MARK_ECE,
     PI_MARK,
     PI_SEQ,
     ST_RECEIVER_WINDOW,
     W_BITS,
     W_FORWARD,
 )
+from .dispatch import receiver_echo
 from .pool import defer, release
 
 
@@ -55,8 +56,7 @@ def on_data(S, p):
     ff, fi, pi, ooo = S.ff, S.fi, S.pi, S.ooo
     f = pi[p, PI_FLOW] & POS
     fi[f, FI_ARRIVED] += 1
-    marked = pi[p, PI_MARK] & MARK_CE
-    if marked != 0:
+    if pi[p, PI_MARK] & MARK_CE != 0:
         fi[f, FI_MARKED] += 1
     if S.gf[GF_NOW] >= S.gf[GF_WARMUP]:
         qd = S.pf[p, PF_QDELAY]
@@ -93,7 +93,7 @@ def on_data(S, p):
     pi[p, PI_KIND] = KIND_ACK
     pi[p, PI_SEQ] = rn
     pi[p, PI_HOP] = 0
-    pi[p, PI_MARK] = MARK_ECE if marked != 0 else 0
+    pi[p, PI_MARK] = receiver_echo(S, fi[f, FI_CODE], f, p)
     S.pf[p, PF_BITS] = ff[f, FF_ACK_BITS]
     S.pf[p, PF_QDELAY] = 0.0
     fi[f, FI_ACKS_SENT] += 1
