@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import textwrap
 
-from .registry import SIDES, Bounds, Check, _fmt
+from .rows import SIDES, Bounds, Check, _fmt
 
 WIDTH = 120
 
-#: Abbreviations of :data:`~qosmodels.experiments.registry.SOURCES` in the table.
+#: Abbreviations of :data:`~qosmodels.experiments.rows.SOURCES` in the table.
 SOURCE_ABBREV = {
     "paper (measured)": "P:meas",
     "paper (stated)": "P:stat",
@@ -45,15 +45,9 @@ def _cells(c: Check, marker: str, sides: tuple[str, ...]) -> list[str]:
             _tol(c), verdict]
 
 
-def _titles() -> dict[str, str]:
-    from .registry import _REGISTRY
-
-    return {n: f"{e.title} ({e.paper})" for n, e in _REGISTRY.items()}
-
-
-def render(report, width: int = WIDTH) -> str:
-    """The report as a text table no wider than ``width`` columns (titles and notes wrap)."""
-    titles = _titles()
+def render(report, titles: dict[str, str], width: int = WIDTH) -> str:
+    """The report as a text table no wider than ``width`` columns (titles and notes wrap);
+    ``titles`` maps experiment names to the headings shown above their rows."""
     sides = tuple(n for n in SIDES if n in report.sides)
     head = ("quantity", "paper", *sides, "expected", "source", "tol", "verdict")
     n_num = 2 + len(sides)  # paper, the sides and expected are right-aligned

@@ -49,7 +49,7 @@ def send_packets(S, f):
             return
         nxt += 1
         fi[f, FI_SND_NXT] = nxt
-    if is_off(S, fi[f, FI_TIMER0]) and nxt > fi[f, FI_SND_UNA]:
+    if is_off(S, fi[f, FI_TIMER0] & POS) and nxt > fi[f, FI_SND_UNA]:
         arm_timer(S, f)
 
 
@@ -64,7 +64,7 @@ def on_start(S, f):
 def on_stop(S, f):
     S.fi[f, FI_ACTIVE] = 0
     if S.fi[f, FI_TIMER0] >= 0:
-        cancel(S, S.fi[f, FI_TIMER0])
+        cancel(S, S.fi[f, FI_TIMER0] & POS)
 
 
 @handler

@@ -49,7 +49,8 @@ def arm_timer(S, f):
     (an RTO that shrank) fires on time; under the reference rules the timer
     fires at the old, later time (see :mod:`.timers`).
     """
-    set_deadline(S, S.fi[f, FI_TIMER0], S.gf[GF_NOW] + S.ff[f, FF_RTO], S.fi[f, FI_EARLY_TIMER] != 0)
+    set_deadline(S, S.fi[f, FI_TIMER0] & POS, S.gf[GF_NOW] + S.ff[f, FF_RTO],
+                 S.fi[f, FI_EARLY_TIMER] != 0)
 
 
 @handler

@@ -264,7 +264,7 @@ def on_ack(S, f, a, ece):
             hi = ff[f, FF_SP + TCP_MAX_RTO]
             ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
         if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
-            cancel(S, fi[f, FI_TIMER0])
+            cancel(S, fi[f, FI_TIMER0] & POS)
         elif restart:
             arm_timer(S, f)
     elif a == una and fi[f, FI_SND_NXT] > una:

@@ -10,7 +10,7 @@ A. Demers, S. Keshav, S. Shenker, SIGCOMM 1989, Section 3.1.
 
 import numpy as np
 
-from .._jit import handler
+from .._jit import POS, handler
 from ..layout import FF_RTO, FF_RTT_T0, FF_SP, FF_SRTT, FI_RTT_SEQ, FI_SND_NXT, FI_SND_UNA, FI_TIMER0, FI_TIMING, GF_NOW
 from ..sender import arm_timer
 from ..timers import cancel
@@ -62,7 +62,7 @@ def on_ack(S, f, a):
         if fi[f, FI_SND_NXT] < a:
             fi[f, FI_SND_NXT] = a
         if a == fi[f, FI_SND_NXT]:
-            cancel(S, fi[f, FI_TIMER0])
+            cancel(S, fi[f, FI_TIMER0] & POS)
         else:
             arm_timer(S, f)
 
