@@ -137,6 +137,10 @@ class Compiled(NamedTuple):
     lk_pos: np.ndarray
     hs: np.ndarray
     hsi: np.ndarray
+    sq_meta: np.ndarray
+    sq_key: np.ndarray
+    sq_seq: np.ndarray
+    sq_pkt: np.ndarray
 
 
 def kernel_module(spec):
@@ -400,6 +404,16 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     lk_ptr = np.zeros(L + 1, dtype=np.int64)
     np.cumsum(np.bincount(x_link[declared], minlength=L), out=lk_ptr[1:])
     queue_kmods = [kernel_module(link.queue) for link in links]
+    # sorted queues (_kernels.sorted_queue), as large as the buffer, for the links whose
+    # queue mechanism keeps one (SORTED = True); one entry for the others' sake
+    from ._kernels.sorted_queue import sorted_queue_layout
+
+    sq_meta, sq_key, sq_seq, sq_pkt = sorted_queue_layout(
+        [link.buffer * link.queue.n_classes if getattr(m, "SORTED", False) else 0
+         for link, m in zip(links, queue_kmods)])
+    if sq_key.shape[0] == 0:
+        sq_key, sq_seq = np.full(1, np.inf), np.zeros(1, dtype=np.int64)
+        sq_pkt = np.full(1, -1, dtype=np.int64)
     hs = np.zeros((x_link.shape[0], max(getattr(m, "HOP_STATE", 0) for m in queue_kmods)))
     hsi = np.zeros((x_link.shape[0], max(getattr(m, "HOP_STATE_INT", 0) for m in queue_kmods)),
                    dtype=np.int64)
@@ -471,4 +485,4 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
                     pi, pf, free, ht, ho, hd, ooo, stime, hist, thr_s, q_s, cw_s, gi, gf, rng,
                     np.zeros(pool + 2 * F + 16, dtype=np.int64),
                     np.zeros(n_tr), np.zeros(n_tr, dtype=np.int64), np.zeros(n_tr), tm, tmi,
-                    lk_ptr, lk_pos, hs, hsi)
+                    lk_ptr, lk_pos, hs, hsi, sq_meta, sq_key, sq_seq, sq_pkt)

@@ -62,3 +62,9 @@ def test_a_packet_maps_to_the_crossing_of_the_link_it_enters():
             j = crossing(c, p)
             assert j == c.r_ptr[-1] + c.a_ptr[f] + h
             assert (list(c.r_link) + list(c.a_link))[j] == c.a_link[c.a_ptr[f] + h]
+
+
+def test_sorted_queue_arena_is_empty_without_a_sorted_discipline():
+    c = compile_scenario(network(), 1.0, seed=0)
+    assert c.sq_meta.shape == (5, 3) and not c.sq_meta[:, 1].any()  # no link keeps one
+    assert (c.pi[:, K.PI_QPOS] == -1).all()
