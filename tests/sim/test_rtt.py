@@ -10,13 +10,14 @@ closed form, independently of the kernel.
 from __future__ import annotations
 
 import pytest
-from rfc6298 import estimator
 
 from qosmodels import Flow, Link, Network
 from qosmodels.errors import ScenarioError
 from qosmodels.sim import RandomLoss, TcpNewReno, simulate
 from qosmodels.sim._kernels import layout as K
 from qosmodels.sim.compile import compile_scenario
+
+from .rfc6298 import estimator
 
 D = 0.05           # s, propagation delay of the only link (ACKs: propagation only)
 C = 100e6          # bit/s

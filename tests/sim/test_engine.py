@@ -105,7 +105,7 @@ def test_generator_and_seedsequence_seeds():
 _NOJIT = """
 import json, sys
 sys.path.insert(0, {root!r})
-from tests.test_sim_engine import mixed_network
+from tests.sim.test_engine import mixed_network
 from qosmodels.sim import simulate, Record
 r = simulate(mixed_network(5, 5, 4), 1.5, seed=3, record=Record(interval=0.5, cwnd=True))
 print(json.dumps({{k: v.tolist() for k, v in r.counters.items()}} |
@@ -115,7 +115,7 @@ print(json.dumps({{k: v.tolist() for k, v in r.counters.items()}} |
 
 
 def test_kernel_equals_pure_python_run():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
     code = _NOJIT.format(root=root)
     out = {}
     for flag in ("0", "1"):

@@ -27,7 +27,6 @@ at the next new ACK).
 from __future__ import annotations
 
 import pytest
-from rfc6298 import estimator
 
 from qosmodels import Flow, Link, Network
 from qosmodels.errors import ScenarioError
@@ -35,6 +34,8 @@ from qosmodels.sim import TcpNewReno, TcpReno, simulate
 from qosmodels.sim._kernels import layout as K
 from qosmodels.sim._kernels.sources import reno
 from qosmodels.sim.compile import compile_scenario, pack_params
+
+from .rfc6298 import estimator
 
 D = 0.05               # s
 C = 10e6               # bit/s
