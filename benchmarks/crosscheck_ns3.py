@@ -16,7 +16,7 @@ It prints aggregate goodput, per-flow goodput and the bottleneck drop rate
 of both simulators side by side.  ``--worker ns3`` (or ``--worker
 qosmodels``) runs one simulator only and prints its measurements as one JSON
 line prefixed ``RESULT``; ``bench_peers.py`` and
-``tests/test_sim_crosscheck.py`` use it.
+``tests/sim/test_crosscheck.py`` use it.
 
 How ns-3 is configured to match qosmodels (qosmodels' defaults are kept;
 ns-3 is changed where its defaults differ):

@@ -7,7 +7,7 @@ import pytest
 
 from qosmodels import Flow, Link, Network, ScenarioError
 from qosmodels.errors import ScenarioTypeError
-from qosmodels.sim import DropTail, TcpReno
+from qosmodels.mechanisms import Cbr, DropTail, TcpReno
 from qosmodels.units import Mbps, ms
 
 
@@ -95,6 +95,12 @@ def test_flow_weight_must_be_positive(w):
 def test_flow_packet_size_must_be_positive(size):
     with pytest.raises(ScenarioError, match=r"Flow\.packet_size must be >= 1.*bytes"):
         Flow(route=["a", "b"], packet_size=size)
+
+
+def test_flow_packet_size_must_agree_with_its_sources():
+    with pytest.raises(ScenarioError, match=r"Flow.packet_size = 500 bytes differs from its "
+                                            r"source's packet_size = 1500"):
+        Flow(["a", "b"], packet_size=500, source=Cbr(packet_size=1500))
 
 
 def test_flow_stop_must_follow_start():

@@ -28,9 +28,18 @@ import textwrap
 
 import griffe
 
-#: Modules with a page in the API reference (docs/api/*.md).
+#: Modules whose objects the API reference shows (docs/api/*.md): a page's module, and the
+#: modules defining the classes a package's page shows as re-exports (qosmodels.mechanisms).
 DOCUMENTED = {
     "qosmodels.network",
+    "qosmodels.mechanisms",
+    "qosmodels.mechanisms.droptail",
+    "qosmodels.mechanisms.red",
+    "qosmodels.mechanisms.priority",
+    "qosmodels.mechanisms.random_loss",
+    "qosmodels.mechanisms.tcp",
+    "qosmodels.mechanisms.window",
+    "qosmodels.mechanisms.open_loop",
     "qosmodels.topologies",
     "qosmodels.allocation",
     "qosmodels.allocation.result",
@@ -39,7 +48,6 @@ DOCUMENTED = {
     "qosmodels.errors",
     "qosmodels.sim",
     "qosmodels.sim.simulate",
-    "qosmodels.sim.specs",
     "qosmodels.sim.result",
 }
 #: Modules whose page also shows members without a docstring (show_if_no_docstring).

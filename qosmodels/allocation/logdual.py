@@ -57,7 +57,7 @@ alpha-fair allocation for the capacities ``R x`` (all within a relative
 is dropped changes its flows' rates by about ``(p_l / q_i) / alpha`` at most.
 
 Measured (200 random networks of 5 to 30 flows on 2 to 12 links, the test
-set of tests/test_allocation_large_alpha.py, unit weights): no failure at
+set of tests/allocation/test_large_alpha.py, unit weights): no failure at
 alpha = 4, 5, 30, 100, 1e3 ... 1e6, 18 to 22 Newton steps on average; at
 alpha = 2.2, 2.5 and 3, one network in 200 needs 290 to 420 steps (a
 degenerate link, saturated with a vanishing price, where both its relative

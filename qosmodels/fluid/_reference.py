@@ -2,7 +2,7 @@
 
 These are the independent second implementations the Numba integrator is
 compared with (benchmarks/bench_fluid.py, the slow test in
-tests/test_fluid_reference.py).  They write the same model in the classic
+tests/fluid/test_reference.py).  They write the same model in the classic
 per-flow form, which an adaptive DDE or ODE solver can take, instead of the
 kernel's cumulative arrival curves:
 

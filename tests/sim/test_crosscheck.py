@@ -12,7 +12,7 @@ aggregate goodput, is an independent simulation.
 ns-3 and ns.py both install a package called ``ns``, so ns-3 usually lives in
 its own virtual environment: the test uses ``ns`` from this interpreter if it
 is ns-3, else the interpreter named by ``$NS3_PYTHON``, and skips when
-neither has ns-3.  Run with ``python -m pytest tests/test_sim_crosscheck.py -m slow``
+neither has ns-3.  Run with ``python -m pytest tests/sim/test_crosscheck.py -m slow``
 (about a minute per case: importing ns-3's cppyy bindings alone takes ~8 s).
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "crosscheck_ns3.py"
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "crosscheck_ns3.py"
 
 
 def _has_ns3(python: str) -> bool:

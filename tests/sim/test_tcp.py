@@ -249,28 +249,14 @@ def test_byte_arithmetic_follows_ns3_over_a_long_loss_free_run():
     assert float(res_p.cwnd_series[-1, 0]) != expected
 
 
-def test_window_arithmetic_is_validated_and_packed():
-    from qosmodels.errors import ScenarioError, ScenarioTypeError
-
-    with pytest.raises(ScenarioError, match=r"TcpNewReno\.window_arithmetic must be 'packets'"):
-        TcpNewReno(window_arithmetic="octets")
-    with pytest.raises(ScenarioError, match=r"window_arithmetic='bytes' needs segment_size"):
-        TcpReno(window_arithmetic="bytes")
-    with pytest.raises(ScenarioError, match=r"TcpNewReno\.segment_size"):
-        TcpNewReno(window_arithmetic="bytes", segment_size=0)
-    with pytest.raises(ScenarioTypeError, match=r"TcpNewReno\.segment_size"):
-        TcpNewReno(window_arithmetic="bytes", segment_size="958")
+def test_window_arithmetic_is_packed():
+    # its validation: tests/mechanisms/test_tcp.py
     assert pack_params(TcpNewReno())[reno.TCP_SEGMENT] == 0.0
     assert pack_params(TcpNewReno(segment_size=958))[reno.TCP_SEGMENT] == 0.0  # packets: unused
     assert pack_params(TcpNewReno(window_arithmetic="bytes", segment_size=958))[reno.TCP_SEGMENT] == 958
 
 
-def test_recovery_rule_is_validated_and_packed():
-    from qosmodels.errors import ScenarioError
-
-    with pytest.raises(ScenarioError, match=r"TcpNewReno\.recovery must be 'inflation'"):
-        TcpNewReno(recovery="sack")
-    with pytest.raises(ScenarioError, match=r"TcpReno\.recovery must be 'inflation'"):
-        TcpReno(recovery=None)
+def test_recovery_rule_is_packed():
+    # its validation: tests/mechanisms/test_tcp.py
     assert pack_params(TcpNewReno())[reno.TCP_RECOVERY] == reno.RECOVERY_INFLATION
     assert pack_params(TcpNewReno(recovery="pipe"))[reno.TCP_RECOVERY] == reno.RECOVERY_PIPE

@@ -97,5 +97,5 @@ def test_red_validation():
         solve_fluid(dumbbell(1), 1.0, control="Reno", red_links=["x->y"])
     with pytest.raises(ScenarioError, match="no RED link"):
         reno_equilibrium(dumbbell(1), [])
-    with pytest.raises(TypeError, match="red must be a qosmodels.sim.Red"):
+    with pytest.raises(TypeError, match="red must be a qosmodels.mechanisms.Red"):
         solve_fluid(dumbbell(1), 1.0, control="Reno", red_links=["r0->r1"], red=object())

@@ -1,4 +1,6 @@
-"""The simulator's engine: conservation, determinism, limits, bad input, jit against no-jit."""
+"""The simulator's engine: conservation, determinism, limits, bad run options, jit against no-jit.
+
+The specs' own validation is tested in ``tests/mechanisms/``."""
 
 from __future__ import annotations
 
@@ -105,7 +107,7 @@ def test_generator_and_seedsequence_seeds():
 _NOJIT = """
 import json, sys
 sys.path.insert(0, {root!r})
-from tests.test_sim_engine import mixed_network
+from tests.sim.test_engine import mixed_network
 from qosmodels.sim import simulate, Record
 r = simulate(mixed_network(5, 5, 4), 1.5, seed=3, record=Record(interval=0.5, cwnd=True))
 print(json.dumps({{k: v.tolist() for k, v in r.counters.items()}} |
@@ -115,7 +117,7 @@ print(json.dumps({{k: v.tolist() for k, v in r.counters.items()}} |
 
 
 def test_kernel_equals_pure_python_run():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
     code = _NOJIT.format(root=root)
     out = {}
     for flag in ("0", "1"):
@@ -158,34 +160,6 @@ def test_bad_run_options(kwargs, match):
         if isinstance(kwargs.get("limits"), dict):
             kwargs["limits"] = Limits(**kwargs["limits"])
         simulate(net, **kwargs)
-
-
-@pytest.mark.parametrize("make, match", [
-    (lambda: Red(min_th=10, max_th=5), r"Red.min_th must be below Red.max_th"),
-    (lambda: Red(max_p=0.0), r"Red.max_p must be > 0"),
-    (lambda: Red(max_p=1.5), r"Red.max_p must be in \(0, 1\]"),
-    (lambda: Red(w_q=0.0), r"Red.w_q must be > 0"),
-    (lambda: Red(w_q=2.0), r"Red.w_q must be in \(0, 1\]"),
-    (lambda: Red(gentle=1), r"Red.gentle must be True or False"),
-    (lambda: Priority(classes=1), r"Priority.classes must be >= 2"),
-    (lambda: RandomLoss(1.0), r"RandomLoss.p must be in \[0, 1\)"),
-    (lambda: TcpNewReno(max_window=0), r"TcpNewReno.max_window must be >= 1"),
-    (lambda: TcpReno(initial_window=0), r"TcpReno.initial_window must be >= 1"),
-    (lambda: TcpReno(min_rto=1.0, max_rto=0.5), r"TcpReno.max_rto must be >= min_rto"),
-    (lambda: TcpReno(packet_size=0), r"TcpReno.packet_size must be >= 1"),
-    (lambda: GenericWindow(window=0), r"GenericWindow.window must be >= 1"),
-    (lambda: GenericWindow(beta=1.0), r"GenericWindow.beta must be > 1"),
-    (lambda: Cbr(rate=0.0), r"Cbr.rate must be > 0"),
-    (lambda: Poisson(rate=-1.0), r"Poisson.rate must be > 0"),
-    (lambda: Poisson(window=0), r"Poisson.window must be >= 1"),
-    (lambda: OnOff(on_time=0.0), r"OnOff.on_time must be > 0"),
-    (lambda: Cbr(packet_size=-5), r"Cbr.packet_size must be >= 1"),
-    (lambda: Flow(["a", "b"], packet_size=500, source=Cbr(packet_size=1500)),
-     r"Flow.packet_size = 500 bytes differs from its source's packet_size = 1500"),
-])
-def test_bad_specs(make, match):
-    with pytest.raises(ScenarioError, match=match):
-        make()
 
 
 def test_priority_class_beyond_queue_is_refused_before_running():

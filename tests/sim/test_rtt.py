@@ -10,13 +10,13 @@ closed form, independently of the kernel.
 from __future__ import annotations
 
 import pytest
-from rfc6298 import estimator
 
 from qosmodels import Flow, Link, Network
-from qosmodels.errors import ScenarioError
 from qosmodels.sim import RandomLoss, TcpNewReno, simulate
 from qosmodels.sim._kernels import layout as K
 from qosmodels.sim.compile import compile_scenario
+
+from .rfc6298 import estimator
 
 D = 0.05           # s, propagation delay of the only link (ACKs: propagation only)
 C = 100e6          # bit/s
@@ -91,9 +91,3 @@ def test_per_ack_sampling_never_times_a_retransmitted_packet():
     assert run(c, 60.0, 10**8) == K.ST_OK
     assert c.fi[0, K.FI_RETX] > 50 and c.fi[0, K.FI_TIMEOUTS] > 0
     assert R - 1e-12 <= c.ff[0, K.FF_SRTT] <= R + (W - 1) * TX + 1e-12
-
-
-@pytest.mark.parametrize("value", ["acks", "", None, 1, "Segment"])
-def test_rtt_samples_must_be_segment_or_ack(value):
-    with pytest.raises(ScenarioError, match=r"TcpNewReno\.rtt_samples must be 'segment'.*or 'ack'"):
-        TcpNewReno(rtt_samples=value)

@@ -1,0 +1,289 @@
+"""The contract between the specs (``qosmodels.mechanisms``) and the kernel modules.
+
+Every spec names a kernel module that ``dispatch`` knows; the module's
+``PARAMS`` names real fields of the spec and fits the parameter row; its
+named column constants say where ``pack_params`` puts each field; codes are
+unique; and the layers stay apart: describing a network loads neither the
+simulator nor Numba, the kernels import nothing above them, and no kernel
+function grows past what Numba's inliner copes with (SIMULATOR-DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib
+import pkgutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import qosmodels.mechanisms as M
+from qosmodels.mechanisms import (
+    Cbr,
+    DropTail,
+    EdgeSpec,
+    GenericWindow,
+    OnOff,
+    Poisson,
+    Priority,
+    QueueSpec,
+    RandomLoss,
+    Red,
+    SourceSpec,
+    Spec,
+    TcpNewReno,
+    TcpReno,
+)
+from qosmodels.sim import _kernels
+from qosmodels.sim._kernels import dispatch, layout
+from qosmodels.sim._kernels.queues import priority, random_loss, red
+from qosmodels.sim._kernels.sources import cbr, onoff, poisson, reno, window
+from qosmodels.sim.compile import kernel_module, pack_params
+
+KERNELS = Path(_kernels.__file__).parent
+MAX_FUNCTION_LINES = 250
+
+
+def _spec_classes() -> list[type]:
+    """Every concrete spec class defined in a module of ``qosmodels.mechanisms``."""
+    found = []
+    for info in pkgutil.iter_modules(M.__path__, M.__name__ + "."):
+        mod = importlib.import_module(info.name)
+        for obj in vars(mod).values():
+            if (isinstance(obj, type) and issubclass(obj, Spec) and dataclasses.is_dataclass(obj)
+                    and obj.__module__ == mod.__name__):
+                found.append(obj)
+    return sorted(found, key=lambda c: c.__name__)
+
+
+SPECS = _spec_classes()
+
+
+def _table(cls) -> dict:
+    """The dispatch table a spec class's kernel module must be in."""
+    if issubclass(cls, QueueSpec):
+        return dispatch.QUEUES
+    if issubclass(cls, SourceSpec):
+        return dispatch.SOURCES
+    if issubclass(cls, EdgeSpec):
+        return getattr(dispatch, "EDGES", {})
+    raise AssertionError(f"{cls.__name__} is neither a queue, a source nor an edge spec")
+
+
+def test_the_spec_classes_are_found_and_exported():
+    names = {c.__name__ for c in SPECS}
+    assert {"DropTail", "Red", "Priority", "RandomLoss", "TcpReno", "TcpNewReno",
+            "GenericWindow", "Cbr", "Poisson", "OnOff"} <= names
+    assert names <= set(M.__all__), f"spec classes missing from __all__: {names - set(M.__all__)}"
+
+
+@pytest.mark.parametrize("cls", SPECS, ids=lambda c: c.__name__)
+def test_spec_names_a_kernel_module_that_dispatch_knows(cls):
+    table = _table(cls)
+    assert cls.kernel in table, f"{cls.__name__}.kernel = {cls.kernel!r} is not in {sorted(table)}"
+    assert kernel_module(cls()) is table[cls.kernel]
+    assert isinstance(cls.kind, str) and cls.kind
+
+
+@pytest.mark.parametrize("table", ["QUEUES", "SOURCES"])
+def test_dispatch_tables_name_their_modules_and_cover_their_folders(table):
+    mods = getattr(dispatch, table)
+    for key, mod in mods.items():
+        assert mod.__name__ == f"{_kernels.__name__}.{key}"
+    folder = table.lower()
+    on_disk = {f"{folder}.{p.stem}" for p in (KERNELS / folder).glob("*.py")
+               if p.stem != "__init__"}
+    assert on_disk == set(mods), f"kernel modules not in dispatch.{table}: {on_disk - set(mods)}"
+
+
+@pytest.mark.parametrize("cls", SPECS, ids=lambda c: c.__name__)
+def test_params_are_fields_of_the_spec_and_fit_the_row(cls):
+    kmod = _table(cls)[cls.kernel]
+    fields = {f.name for f in dataclasses.fields(cls)}
+    spec = cls()
+    assert isinstance(kmod.PARAMS, tuple)
+    assert len(kmod.PARAMS) <= layout.PARAM_ROW, (
+        f"{kmod.__name__}.PARAMS has {len(kmod.PARAMS)} entries, the row {layout.PARAM_ROW}")
+    for entry in kmod.PARAMS:
+        if isinstance(entry, str):
+            assert entry in fields, (
+                f"{kmod.__name__}.PARAMS: {entry!r} is no field of {cls.__name__}")
+        else:
+            assert isinstance(entry, tuple) and len(entry) == 2, entry
+            label, fn = entry
+            assert isinstance(label, str) and callable(fn), entry
+            value = fn(spec)
+            assert value is None or np.isfinite(float(value)), (label, value)
+
+
+@pytest.mark.parametrize("table", ["QUEUES", "SOURCES"])
+def test_codes_are_unique_small_integers(table):
+    codes = {key: mod.CODE for key, mod in getattr(dispatch, table).items()}
+    assert all(isinstance(c, int) and c >= 0 for c in codes.values()), codes
+    assert len(set(codes.values())) == len(codes), f"{table} codes collide: {codes}"
+
+
+def test_sources_set_their_flows_up():
+    for key, mod in dispatch.SOURCES.items():
+        spec = next(cls() for cls in SPECS if cls.kernel == key)
+        ff = np.zeros(layout.N_FF)
+        fi = np.zeros(layout.N_FI, dtype=np.int64)
+        w = mod.setup(spec, ff, fi)
+        assert int(w) == w and w >= 0, (key, w)
+
+
+#: (spec, [(column constant, value), ...]): every column of the module's PARAMS, named.
+PACK_CASES = [
+    (DropTail(), []),
+    (Red(min_th=3, max_th=9, max_p=0.25, w_q=0.01, gentle=True, typical_packet_size=1500),
+     [(red.RED_MIN_TH, 3), (red.RED_MAX_TH, 9), (red.RED_MAX_P, 0.25), (red.RED_W_Q, 0.01),
+      (red.RED_GENTLE, 1), (red.RED_MARK, 0), (red.RED_TYPICAL_SIZE, 1500)]),
+    (Red(mark=True),
+     [(red.RED_MIN_TH, 5), (red.RED_MAX_TH, 15), (red.RED_MAX_P, 0.1), (red.RED_W_Q, 0.002),
+      (red.RED_GENTLE, 0), (red.RED_MARK, 1), (red.RED_TYPICAL_SIZE, 1000)]),
+    (Priority(classes=5), [(priority.PRIO_CLASSES, 5)]),
+    (RandomLoss(0.07), [(random_loss.LOSS_P, 0.07)]),
+    (TcpReno(max_window=77, initial_window=3, initial_ssthresh=12, min_rto=0.3, max_rto=30,
+             initial_rto=2, ecn=True, timer="slow-but-steady"),
+     [(reno.TCP_MAX_WINDOW, 77), (reno.TCP_INIT_WINDOW, 3), (reno.TCP_INIT_SSTHRESH, 12),
+      (reno.TCP_MIN_RTO, 0.3), (reno.TCP_MAX_RTO, 30), (reno.TCP_INIT_RTO, 2), (reno.TCP_ECN, 1),
+      (reno.TCP_RTT_PER_ACK, 0), (reno.TCP_TIMER, reno.TIMER_SLOW),
+      (reno.TCP_RECOVERY, reno.RECOVERY_INFLATION), (reno.TCP_SEGMENT, 0), (reno.TCP_NEWRENO, 0)]),
+    (TcpNewReno(max_window=40, rtt_samples="ack", timer="impatient", recovery="pipe",
+                window_arithmetic="bytes", segment_size=958),
+     [(reno.TCP_MAX_WINDOW, 40), (reno.TCP_INIT_WINDOW, 1), (reno.TCP_INIT_SSTHRESH, 0),
+      (reno.TCP_MIN_RTO, 0.2), (reno.TCP_MAX_RTO, 60), (reno.TCP_INIT_RTO, 1), (reno.TCP_ECN, 0),
+      (reno.TCP_RTT_PER_ACK, 1), (reno.TCP_TIMER, reno.TIMER_IMPATIENT),
+      (reno.TCP_RECOVERY, reno.RECOVERY_PIPE), (reno.TCP_SEGMENT, 958), (reno.TCP_NEWRENO, 1)]),
+    (GenericWindow(window=9, beta=3, rtt_gain=0.25, initial_rtt=0.4, priority=1),
+     [(window.GEN_WINDOW, 9), (window.GEN_BETA, 3), (window.GEN_GAIN, 0.25),
+      (window.GEN_INIT_RTT, 0.4)]),
+    (Poisson(rate=3e5, window=6, beta=2.5, rtt_gain=0.5, initial_rtt=0.3),
+     [(window.GEN_WINDOW, 6), (window.GEN_BETA, 2.5), (window.GEN_GAIN, 0.5),
+      (window.GEN_INIT_RTT, 0.3), (poisson.POI_RATE, 3e5)]),
+    (Poisson(rate=2e5),
+     [(window.GEN_WINDOW, 0), (window.GEN_BETA, 2), (window.GEN_GAIN, 0.125),
+      (window.GEN_INIT_RTT, 1), (poisson.POI_RATE, 2e5)]),
+    (Cbr(rate=4e5, priority=1), [(cbr.CBR_RATE, 4e5)]),
+    (OnOff(rate=3e6, on_time=0.2, off_time=0.7, exponential=False),
+     [(onoff.ONOFF_RATE, 3e6), (onoff.ONOFF_ON, 0.2), (onoff.ONOFF_OFF, 0.7),
+      (onoff.ONOFF_EXP, 0)]),
+]
+
+
+def test_every_spec_has_a_packing_case():
+    assert {type(s) for s, _ in PACK_CASES} == set(SPECS)
+
+
+@pytest.mark.parametrize("spec, columns", PACK_CASES,
+                         ids=[f"{type(s).__name__}-{i}" for i, (s, _) in enumerate(PACK_CASES)])
+def test_pack_params_puts_each_field_in_its_named_column(spec, columns):
+    kmod = kernel_module(spec)
+    cols = [c for c, _ in columns]
+    # the named constants are the row's columns 0 .. len(PARAMS) - 1, each once
+    assert sorted(cols) == list(range(len(kmod.PARAMS))), (kmod.__name__, cols)
+    expected = np.zeros(layout.PARAM_ROW)
+    for c, v in columns:
+        expected[c] = v
+    np.testing.assert_array_equal(pack_params(spec), expected)
+
+
+# ------------------------------------------------------------------ layers
+@pytest.mark.parametrize("module", ["qosmodels.network", "qosmodels.mechanisms"])
+def test_describing_loads_neither_the_simulator_nor_numba(module):
+    code = (f"import sys, {module}; "
+            "print(sorted(m for m in sys.modules if m == 'numba' or m.startswith('numba.') "
+            "or m == 'qosmodels.sim' or m.startswith('qosmodels.sim.')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]", f"import {module} loaded {proc.stdout.strip()}"
+
+
+#: Packages a kernel module must not import: the layers above the kernels.
+_ABOVE = ("qosmodels.network", "qosmodels.mechanisms", "qosmodels.experiments")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(KERNELS).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join((_kernels.__name__, *parts))
+
+
+def _upward_imports(source: str, name: str, is_package: bool = False) -> list[str]:
+    """The modules above the kernels that module ``name`` (source ``source``) imports."""
+    package = name if is_package else name.rpartition(".")[0]
+    targets = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            targets += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - (node.level - 1)])
+                base = f"{base}.{node.module}" if node.module else base
+            else:
+                base = node.module
+            targets += [base] + [f"{base}.{a.name}" for a in node.names]
+    bad = []
+    for t in targets:
+        in_sim = t == "qosmodels.sim" or t.startswith("qosmodels.sim.")
+        in_kernels = t == _kernels.__name__ or t.startswith(_kernels.__name__ + ".")
+        if (in_sim and not in_kernels) or any(t == a or t.startswith(a + ".") for a in _ABOVE):
+            bad.append(t)
+    return sorted(set(bad))
+
+
+def test_the_import_checker_finds_upward_imports():
+    source = textwrap.dedent("""
+        import numpy as np
+        from .. import layout
+        from ..layout import LF_QP
+        from ...compile import pack_params
+        from .... import network
+        import qosmodels.mechanisms.red
+        def f():
+            from qosmodels import experiments
+    """)
+    assert _upward_imports(source, "qosmodels.sim._kernels.queues.fake") == [
+        "qosmodels.experiments", "qosmodels.mechanisms.red", "qosmodels.network",
+        "qosmodels.sim.compile", "qosmodels.sim.compile.pack_params"]
+
+
+def test_kernels_import_nothing_above_them():
+    files = sorted(KERNELS.rglob("*.py"))
+    assert len(files) > 10
+    offenders = {}
+    for path in files:
+        bad = _upward_imports(path.read_text(), _module_name(path), path.name == "__init__.py")
+        if bad:
+            offenders[str(path.relative_to(KERNELS))] = bad
+    assert not offenders, f"kernel modules importing from above sim/_kernels: {offenders}"
+
+
+def _long_functions(source: str, limit: int = MAX_FUNCTION_LINES) -> list[tuple[str, int]]:
+    """(name, lines) of every function, nested ones included, longer than ``limit`` lines."""
+    return [(n.name, n.end_lineno - n.lineno + 1) for n in ast.walk(ast.parse(source))
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.end_lineno - n.lineno + 1 > limit]
+
+
+def test_the_length_checker_counts_lines():
+    def body(n):  # a function of exactly n lines
+        return "def f():\n" + "    x = 1\n" * (n - 1)
+    assert _long_functions(body(MAX_FUNCTION_LINES)) == []
+    assert _long_functions(body(MAX_FUNCTION_LINES + 1)) == [("f", MAX_FUNCTION_LINES + 1)]
+
+
+def test_no_kernel_function_is_longer_than_250_lines():
+    long = {str(p.relative_to(KERNELS)): _long_functions(p.read_text())
+            for p in sorted(KERNELS.rglob("*.py"))}
+    long = {k: v for k, v in long.items() if v}
+    assert not long, (f"kernel functions over {MAX_FUNCTION_LINES} lines (split them: each "
+                      f"inlined level is copied by Numba's inliner): {long}")
