@@ -103,7 +103,7 @@ def ack_arrives(S, p):
     return f, a, ece
 
 
-@rare_handler
+@handler
 def on_timer(S, f, k):
     """Flow ``f``'s timer slot ``k`` has come due; slot 0 is the retransmission timer."""
     fi = S.fi
