@@ -450,6 +450,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
             else pool + L + 6 * F + 16 + 2 * tm.shape[0])
     pi = np.zeros((pool, K.N_PI), dtype=np.int64)
     pi[:, K.PI_QPOS] = -1
+    pi[:, K.PI_FLOW] = -1  # free
     pf = np.zeros((pool, K.N_PF))
     free = np.arange(pool - 1, -1, -1, dtype=np.int64)
 

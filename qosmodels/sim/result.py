@@ -151,7 +151,7 @@ class SimulationResult:
         cw = c.cw_s[:n_s] if c.cw_s.shape[0] == c.thr_s.shape[0] else None
 
         # packets still in the network at the end, per flow (data only)
-        used = c.pi[:, K.PI_USED] == 1
+        used = c.pi[:, K.PI_FLOW] >= 0
         data = used & (c.pi[:, K.PI_KIND] == K.KIND_DATA)
         in_flight = np.bincount(c.pi[data, K.PI_FLOW], minlength=F)
         acks_in_flight = np.bincount(c.pi[used & (c.pi[:, K.PI_KIND] == K.KIND_ACK), K.PI_FLOW], minlength=F)

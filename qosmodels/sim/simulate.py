@@ -163,6 +163,46 @@ COMPILE_NOTE_AFTER = 1.0
 COMPILE_ESTIMATE = 45
 
 
+def kernel_sources_digest(root=None) -> str:
+    """SHA-256 of every source file of the packet kernel (``sim/_kernels/**/*.py``)."""
+    import hashlib
+    from pathlib import Path
+
+    root = Path(__file__).parent / "_kernels" if root is None else Path(root)
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _drop_stale_cache(run) -> None:
+    """Flush Numba's cached kernel if any kernel source changed since it was cached.
+
+    Numba invalidates a cached function when its own file changes, not when the
+    modules it inlines do (``engine.run`` inlines every handler module), so an
+    edited handler would silently run from the old cache.  The digest of all
+    kernel sources is kept beside the cache; when it differs the cache is
+    flushed (recompiled on the next call).  Where Numba's cache internals are
+    not as expected, nothing is done.
+    """
+    from pathlib import Path
+
+    cache = getattr(run, "_cache", None)
+    path = getattr(cache, "_cache_path", None)
+    if path is None or not hasattr(cache, "flush"):
+        return
+    stamp = Path(path) / "qosmodels-kernel-sources.sha256"
+    digest = kernel_sources_digest()
+    try:
+        if stamp.exists() and stamp.read_text().strip() == digest:
+            return
+        cache.flush()
+        stamp.write_text(digest + "\n")
+    except OSError:  # a read-only cache directory: Numba falls back as it can
+        return
+
+
 def _ensure_compiled(run, c, budget) -> float:
     """Compile (or load from Numba's cache) the packet kernel before the run is timed.
 
@@ -177,6 +217,8 @@ def _ensure_compiled(run, c, budget) -> float:
         return 0.0
     import sys
     import threading
+
+    _drop_stale_cache(run)
 
     def note():
         print(f"qosmodels: compiling the packet kernel once for this installation "

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-from qosmodels.sim import simulate as simulate_module  # noqa: F401
 from qosmodels.sim._kernels import layout as K
 from qosmodels.sim.simulate import COMPILE_NOTE_AFTER, _ensure_compiled
 
@@ -40,3 +39,43 @@ def test_a_cache_load_is_silent(capsys):
     run = FakeKernel(0.0)
     _ensure_compiled(run, None, 1)
     assert capsys.readouterr().err == ""
+
+
+def test_kernel_digest_changes_with_any_kernel_source(tmp_path):
+    import importlib
+    import shutil
+    from pathlib import Path
+
+    from qosmodels.sim.simulate import kernel_sources_digest
+
+    src = Path(importlib.import_module("qosmodels.sim.simulate").__file__).parent / "_kernels"
+    dst = tmp_path / "_kernels"
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    base = kernel_sources_digest(dst)
+    assert base == kernel_sources_digest(src)
+    red = dst / "queues" / "red.py"
+    red.write_text(red.read_text() + "\n# an edit in a handler module\n")
+    assert kernel_sources_digest(dst) != base
+
+
+class FakeCache:
+    def __init__(self, path):
+        self._cache_path = str(path)
+        self.flushed = 0
+
+    def flush(self):
+        self.flushed += 1
+
+
+def test_a_stale_cache_is_flushed_once(tmp_path):
+    from qosmodels.sim.simulate import _drop_stale_cache
+
+    run = FakeKernel(0.0)
+    run._cache = FakeCache(tmp_path)
+    _drop_stale_cache(run)  # no stamp yet: flush, write the stamp
+    assert run._cache.flushed == 1
+    _drop_stale_cache(run)  # same sources: keep the cache
+    assert run._cache.flushed == 1
+    (tmp_path / "qosmodels-kernel-sources.sha256").write_text("something else\n")
+    _drop_stale_cache(run)  # sources changed since: flush
+    assert run._cache.flushed == 2

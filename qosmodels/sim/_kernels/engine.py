@@ -61,7 +61,6 @@ from .timers import due
 _EV_MASK = (1 << EV_BITS) - 1
 
 
-
 @rare_handler
 def on_timer_event(S, slot):
     """Timer ``slot``'s event: if it has come due, its owner's handler.  (Not inlined,

@@ -120,15 +120,14 @@ OWNER_FLOW = 1
 OWNER_EDGE = 2
 
 # ----------------------------------------------------------------- packets
-PI_FLOW = 0
+PI_FLOW = 0         # -1 while the packet is free (in the pool)
 PI_SEQ = 1
 PI_HOP = 2
 PI_KIND = 3         # KIND_*: data, acknowledgement, in-band or out-of-band control
 PI_MARK = 4         # MARK_* bits
 PI_CLASS = 5        # class slot at a multi-class queue, chosen per packet (default: its flow's)
-PI_USED = 6
-PI_QPOS = 7         # position in its link's sorted queue (``sorted_queue``), -1 if in none
-N_PI = 8
+PI_QPOS = 6         # position in its link's sorted queue (``sorted_queue``), -1 if in none
+N_PI = 7
 
 # packet kinds (PI_KIND)
 KIND_DATA = 0

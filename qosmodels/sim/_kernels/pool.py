@@ -15,7 +15,7 @@ from .layout import (
     GI_STATUS,
     GI_WORK_HEAD,
     GI_WORK_N,
-    PI_USED,
+    PI_FLOW,
     ST_POOL_FULL,
     ST_WORK_FULL,
 )
@@ -23,7 +23,7 @@ from .layout import (
 
 @handler
 def alloc(S):
-    """A free packet's index, or -1 (status ``ST_POOL_FULL``)."""
+    """A free packet's index, or -1 (status ``ST_POOL_FULL``); the caller sets its flow."""
     gi = S.gi
     top = gi[GI_FREE_TOP] & POS
     if top == 0:
@@ -32,7 +32,6 @@ def alloc(S):
     top -= 1
     gi[GI_FREE_TOP] = top
     p = S.free[top] & POS
-    S.pi[p, PI_USED] = 1
     alive = S.free.shape[0] - top
     if alive > gi[GI_POOL_MAX]:
         gi[GI_POOL_MAX] = alive
@@ -41,8 +40,8 @@ def alloc(S):
 
 @handler
 def release(S, p):
-    """Return packet ``p`` to the pool."""
-    S.pi[p, PI_USED] = 0
+    """Return packet ``p`` to the pool (its flow becomes -1: free)."""
+    S.pi[p, PI_FLOW] = -1
     top = S.gi[GI_FREE_TOP] & POS
     S.free[top] = p
     S.gi[GI_FREE_TOP] = top + 1
