@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -27,33 +28,12 @@ MIXED = [(s, 2 + s % 7, 2 + s % 5) for s in range(40)]
 
 
 def mixed_network(seed: int, n_flows: int, n_links: int):
-    """A random network whose flows use every kind of source and links every discipline
-    (the generator of the engine's conservation test)."""
-    from qosmodels import Flow, Link, Network, topologies
-    from qosmodels.sim import (Cbr, GenericWindow, OnOff, Poisson, Priority, RandomLoss, Red,
-                               TcpNewReno, TcpReno)
+    """A random network whose flows use every kind of source and links every discipline:
+    the generator of the engine's conservation test (tests/sim/test_engine.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.sim.test_engine import mixed_network as generate
 
-    base = topologies.random_network(n_flows, n_links, seed=seed, capacity=(1e6, 5e6),
-                                     delay=(0.001, 0.02))
-    rng = np.random.default_rng(seed)
-    queues = [lambda: None, lambda: Red(min_th=2, max_th=6, max_p=0.2, w_q=0.05),
-              lambda: Priority(classes=2), lambda: RandomLoss(0.02)]
-    links = []
-    for link in base.links:
-        q = queues[rng.integers(len(queues))]()
-        buffer = int(rng.integers(1, 30))
-        links.append(Link(link.src, link.dst, link.capacity, link.delay, buffer=buffer,
-                          queue=q if q is not None else link.queue))
-    sources = [lambda: TcpReno(), lambda: TcpNewReno(max_window=20),
-               lambda: GenericWindow(window=4, priority=1), lambda: Cbr(rate=8e5),
-               lambda: Poisson(rate=5e5), lambda: Poisson(rate=5e5, window=3),
-               lambda: OnOff(rate=2e6, on_time=0.2, off_time=0.3)]
-    flows = []
-    for f in base.flows:
-        src = sources[rng.integers(len(sources))]()
-        flows.append(Flow(f.route, source=src, start=float(rng.uniform(0, 0.5)),
-                          stop=float(rng.uniform(2, 4)) if rng.random() < 0.3 else None))
-    return Network(links, flows)
+    return generate(seed, n_flows, n_links)
 
 
 def dumbbell(n: int, red: bool, source_kw: dict | None = None, reverse: bool = False):

@@ -213,8 +213,8 @@ def _ensure_compiled(run, c, budget) -> float:
     long it took when it is done.  Returns the seconds spent (0 when the kernel
     was already compiled in this process).
     """
-    if run.signatures:
-        return 0.0
+    if not hasattr(run, "signatures") or run.signatures:
+        return 0.0  # compiled already, or Numba disabled (NUMBA_DISABLE_JIT=1): nothing to do
     import sys
     import threading
 
