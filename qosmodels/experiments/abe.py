@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 
-
 from .. import abe
 from .registry import Check, Side, register
 

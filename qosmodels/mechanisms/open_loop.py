@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .._validate import real, integer
+from .._validate import integer, real
 from ..errors import ScenarioError
 from ._base import SourceSpec, _flag, _packet_size, _priority
 

@@ -12,9 +12,6 @@ of mechanisms (DESIGN.md, practice 2).  Numba is imported on the first run,
 not with this package.
 """
 
-from .compile import Limits, Record
-from .result import ReplicationResult, SimulationResult
-from .simulate import replicate, simulate
 from ..mechanisms import (
     Cbr,
     DropTail,
@@ -29,6 +26,9 @@ from ..mechanisms import (
     TcpNewReno,
     TcpReno,
 )
+from .compile import Limits, Record
+from .result import ReplicationResult, SimulationResult
+from .simulate import replicate, simulate
 
 __all__ = [
     "simulate", "replicate", "SimulationResult", "ReplicationResult", "Record", "Limits",

@@ -178,21 +178,25 @@ def pack_params(spec, kmod=None) -> np.ndarray:
     return row
 
 
+def _owners(network) -> list[tuple[int, int, object, str]]:
+    """``(kind, index, spec, name)`` of every owner of mechanism state: each link's queue
+    (``K.OWNER_LINK``), then each flow's source (``K.OWNER_FLOW``)."""
+    return ([(K.OWNER_LINK, l, link.queue, link.name) for l, link in enumerate(network.links)]
+            + [(K.OWNER_FLOW, i, flow.source, name)
+               for i, (flow, name) in enumerate(zip(network.flows, network.flow_names))])
+
+
+def _channels(spec) -> tuple[str, ...]:
+    """The trace channels ``spec``'s kernel module records for it (its ``traces(spec)``)."""
+    fn = getattr(kernel_module(spec), "traces", None)
+    return tuple(fn(spec)) if fn else ()
+
+
 def trace_channels(network) -> list[tuple[str, str]]:
     """The trace channels the network's mechanisms record, in channel-number order:
-    ``(name, owner)`` pairs, ``owner`` a link's or a flow's name.
-
-    Links' queues come first, in link order, then flows' sources; each
-    mechanism's kernel module names its channels with ``traces(spec)``.
-    """
-    out: list[tuple[str, str]] = []
-    for link in network.links:
-        fn = getattr(kernel_module(link.queue), "traces", None)
-        out.extend((name, link.name) for name in (fn(link.queue) if fn else ()))
-    for flow, fname in zip(network.flows, network.flow_names):
-        fn = getattr(kernel_module(flow.source), "traces", None)
-        out.extend((name, fname) for name in (fn(flow.source) if fn else ()))
-    return out
+    ``(name, owner)`` pairs, ``owner`` a link's or a flow's name (links' queues first,
+    in link order, then flows' sources)."""
+    return [(ch, name) for _, _, spec, name in _owners(network) for ch in _channels(spec)]
 
 
 def _seed_state(seed) -> np.ndarray:
@@ -319,35 +323,30 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     per_ack = bool(fi[:, K.FI_PER_ACK].any())
     stime = np.zeros(max(int(ooo_off[-1]), 1) if per_ack else 1)
 
-    # trace channels, numbered as trace_channels() lists them: links, then flows
+    # trace channels (numbered as trace_channels() lists them) and timer slots (as many per
+    # owner as its kernel module's TIMERS); an owner's first of each in its row, -1: none
+    rows = {K.OWNER_LINK: (li, K.LI_TRACE0, K.LI_TIMER0),
+            K.OWNER_FLOW: (fi, K.FI_TRACE0, K.FI_TIMER0)}
+    li[:, [K.LI_TRACE0, K.LI_TIMER0]] = -1
+    fi[:, [K.FI_TRACE0, K.FI_TIMER0]] = -1
     n_ch = 0
-    for owner_rows, col, specs in ((li, K.LI_TRACE0, [link.queue for link in links]),
-                                   (fi, K.FI_TRACE0, [flow.source for flow in flows])):
-        owner_rows[:, col] = -1
-        for j, spec in enumerate(specs):
-            fn = getattr(kernel_module(spec), "traces", None)
-            k = len(fn(spec)) if fn else 0
-            if k:
-                owner_rows[j, col] = n_ch
-                n_ch += k
+    slots: list[tuple[int, int, int]] = []
+    for kind, j, spec, _ in _owners(network):
+        owner_rows, ch_col, tm_col = rows[kind]
+        k = len(_channels(spec))
+        if k:
+            owner_rows[j, ch_col] = n_ch
+            n_ch += k
+        n = getattr(kernel_module(spec), "TIMERS", 0)
+        if n:
+            owner_rows[j, tm_col] = len(slots)
+            slots.extend((kind, j, t) for t in range(n))
     n_tr = record.trace_points if n_ch else 1
-
-    # timer slots: as many per owner as its kernel module's TIMERS
-    owners = []
-    for kind, owner_rows, col, specs in (
-            (K.OWNER_LINK, li, K.LI_TIMER0, [link.queue for link in links]),
-            (K.OWNER_FLOW, fi, K.FI_TIMER0, [flow.source for flow in flows])):
-        owner_rows[:, col] = -1
-        for j, spec in enumerate(specs):
-            n = getattr(kernel_module(spec), "TIMERS", 0)
-            if n:
-                owner_rows[j, col] = len(owners)
-                owners.extend((kind, j, k) for k in range(n))
-    tm = np.zeros((max(len(owners), 1), K.N_TM))
+    tm = np.zeros((max(len(slots), 1), K.N_TM))
     tm[:, K.TM_DEADLINE] = np.inf
-    tmi = np.zeros((max(len(owners), 1), K.N_TMI), dtype=np.int64)
-    for t_slot, (kind, j, k) in enumerate(owners):
-        tmi[t_slot, K.TMI_OWNER_KIND], tmi[t_slot, K.TMI_OWNER], tmi[t_slot, K.TMI_K] = kind, j, k
+    tmi = np.zeros((max(len(slots), 1), K.N_TMI), dtype=np.int64)
+    for t_slot, (kind, j, t) in enumerate(slots):
+        tmi[t_slot, K.TMI_OWNER_KIND], tmi[t_slot, K.TMI_OWNER], tmi[t_slot, K.TMI_K] = kind, j, t
 
     # packet classes against the priority queues they cross (data forward, ACKs back)
     rev = np.asarray(network.reverse_route_links, dtype=np.int64)

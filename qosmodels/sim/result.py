@@ -35,7 +35,7 @@ def _traces(network, c) -> dict:
 
     n = int(c.gi[K.GI_TRACE_N])
     ch, t, v = c.tr_c[:n], c.tr_t[:n], c.tr_v[:n]
-    names = [n for n, _ in channels]
+    names = [name for name, _ in channels]
     out = {}
     for k, (name, owner) in enumerate(channels):
         sel = ch == k
@@ -154,7 +154,8 @@ class SimulationResult:
         used = c.pi[:, K.PI_FLOW] >= 0
         data = used & (c.pi[:, K.PI_KIND] == K.KIND_DATA)
         in_flight = np.bincount(c.pi[data, K.PI_FLOW], minlength=F)
-        acks_in_flight = np.bincount(c.pi[used & (c.pi[:, K.PI_KIND] == K.KIND_ACK), K.PI_FLOW], minlength=F)
+        acks = used & (c.pi[:, K.PI_KIND] == K.KIND_ACK)
+        acks_in_flight = np.bincount(c.pi[acks, K.PI_FLOW], minlength=F)
         counters = {
             "sent": fi[:, K.FI_SENT],
             "retransmitted": fi[:, K.FI_RETX],

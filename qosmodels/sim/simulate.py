@@ -102,7 +102,7 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
     Notes
     -----
     The first run in a fresh installation compiles the packet kernel (about
-    45 s on a 2-core machine), says so on standard error, and reports that
+    50 s on a 2-core machine), says so on standard error, and reports that
     time as ``compile_time``, apart from ``wall_time``; Numba caches the
     kernel, so later runs, in any process, start at once.
 
@@ -160,7 +160,7 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
 #: Seconds a first call may take loading the cached kernel before a note says it is compiling.
 COMPILE_NOTE_AFTER = 1.0
 #: What compiling the packet kernel took from scratch on the development machine (2 vCPUs), s.
-COMPILE_ESTIMATE = 45
+COMPILE_ESTIMATE = 50
 
 
 def kernel_sources_digest(root=None) -> str:

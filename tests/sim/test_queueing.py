@@ -15,7 +15,7 @@ import pytest
 from qosmodels import Flow, Link, Network
 from qosmodels.experiments.textbook import md1k_loss
 from qosmodels.fq import fcfs_telnet_delay
-from qosmodels.sim import Cbr, DropTail, GenericWindow, Poisson, Record, Red, TcpNewReno, simulate
+from qosmodels.sim import Cbr, GenericWindow, Poisson, Record, Red, TcpNewReno, simulate
 
 C = 1e6            # bit/s
 SIZE = 1000        # bytes

@@ -3,6 +3,7 @@
 import numpy as np
 
 from ._jit import POS, handler
+from .dispatch import receiver_echo
 from .layout import (
     FF_ACK_BITS,
     FF_BITS,
@@ -24,20 +25,19 @@ from .layout import (
     GF_WARMUP,
     GI_NBINS,
     GI_STATUS,
-    PF_BITS,
-    PF_QDELAY,
-    PI_KIND,
-    PI_FLOW,
-    PI_HOP,
     KIND_ACK,
     MARK_CE,
+    PF_BITS,
+    PF_QDELAY,
+    PI_FLOW,
+    PI_HOP,
+    PI_KIND,
     PI_MARK,
     PI_SEQ,
     ST_RECEIVER_WINDOW,
     W_BITS,
     W_FORWARD,
 )
-from .dispatch import receiver_echo
 from .pool import defer, release
 
 

@@ -7,10 +7,11 @@ Figure 2 (average with idle decay, count-based spacing); S. Floyd, "Optimum
 functions for computing the drop probability", 1997 (gentle).
 """
 
-from .._jit import handler
+from .._jit import POS, handler
 from ..layout import (
     FI_ECN,
     GF_NOW,
+    KIND_DATA,
     LF_CAP,
     LF_IDLE_SINCE,
     LF_QP,
@@ -22,15 +23,13 @@ from ..layout import (
     LI_TRACE0,
     LI_TX,
     LI_WAITING,
-    PI_KIND,
-    PI_FLOW,
-    PI_MARK,
-    KIND_DATA,
     MARK_CE,
+    PI_FLOW,
+    PI_KIND,
+    PI_MARK,
 )
 from ..rng import rand
 from ..trace import record
-from .._jit import POS
 
 CODE = 1
 RED_MIN_TH = 0

@@ -11,7 +11,18 @@ A. Demers, S. Keshav, S. Shenker, SIGCOMM 1989, Section 3.1.
 import numpy as np
 
 from .._jit import POS, handler
-from ..layout import FF_RTO, FF_RTT_T0, FF_SP, FF_SRTT, FI_RTT_SEQ, FI_SND_NXT, FI_SND_UNA, FI_TIMER0, FI_TIMING, GF_NOW
+from ..layout import (
+    FF_RTO,
+    FF_RTT_T0,
+    FF_SP,
+    FF_SRTT,
+    FI_RTT_SEQ,
+    FI_SND_NXT,
+    FI_SND_UNA,
+    FI_TIMER0,
+    FI_TIMING,
+    GF_NOW,
+)
 from ..sender import arm_timer
 from ..timers import cancel
 
