@@ -112,12 +112,11 @@ TM_AT = 1           # time of the pending event (while TMI_PENDING), s
 N_TM = 2
 TMI_PENDING = 0     # 1 while an event for the slot is in the heap
 TMI_OWNER_KIND = 1  # OWNER_*
-TMI_OWNER = 2       # the owning link, flow or edge
+TMI_OWNER = 2       # the owning link or flow
 TMI_K = 3           # the slot's number among its owner's
 N_TMI = 4
 OWNER_LINK = 0
 OWNER_FLOW = 1
-OWNER_EDGE = 2
 
 # ----------------------------------------------------------------- packets
 PI_FLOW = 0         # -1 while the packet is free (in the pool)

@@ -1,4 +1,4 @@
-"""Timer slots: deadlines owned by a link, a flow or an edge element, on one event kind.
+"""Timer slots: deadlines owned by a link's queue or a flow's source, on one event kind.
 
 Each owner whose mechanism needs timers gets consecutive slots (its first slot
 in ``LI_TIMER0`` / ``FI_TIMER0``; a flow's slot 0 is its retransmission
