@@ -268,28 +268,8 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         if agg.edge is not None:
             kernel_module(agg.edge)  # refuses an element the simulator cannot run
 
-    # ---------------------------------------------------------------- links
-    lf = np.zeros((L, K.N_LF))
+    lf = np.zeros((L, K.N_LF))  # links' rows: filled below, after the crossings through them
     li = np.zeros((L, K.N_LI), dtype=np.int64)
-    n_slots = sum(link.queue.n_classes for link in links)
-    slot = np.zeros((n_slots, K.N_SL), dtype=np.int64)
-    s = off = 0
-    for l, link in enumerate(links):
-        lf[l, K.LF_CAP] = link.capacity
-        lf[l, K.LF_DELAY] = link.delay
-        kmod = kernel_module(link.queue)
-        lf[l, K.LF_QP:K.LF_QP + K.PARAM_ROW] = pack_params(link.queue, kmod)
-        li[l, K.LI_CODE] = kmod.CODE
-        li[l, K.LI_SLOT0] = s
-        li[l, K.LI_NSLOT] = link.queue.n_classes
-        li[l, K.LI_TX] = -1
-        li[l, K.LI_RED_COUNT] = -1
-        for _ in range(link.queue.n_classes):
-            slot[s, K.SL_OFF] = off
-            slot[s, K.SL_CAP] = link.buffer
-            off += link.buffer
-            s += 1
-    ring = np.full(max(off, 1), -1, dtype=np.int64)
 
     # ---------------------------------------------------------------- flows
     ff = np.zeros((F, K.N_FF))
@@ -402,20 +382,53 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     lk_pos = declared[np.argsort(x_link[declared], kind="stable")].astype(np.int64)
     lk_ptr = np.zeros(L + 1, dtype=np.int64)
     np.cumsum(np.bincount(x_link[declared], minlength=L), out=lk_ptr[1:])
+    x_flow = np.concatenate((np.repeat(np.arange(F), np.diff(r_ptr)),
+                             np.repeat(np.arange(F), np.diff(a_ptr)))).astype(np.int64)
     queue_kmods = [kernel_module(link.queue) for link in links]
-    # sorted queues (_kernels.sorted_queue), as large as the buffer, for the links whose
-    # queue mechanism keeps one (SORTED = True); one entry for the others' sake
-    from ._kernels.sorted_queue import sorted_queue_layout
-
-    sq_meta, sq_key, sq_seq, sq_pkt = sorted_queue_layout(
-        [link.buffer * link.queue.n_classes if getattr(m, "SORTED", False) else 0
-         for link, m in zip(links, queue_kmods)])
-    if sq_key.shape[0] == 0:
-        sq_key, sq_seq = np.full(1, np.inf), np.zeros(1, dtype=np.int64)
-        sq_pkt = np.full(1, -1, dtype=np.int64)
     hs = np.zeros((x_link.shape[0], max(getattr(m, "HOP_STATE", 0) for m in queue_kmods)))
     hsi = np.zeros((x_link.shape[0], max(getattr(m, "HOP_STATE_INT", 0) for m in queue_kmods)),
                    dtype=np.int64)
+
+    # ---------------------------------------------------------------- links
+    # class slots: a FIFO ring of ``buffer`` packets each; a queue mechanism may ask for
+    # a number of its own (``slots(spec, n_crossings)``: fair queueing's one per conversation)
+    n_link_slots = [kmod.slots(link.queue, int(lk_ptr[l + 1] - lk_ptr[l]))
+                    if hasattr(kmod, "slots") else link.queue.n_classes
+                    for l, (link, kmod) in enumerate(zip(links, queue_kmods))]
+    slot = np.zeros((max(sum(n_link_slots), 1), K.N_SL), dtype=np.int64)
+    s = off = 0
+    for l, (link, kmod) in enumerate(zip(links, queue_kmods)):
+        lf[l, K.LF_CAP] = link.capacity
+        lf[l, K.LF_DELAY] = link.delay
+        lf[l, K.LF_QP:K.LF_QP + K.PARAM_ROW] = pack_params(link.queue, kmod)
+        li[l, K.LI_CODE] = kmod.CODE
+        li[l, K.LI_SLOT0] = s
+        li[l, K.LI_NSLOT] = n_link_slots[l]
+        li[l, K.LI_TX] = -1
+        li[l, K.LI_RED_COUNT] = -1
+        for _ in range(n_link_slots[l]):
+            slot[s, K.SL_OFF] = off
+            slot[s, K.SL_CAP] = link.buffer
+            off += link.buffer
+            s += 1
+        if hasattr(kmod, "setup_link"):  # the mechanism's initial state of the link and its crossings
+            kmod.setup_link(link.queue, network, l, lk_pos[lk_ptr[l]:lk_ptr[l + 1]], x_flow,
+                            lf[l], li[l], hs, hsi)
+    ring = np.full(max(off, 1), -1, dtype=np.int64)
+
+    # sorted queues (_kernels.sorted_queue): per link two heaps (rows l and L + l of
+    # sq_meta) of the sizes the queue mechanism asks (``sorted_queues(spec, buffer,
+    # n_crossings)``; none for the others); one entry for the others' sake
+    from ._kernels.sorted_queue import sorted_queue_layout
+
+    caps = [kmod.sorted_queues(link.queue, link.buffer, int(lk_ptr[l + 1] - lk_ptr[l]))
+            if hasattr(kmod, "sorted_queues") else (0, 0)
+            for l, (link, kmod) in enumerate(zip(links, queue_kmods))]
+    sq_meta, sq_key, sq_seq, sq_pkt = sorted_queue_layout([c[0] for c in caps]
+                                                          + [c[1] for c in caps])
+    if sq_key.shape[0] == 0:
+        sq_key, sq_seq = np.full(1, np.inf), np.zeros(1, dtype=np.int64)
+        sq_pkt = np.full(1, -1, dtype=np.int64)
 
     # ---------------------------------------------------------------- queueing-delay histogram
     max_bits = float(ff[:, K.FF_BITS].max()) if F else 8000.0
@@ -443,7 +456,8 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         min_bits = 8.0 * min(ACK_SIZE, *(ff[:, K.FF_BITS] / 8.0)) if F else 320.0
         pipes = sum(math.ceil(link.capacity * link.delay / min_bits) + 1 for link in links)
         windows = int(sum(min(int(ooo_sizes[i]), 1 << 20) for i in range(F)))
-        pool = 2 * (int(slot[:, K.SL_CAP].sum()) + windows + pipes) + 64 * F + 1024
+        buffers = sum(link.buffer * link.queue.n_classes for link in links)
+        pool = 2 * (buffers + windows + pipes) + 64 * F + 1024
         pool = min(pool, 1 << 26)
     heap = (limits.heap_size if limits.heap_size is not None
             else pool + L + 6 * F + 16 + 2 * tm.shape[0])

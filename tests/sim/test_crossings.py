@@ -66,5 +66,6 @@ def test_a_packet_maps_to_the_crossing_of_the_link_it_enters():
 
 def test_sorted_queue_arena_is_empty_without_a_sorted_discipline():
     c = compile_scenario(network(), 1.0, seed=0)
-    assert c.sq_meta.shape == (5, 3) and not c.sq_meta[:, 1].any()  # no link keeps one
+    # two heaps per link (rows l and L + l), none of them with room: no link keeps one
+    assert c.sq_meta.shape == (10, 3) and not c.sq_meta[:, 1].any()
     assert (c.pi[:, K.PI_QPOS] == -1).all()

@@ -26,6 +26,9 @@ SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
 #: first (a token bucket or a ticket tagger) brings the ingress pseudo-hop with it.
 EDGES: dict = {}
 
+#: ``queue_select``'s answer for a discipline that keeps its packets in the class rings.
+RINGS = -2
+
 
 # ---------------------------------------------------------------------- queues
 @handler
@@ -44,6 +47,20 @@ def queue_admit(S, code, l, p):
     if code == random_loss.CODE:
         return random_loss.admit(S, l, p)
     return -1
+
+
+@handler
+def queue_store(S, code, l, p, s):
+    """Store admitted packet ``p`` (class slot ``s``) at busy link ``l`` the discipline's
+    way: True if it did (and counted it waiting), False for the class rings."""
+    return False
+
+
+@handler
+def queue_select(S, code, l):
+    """The packet link ``l`` sends next, taken out of the discipline's store (-1: none
+    waiting), or :data:`RINGS` for a discipline that keeps its packets in the rings."""
+    return RINGS
 
 
 @handler

@@ -17,7 +17,9 @@ LF_RED_AVG = LF_QP + PARAM_ROW  # packets
 LF_IDLE_SINCE = LF_RED_AVG + 1  # s
 LF_BUSY = LF_IDLE_SINCE + 1     # s of transmission inside the measurement window
 LF_BITS_W = LF_BUSY + 1         # bits departed inside the window
-N_LF = LF_BITS_W + 1
+LF_QS = LF_BITS_W + 1           # the queue mechanism's float state: LF_QS .. LF_QS + N_QS - 1
+N_QS = 6                        # (named by the kernel module, e.g. fair queueing's round number)
+N_LF = LF_QS + N_QS
 
 # ----------------------------------------------------------------- links, integer columns
 LI_CODE = 0         # queue discipline code
@@ -38,7 +40,9 @@ LI_DROPS_W = 14     # drops (all causes) inside the window
 LI_ARR_W = 15
 LI_TRACE0 = 16      # the queue's first trace channel, -1: none (``trace.record``)
 LI_TIMER0 = 17      # the queue's first timer slot (``timers``), -1: none
-N_LI = 18
+LI_QS = 18          # the queue mechanism's integer state: LI_QS .. LI_QS + N_QSI - 1
+N_QSI = 4
+N_LI = LI_QS + N_QSI
 
 # class slots (one FIFO ring per class of each link)
 SL_OFF = 0          # offset of the ring in the shared ring array
@@ -63,7 +67,9 @@ FF_ON_END = FF_CWND + 6         # on/off: end of the current on period
 FF_QD_SUM = FF_CWND + 7         # sum of queueing delays of packets delivered in the window, s
 FF_HIST_W = FF_CWND + 8         # width of a queueing-delay histogram bin, s
 FF_BYTES_W = FF_CWND + 9        # bytes of unique packets received inside the window
-N_FF = FF_CWND + 10
+FF_SS = FF_CWND + 10            # the source mechanism's float state: FF_SS .. FF_SS + N_SS - 1
+N_SS = 6
+N_FF = FF_SS + N_SS
 
 # ----------------------------------------------------------------- flows, integer columns
 FI_CODE = 0
@@ -104,7 +110,9 @@ FI_ECN = 34            # 1: the flow's data packets are ECN-capable (a RED queue
 FI_PER_ACK = 35        # 1: an RTT sample from every new ACK (send-time ring in ``stime``)
 FI_EARLY_TIMER = 36    # 1: a retransmission deadline moved earlier pushes a new timer event
 FI_TRACE0 = 37         # the source's first trace channel, -1: none
-N_FI = 38
+FI_SS = 38             # the source mechanism's integer state: FI_SS .. FI_SS + N_SSI - 1
+N_SSI = 4
+N_FI = FI_SS + N_SSI
 
 # ----------------------------------------------------------------- timer slots
 TM_DEADLINE = 0     # s; inf: off

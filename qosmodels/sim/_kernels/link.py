@@ -7,14 +7,13 @@ link's delay and starts the next one.
 """
 
 from ._jit import POS, handler
-from .dispatch import queue_admit, queue_class
+from .dispatch import RINGS, queue_admit, queue_class, queue_select, queue_store
+from .fifo import drop, pop_head, push_tail, waiting_up
 from .heap import push
 from .layout import (
     EV_ARRIVE,
     EV_BITS,
     EV_TXDONE,
-    FI_ACK_DROPS,
-    FI_DROPS,
     GF_END,
     GF_NOW,
     GF_WARMUP,
@@ -31,8 +30,6 @@ from .layout import (
     LI_DEP_W,
     LI_DEPARTURES,
     LI_DROP_OVERFLOW,
-    LI_DROPS_W,
-    LI_MAX_WAITING,
     LI_NSLOT,
     LI_SLOT0,
     LI_TX,
@@ -45,26 +42,9 @@ from .layout import (
     PI_KIND,
     SL_CAP,
     SL_COUNT,
-    SL_HEAD,
-    SL_OFF,
     ST_BAD_CLASS,
 )
-from .pool import in_window, release
-
-
-@handler
-def drop(S, l, p, cause):
-    """Drop packet ``p`` at link ``l``, counting it under ``cause`` (an ``LI_DROP_*`` column)."""
-    li, fi = S.li, S.fi
-    li[l, cause] += 1
-    if in_window(S):
-        li[l, LI_DROPS_W] += 1
-    f = S.pi[p, PI_FLOW] & POS
-    if S.pi[p, PI_KIND] == KIND_DATA:
-        fi[f, FI_DROPS] += 1
-    else:
-        fi[f, FI_ACK_DROPS] += 1
-    release(S, p)
+from .pool import release
 
 
 @handler
@@ -110,35 +90,26 @@ def enqueue(S, l, p):
     if li[l, LI_TX] < 0:
         start_tx(S, l, p)
         return
-    j = slot[s, SL_HEAD] + cnt
-    if j >= cap:
-        j -= cap
-    S.ring[(slot[s, SL_OFF] + j) & POS] = p
-    slot[s, SL_COUNT] = cnt + 1
-    w = li[l, LI_WAITING] + 1
-    li[l, LI_WAITING] = w
-    if w > li[l, LI_MAX_WAITING]:
-        li[l, LI_MAX_WAITING] = w
+    if queue_store(S, code, l, p, s):
+        return
+    push_tail(S, s, p)
+    waiting_up(S, l)
 
 
 @handler
 def dequeue(S, l):
-    """The next packet to send at link ``l`` (lowest class slot first), or -1."""
+    """The next packet to send at link ``l`` (the discipline's choice; by default the
+    lowest non-empty class slot's first packet), or -1."""
     li, slot = S.li, S.slot
+    p = queue_select(S, li[l, LI_CODE], l)
+    if p != RINGS:
+        return p
     s0 = li[l, LI_SLOT0] & POS
     for s in range(s0, s0 + li[l, LI_NSLOT]):
         s &= POS
-        cnt = slot[s, SL_COUNT]
-        if cnt > 0:
-            h = slot[s, SL_HEAD]
-            p = S.ring[(slot[s, SL_OFF] + h) & POS] & POS
-            h += 1
-            if h == slot[s, SL_CAP]:
-                h = 0
-            slot[s, SL_HEAD] = h
-            slot[s, SL_COUNT] = cnt - 1
+        if slot[s, SL_COUNT] > 0:
             li[l, LI_WAITING] -= 1
-            return p
+            return pop_head(S, s)
     return -1
 
 
