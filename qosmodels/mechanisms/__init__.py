@@ -8,13 +8,15 @@ same spec describes the mechanism to every analysis: the packet simulator
 models (which read :class:`Red`'s parameters) and the closed forms.  This
 package imports neither Numba nor the simulator (DESIGN.md, practice 2).
 
-Queues: :class:`DropTail`, :class:`Red`, :class:`Priority`, :class:`RandomLoss`.
+Queues: :class:`DropTail`, :class:`Red`, :class:`Priority`, :class:`RandomLoss`,
+:class:`FairQueueing`.
 Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`,
 :class:`Cbr`, :class:`Poisson`, :class:`OnOff`.
 """
 
 from ._base import EdgeSpec, QueueSpec, SourceSpec, Spec
 from .droptail import DropTail
+from .fair_queueing import FairQueueing
 from .open_loop import Cbr, OnOff, Poisson
 from .priority import Priority
 from .random_loss import RandomLoss
@@ -24,6 +26,6 @@ from .window import GenericWindow
 
 __all__ = [
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec",
-    "DropTail", "Red", "Priority", "RandomLoss",
+    "DropTail", "Red", "Priority", "RandomLoss", "FairQueueing",
     "TcpReno", "TcpNewReno", "GenericWindow", "Cbr", "Poisson", "OnOff",
 ]

@@ -27,6 +27,7 @@ from qosmodels.mechanisms import (
     Cbr,
     DropTail,
     EdgeSpec,
+    FairQueueing,
     GenericWindow,
     OnOff,
     Poisson,
@@ -41,7 +42,7 @@ from qosmodels.mechanisms import (
 )
 from qosmodels.sim import _kernels
 from qosmodels.sim._kernels import dispatch, layout
-from qosmodels.sim._kernels.queues import priority, random_loss, red
+from qosmodels.sim._kernels.queues import fair_queueing, priority, random_loss, red
 from qosmodels.sim._kernels.sources import cbr, onoff, poisson, reno, window
 from qosmodels.sim.compile import kernel_module, pack_params
 
@@ -148,6 +149,7 @@ PACK_CASES = [
       (red.RED_GENTLE, 0), (red.RED_MARK, 1), (red.RED_TYPICAL_SIZE, 1000)]),
     (Priority(classes=5), [(priority.PRIO_CLASSES, 5)]),
     (RandomLoss(0.07), [(random_loss.LOSS_P, 0.07)]),
+    (FairQueueing(delta=125), [(fair_queueing.FQ_DELTA, 1000)]),  # bytes in, bits packed
     (TcpReno(max_window=77, initial_window=3, initial_ssthresh=12, min_rto=0.3, max_rto=30,
              initial_rto=2, ecn=True, timer="slow-but-steady"),
      [(reno.TCP_MAX_WINDOW, 77), (reno.TCP_INIT_WINDOW, 3), (reno.TCP_INIT_SSTHRESH, 12),

@@ -14,12 +14,12 @@ import numpy as np
 
 from ._jit import handler
 from .layout import MARK_CE, MARK_ECE, PI_MARK
-from .queues import droptail, priority, random_loss, red
+from .queues import droptail, fair_queueing, priority, random_loss, red
 from .sources import cbr, onoff, poisson, reno, window
 
 #: Kernel modules by the ``kernel`` name their specs give.
 QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": priority,
-          "queues.random_loss": random_loss}
+          "queues.random_loss": random_loss, "queues.fair_queueing": fair_queueing}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff}
 #: Edge elements (a flow's or an aggregate's ingress): none runs in packets yet; the
@@ -36,6 +36,8 @@ def queue_class(S, code, l, p):
     """The class slot packet ``p`` joins at link ``l`` (-1: the queue has no such class)."""
     if code == priority.CODE:
         return priority.klass(S, l, p)
+    if code == fair_queueing.CODE:
+        return fair_queueing.klass(S, l, p)
     return 0
 
 
@@ -46,6 +48,8 @@ def queue_admit(S, code, l, p):
         return red.admit(S, l, p)
     if code == random_loss.CODE:
         return random_loss.admit(S, l, p)
+    if code == fair_queueing.CODE:
+        return fair_queueing.admit(S, l, p)
     return -1
 
 
@@ -53,6 +57,8 @@ def queue_admit(S, code, l, p):
 def queue_store(S, code, l, p, s):
     """Store admitted packet ``p`` (class slot ``s``) at busy link ``l`` the discipline's
     way: True if it did (and counted it waiting), False for the class rings."""
+    if code == fair_queueing.CODE:
+        return fair_queueing.store(S, l, p, s)
     return False
 
 
@@ -60,6 +66,8 @@ def queue_store(S, code, l, p, s):
 def queue_select(S, code, l):
     """The packet link ``l`` sends next, taken out of the discipline's store (-1: none
     waiting), or :data:`RINGS` for a discipline that keeps its packets in the rings."""
+    if code == fair_queueing.CODE:
+        return fair_queueing.select(S, l)
     return RINGS
 
 
