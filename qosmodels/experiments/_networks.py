@@ -51,14 +51,19 @@ def md1_params(net: Network) -> tuple[float, float, int]:
 
 
 def dks_fig1(rho: float, n_ftp: int = 3, window: int = 5, *, capacity: float = C,
-             size: int = SIZE) -> Network:
+             size: int = SIZE, queue=None) -> Network:
     """Figure 1 of Demers-Keshav-Shenker as a network: N window-W FTPs and a Poisson Telnet.
 
     Every source reaches gateway ``g`` over an "infinitely fast" link (1e13
-    bit/s, no delay, the paper's model); the gateway's FCFS output ``g->d``
-    has ``capacity``.  Flows ``ftp0..`` use :class:`~qosmodels.sim.GenericWindow`
-    with ``window`` packets; ``telnet`` is Poisson with ``rho = lambda P (N +
-    1)``, the paper's normalisation.
+    bit/s, no delay, the paper's model); the gateway's output ``g->d`` has
+    ``capacity`` and the discipline ``queue`` (FCFS drop-tail by default).
+    Flows ``ftp0..`` use :class:`~qosmodels.sim.GenericWindow` with ``window``
+    packets; ``telnet`` is Poisson with ``rho = lambda P (N + 1)``, the paper's
+    normalisation.  With a :class:`~qosmodels.mechanisms.FairQueueing` gateway
+    the FTPs start one after the other, FTP ``a`` when the round number
+    reaches ``a P / N`` (with ``a`` FTPs already backlogged, ``sum_{b <= a} b
+    P / N`` packet times after the first), so that their finish numbers are
+    staggered as the paper's curve assumes (``l_alpha = alpha / N``).
 
     Parameters
     ----------
@@ -68,15 +73,23 @@ def dks_fig1(rho: float, n_ftp: int = 3, window: int = 5, *, capacity: float = C
     capacity : float, bit/s
     size : int, bytes
         Size of every packet (P_T = P_F = P).
+    queue : QueueSpec or None
+        The gateway's discipline; ``None``: drop-tail.
     """
-    from ..sim import GenericWindow, Poisson
+    from ..mechanisms import DropTail, FairQueueing, GenericWindow, Poisson
 
+    queue = DropTail() if queue is None else queue
     fast = 1e13
+    P = 8 * size / capacity
     links = [Link(f"s{i}", "g", fast, 0.0, buffer=1000) for i in range(n_ftp + 1)]
-    links.append(Link("g", "d", capacity, 0.0, buffer=1000))
-    lam = rho / ((8 * size / capacity) * (n_ftp + 1))  # packets/s
+    links.append(Link("g", "d", capacity, 0.0, buffer=1000, queue=queue))
+    lam = rho / (P * (n_ftp + 1))  # packets/s
+    starts = [0.0] * n_ftp
+    if isinstance(queue, FairQueueing):
+        for a in range(1, n_ftp):
+            starts[a] = starts[a - 1] + P * a / n_ftp
     flows = [Flow([f"s{i}", "g", "d"], source=GenericWindow(window=window, packet_size=size),
-                  name=f"ftp{i}") for i in range(n_ftp)]
+                  name=f"ftp{i}", start=starts[i]) for i in range(n_ftp)]
     flows.append(Flow([f"s{n_ftp}", "g", "d"], source=Poisson(rate=lam * 8 * size,
                                                                   packet_size=size),
                       name="telnet"))

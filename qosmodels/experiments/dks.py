@@ -14,10 +14,10 @@ The experiment ``dks-fig1`` puts side by side:
   load rho: ``(N+1) rho / (2 (1 - rho))``), re-typed here; the paper column is
   the formula as printed (first term ``rho / (2 (1 - rho))``, a misprint the
   packets expose); theory is :func:`qosmodels.fq.telnet_delay`; packets are
-  the exact round-number engine :func:`qosmodels.fq.fair_queue` on Poisson
-  traces (:func:`qosmodels.fq.simulate_telnet_fq`), the mean over seeds with
-  a Student-t half-width, because :mod:`qosmodels.sim` has no FQ discipline
-  yet;
+  :func:`qosmodels.sim.replicate` on :func:`._networks.dks_fig1` with a
+  :class:`~qosmodels.mechanisms.FairQueueing` gateway (delta = 0 and delta =
+  P), the FTPs started so that their finish numbers are staggered as the
+  formula assumes (``l_alpha = alpha / N``), at rho = 0.1, 0.3, ..., 0.9;
 * the FCFS curve: expected is derived here from the paper's model (N W FTP
   packets always in the system, the server always busy): by PASTA a Telnet
   packet waits for the residual P/2 of the packet in service, the N W - 1
@@ -30,9 +30,9 @@ The experiment ``dks-fig1`` puts side by side:
   infinitely fast access links), from which the theory reads N, W and rho.
 
 Packet tolerances are about four standard errors of the mean at the chosen
-sample sizes (per-seed standard errors measured by batch means when they were
-chosen: FQ 0.7 % at rho = 0.3 and 1.8 % at 0.6 for 20000 Telnet packets;
-FCFS at most 0.2 % with 10 seeds of 3e5 packet times and 1 % with 4 of 3e4).
+sample sizes, measured on other seeds when they were chosen (FQ: 10 seeds of
+50000 Telnet packets, 0.5 % at rho = 0.1 to 8 % at 0.9; FCFS at most 0.2 %
+with 10 seeds of 3e5 packet times and 1 % with 4 of 3e4).
 
 References
 ----------
@@ -46,9 +46,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from ._networks import dks_fig1, fig1_params, packets_side, t_half_width
+from ._networks import SIZE as _SIZE
+from ._networks import dks_fig1, fig1_params, packets_side
 from .registry import Check, Side, register
 
 N, W = 3, 5
@@ -111,18 +110,31 @@ _MISPRINT = ("The paper column is the D_N(P)/P formula as printed, whose first t
              "it, not with the printed value.")
 
 
-def _fq_packets(rho, delta, quick):
-    from ..fq import simulate_telnet_fq
+#: Seeds and Telnet packets per seed of the FQ rows (quick, full), and their relative
+#: tolerances by rho: about four standard errors of the seed mean at these sizes (from
+#: the spread of 10 other seeds, measured when they were chosen, the larger of delta = 0
+#: and delta = P, rounded up).
+_FQ_RUNS = {True: (4, 20000), False: (10, 50000)}
+_FQ_TOL = {True: {0.1: 0.025, 0.3: 0.04, 0.5: 0.05, 0.7: 0.055, 0.9: 0.26},
+           False: {0.1: 0.015, 0.3: 0.016, 0.5: 0.02, 0.7: 0.025, 0.9: 0.085}}
 
-    seeds, n = (4, 2000) if quick else (5, 10000)
-    # ~4 standard errors of the seed mean at these sizes
-    tol = (0.05 if rho < 0.5 else 0.12) if quick else (0.02 if rho < 0.5 else 0.05)
-    means = [simulate_telnet_fq(N, rho, delta=delta, n_packets=n,
-                                seed=np.random.default_rng(ss)).mean
-             for ss in np.random.SeedSequence(SEED).spawn(seeds)]
-    return Side(float(np.mean(means)), tol, ci=t_half_width(means),
-                method=f"fq.simulate_telnet_fq (fair_queue engine on Poisson traces; qosmodels.sim "
-                       f"has no FQ yet): {seeds} seeds x {n} Telnet packets")
+
+def _fq_packets(rho, delta, quick):
+    from ..mechanisms import FairQueueing
+    from ..sim import Record, replicate
+
+    seeds, n = _FQ_RUNS[quick]
+    net = dks_fig1(rho, N, W, queue=FairQueueing(delta=delta * _SIZE))
+    _, _, _, P = fig1_params(net)
+    warm = 200 * (N + 1) / rho * P      # ~200 Telnet packets
+    horizon = warm + n * (N + 1) / rho * P
+    rep = replicate(net, seeds, horizon, seed=SEED, warmup=warm,
+                    record=Record(interval=horizon / 10, cwnd=False))
+    return packets_side(rep, "mean_queueing_delay", net.flow_names.index("telnet"),
+                        _FQ_TOL[quick][rho] * fq_delay(N, rho, delta),
+                        f"simulate: {N} GenericWindow({W}) FTPs started staggered + Poisson "
+                        f"Telnet, FairQueueing(delta={delta:g} P) gateway, ~{n} Telnet packets "
+                        f"per seed", scale=1 / P)
 
 
 @register(_NAME,
@@ -161,7 +173,7 @@ def fig1(*, sides, quick) -> list[Check]:
             reference=f"{_REF}: 'the FCFS curve remains finite for all rho < (N+1)'"))
     from ..fq import fcfs_telnet_delay, telnet_delay
 
-    for rho, delta in ((0.3, 0.0), (0.6, 0.0), (0.6, 1.0)):
+    for rho, delta in ((r, d) for d in (0.0, 1.0) for r in (0.1, 0.3, 0.5, 0.7, 0.9)):
         checks.append(Check(
             _NAME, f"FQ delta={'P' if delta else '0'} delay, rho={rho}", fq_delay(N, rho, delta),
             source="closed form", paper=printed_fq_delay(N, rho, delta), unit="P",
