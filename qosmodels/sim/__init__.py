@@ -2,7 +2,7 @@
 
 Describe mechanisms as specs (:mod:`qosmodels.mechanisms`) -- queue
 disciplines (:class:`DropTail`, :class:`Red`, :class:`Priority`,
-:class:`RandomLoss`) on links and sources (:class:`TcpReno`,
+:class:`RandomLoss`, :class:`FairQueueing`) on links and sources (:class:`TcpReno`,
 :class:`TcpNewReno`, :class:`GenericWindow`, :class:`Cbr`, :class:`Poisson`,
 :class:`OnOff`) on flows -- and run the network with :func:`simulate`.  The
 specs are re-exported here.  Each spec names its kernel module
@@ -15,6 +15,7 @@ not with this package.
 from ..mechanisms import (
     Cbr,
     DropTail,
+    FairQueueing,
     GenericWindow,
     OnOff,
     Poisson,
@@ -32,6 +33,6 @@ from .simulate import replicate, simulate
 
 __all__ = [
     "simulate", "replicate", "SimulationResult", "ReplicationResult", "Record", "Limits",
-    "QueueSpec", "SourceSpec", "DropTail", "Red", "Priority", "RandomLoss",
+    "QueueSpec", "SourceSpec", "DropTail", "Red", "Priority", "RandomLoss", "FairQueueing",
     "TcpReno", "TcpNewReno", "GenericWindow", "Cbr", "Poisson", "OnOff",
 ]
