@@ -2,9 +2,9 @@
 
 Describe mechanisms as specs (:mod:`qosmodels.mechanisms`) -- queue
 disciplines (:class:`DropTail`, :class:`Red`, :class:`Priority`,
-:class:`RandomLoss`) on links and sources (:class:`TcpReno`,
-:class:`TcpNewReno`, :class:`GenericWindow`, :class:`Cbr`, :class:`Poisson`,
-:class:`OnOff`) on flows -- and run the network with :func:`simulate`.  The
+:class:`RandomLoss`, :class:`Decbit`) on links and sources (:class:`TcpReno`,
+:class:`TcpNewReno`, :class:`GenericWindow`, :class:`DecbitWindow`, :class:`Cbr`,
+:class:`Poisson`, :class:`OnOff`) on flows -- and run the network with :func:`simulate`.  The
 specs are re-exported here.  Each spec names its kernel module
 (``_kernels/queues/``, ``_kernels/sources/``), which packs its parameters
 into a row and carries it out, so that the kernel compiles once for every mix
@@ -14,6 +14,8 @@ not with this package.
 
 from ..mechanisms import (
     Cbr,
+    Decbit,
+    DecbitWindow,
     DropTail,
     GenericWindow,
     OnOff,
@@ -32,6 +34,6 @@ from .simulate import replicate, simulate
 
 __all__ = [
     "simulate", "replicate", "SimulationResult", "ReplicationResult", "Record", "Limits",
-    "QueueSpec", "SourceSpec", "DropTail", "Red", "Priority", "RandomLoss",
-    "TcpReno", "TcpNewReno", "GenericWindow", "Cbr", "Poisson", "OnOff",
+    "QueueSpec", "SourceSpec", "DropTail", "Red", "Priority", "RandomLoss", "Decbit",
+    "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
 ]

@@ -1,0 +1,237 @@
+"""DECbit in packets: the gateway's regeneration-cycle average and bit, selective DECbit's
+fair shares, the ACK echo, the window law, and the scheme end to end against theory.
+
+References: K. K. Ramakrishnan, R. Jain, ACM TOCS 8(2), 1990 (averaging over the last
+regeneration cycle plus the current busy period, bit at an average of 1; the window
+decision every W_p + W_c ACKs from the last W_c bits, +1 / x0.875); K. K. Ramakrishnan,
+D.-M. Chiu, R. Jain, DEC-TR-510, 1987 (selective feedback); Demers, Keshav, Shenker,
+SIGCOMM 1989 (capacity factor 0.9, windows of 5).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qosmodels import Flow, Link, Network, ScenarioError, allocate, simulate
+from qosmodels.fairness import jain_index
+from qosmodels.mechanisms import Cbr, Decbit, DecbitWindow, DropTail, GenericWindow
+from qosmodels.sim import Record
+from qosmodels.sim._kernels import layout as K
+from qosmodels.sim._kernels.sources import decbit as dbw
+from qosmodels.sim.compile import compile_scenario
+
+SIZE = 1000          # bytes
+SLOW = 8000.0        # bit/s: one 1000-byte packet takes S = 1 s to send
+S = SIZE * 8 / SLOW  # s
+
+
+def cbr_link(starts, period, queue, duration):
+    """CBR flows of 1000-byte packets every ``period`` s, starting at ``starts``, on one
+    8 kb/s link without propagation delay."""
+    rate = SIZE * 8 / period
+    flows = [Flow(["a", "b"], source=Cbr(rate=rate, packet_size=SIZE), start=t0) for t0 in starts]
+    net = Network([Link("a", "b", SLOW, 0.0, buffer=100, queue=queue)], flows)
+    return simulate(net, duration, seed=0, progress=False, record=Record(interval=duration))
+
+
+# ------------------------------------------------------------------ the average, by hand
+def test_a_lone_cbr_flow_averages_its_utilisation():
+    # every packet finds the link idle: each regeneration cycle is one packet's busy
+    # period S and an idle period T - S, so the average over the last cycle (at an
+    # arrival the new busy period has length 0) is S / T; the first one's interval
+    # [0, t0] held nothing
+    T, t0 = 4.0, 0.5
+    res = cbr_link([t0], T, Decbit(record_average=True), 30.0)
+    avg = res.traces["decbit_average"].to_numpy()
+    expected = [0.0] + [S / T] * (len(avg) - 1)
+    assert len(avg) == 8
+    np.testing.assert_allclose(avg, expected, rtol=1e-12, atol=0)
+    assert res.link_drops["marks"][0] == 0
+
+
+@pytest.mark.parametrize("T, marked", [(2.5, True), (4.0, False)])
+def test_two_flows_in_phase_average_three_s_over_t(T, marked):
+    # both packets arrive together every T: over a cycle the link holds 2 packets for S
+    # and 1 for S, the integral is 3 S and the average 3 S / T (1.2 and 0.75): the pair
+    # is marked iff 3 S / T >= 1; the first pair's interval [0, t0] held nothing
+    t0, duration = 0.5, 20.6
+    res = cbr_link([t0, t0], T, Decbit(record_average=True), duration)
+    avg = res.traces["decbit_average"].to_numpy()
+    pairs = int((duration - t0) // T) + 1
+    assert len(avg) == 2 * pairs
+    np.testing.assert_allclose(avg, [0.0, 0.0] + [3 * S / T] * (2 * pairs - 2), rtol=1e-12)
+    assert res.link_drops["marks"][0] == (2 * pairs - 2 if marked else 0)
+
+
+def test_the_current_busy_period_counts_too():
+    # flow A arrives at t0 + kT, flow B half a service later (it waits S / 2).  In a cycle
+    # the link holds 1 packet for S/2, 2 for S/2, then 1 for S: integral 2.5 S.  A finds
+    # the link idle: average over the last cycle, 2.5 S / T; B arrives S/2 into the busy
+    # period: (2.5 S + S/2) / (T + S/2).  B's first packet: 1 packet for S/2 over [0, 1].
+    T, t0 = 4.0, 0.5
+    res = cbr_link([t0, t0 + S / 2], T, Decbit(record_average=True), 21.0)
+    avg = res.traces["decbit_average"].to_numpy()
+    assert len(avg) == 12
+    expected = [0.0, 0.5] + [2.5 * S / T, 3 * S / (T + S / 2)] * 5
+    np.testing.assert_allclose(avg, expected, rtol=1e-12)
+
+
+# ------------------------------------------------------------------ selective DECbit
+def overloaded_pair(queue, duration=2.0):
+    # 1 Mb/s link, A offers 0.9 Mb/s and B 0.3 Mb/s: overloaded (1.2 >= 0.9 Mb/s); the
+    # max-min shares of 0.9 Mb/s are 0.45 each, B (0.3) is satisfied and A's share is
+    # 0.9 - 0.3 = 0.6 Mb/s, below its 0.9: only A is at or above its share
+    flows = [Flow(["a", "b"], source=Cbr(rate=0.9e6, packet_size=SIZE), start=0.05),
+             Flow(["a", "b"], source=Cbr(rate=0.3e6, packet_size=SIZE), start=0.05)]
+    net = Network([Link("a", "b", 1e6, 0.001, buffer=1000, queue=queue)], flows)
+    return simulate(net, duration, seed=0, progress=False, record=Record(interval=duration))
+
+
+def test_selective_bits_go_only_to_the_flow_above_its_share():
+    res = overloaded_pair(Decbit(selective=True))
+    c = res.counters
+    assert c["arrived"][1] > 50 and c["marked"][1] == 0
+    assert c["marked"][0] / c["arrived"][0] > 0.85
+    assert res.link_drops["marks"][0] >= c["marked"][0]  # (and those still queued)
+
+
+def test_plain_decbit_marks_both_flows_of_the_same_overload():
+    res = overloaded_pair(Decbit())
+    c = res.counters
+    assert (c["marked"] / c["arrived"] > 0.85).all()
+
+
+def test_selective_decbit_marks_nobody_below_its_target_and_short_queues():
+    # 0.3 + 0.2 Mb/s on 1 Mb/s, packets never overlap: A's and B's periods are 26.7
+    # and 40 ms, a packet takes 8 ms, and B starts 10 ms after A: at most 2 packets at
+    # once, a cycle average below 1, and a total below 0.9 Mb/s: no bit at all
+    flows = [Flow(["a", "b"], source=Cbr(rate=0.3e6, packet_size=SIZE), start=0.0),
+             Flow(["a", "b"], source=Cbr(rate=0.2e6, packet_size=SIZE), start=0.01)]
+    net = Network([Link("a", "b", 1e6, 0.001, queue=Decbit(selective=True))], flows)
+    res = simulate(net, 3.0, seed=0, progress=False, record=Record(interval=3.0))
+    assert res.counters["marked"].sum() == 0 and res.counters["arrived"].sum() > 150
+
+
+# ------------------------------------------------------------------ the ACK path
+def test_acks_are_not_marked_and_only_the_echo_carries_the_bit_back():
+    # the reverse link b->a is a DECbit gateway overloaded by a CBR flow (its data is
+    # marked), the forward link a->b is a DECbit gateway far from congestion: the
+    # DECbit flow's ACKs cross the congested gateway unmarked, so its window grows to
+    # its maximum and stays there
+    links = [Link("a", "b", 10e6, 0.005, queue=Decbit()),
+             Link("b", "a", 1e6, 0.005, buffer=2000, queue=Decbit())]
+    flows = [Flow(["a", "b"], source=DecbitWindow(max_window=8), packet_size=SIZE),
+             Flow(["b", "a"], source=Cbr(rate=1.2e6, packet_size=SIZE))]
+    res = simulate(Network(links, flows), 5.0, seed=0, progress=False,
+                   record=Record(interval=0.5))
+    c = res.counters
+    assert res.link_drops["marks"][1] > 100 and c["marked"][1] > 100  # the CBR data
+    assert c["marked"][0] == 0 and res.link_drops["marks"][0] == 0
+    assert c["acks_arrived"][0] > 100
+    assert res.cwnd_series[-1, 0] == 8
+
+
+# ------------------------------------------------------------------ the window law
+def window_state(c, f=0):
+    return (c.ff[f, K.FF_SS + dbw.DBW_W], c.fi[f, K.FI_SS + dbw.DBW_WP],
+            c.fi[f, K.FI_SS + dbw.DBW_WC])
+
+
+def test_the_window_law_on_a_hand_built_ack_sequence():
+    # initial W = 1 (W_p = W_c = 1); each decision waits W_p + W_c ACKs and counts the
+    # bits of the last W_c only; >= half set: W * 0.875 (at least 1), else W + 1 (at most 5)
+    net = Network([Link("a", "b", 1e6, 0.01, queue=Decbit())],
+                  [Flow(["a", "b"], source=DecbitWindow(max_window=5))])
+    c = compile_scenario(net, 1.0, seed=0)
+    steps = [  # (bits of the ACKs until the decision, W after, W_p, W_c)
+        ([1, 0], 2.0, 1, 2),                # the first bit is W_p's: 0 of 1 set -> +1
+        ([0, 1, 0], 1.75, 2, 1),            # last 2: 1 of 2 set (half) -> 2 * 0.875
+        ([1, 1, 0], 2.75, 1, 2),            # last 1: 0 of 1 -> +1
+        ([1, 0, 1], 2.40625, 2, 2),         # last 2: 1 of 2 -> 2.75 * 0.875
+        ([1, 1, 0, 0], 3.40625, 2, 3),      # last 2: none -> +1
+        ([1, 1, 0, 0, 1], 4.40625, 3, 4),   # last 3: 1 of 3 -> +1
+        ([0] * 7, 5.0, 4, 5),               # capped at max_window
+        ([1] * 9, 4.375, 5, 4),             # all set -> 5 * 0.875
+    ]
+    for bits, w, wp, wc in steps:
+        for b in bits:
+            dbw.law(c, 0, bool(b))
+        assert window_state(c) == (pytest.approx(w, rel=1e-15), wp, wc)
+    c.fi[0, K.FI_SND_UNA] = 17
+    assert dbw.send_limit(c, 0) == 17 + 4  # floor(4.375) outstanding
+
+
+def test_the_window_never_goes_below_one():
+    net = Network([Link("a", "b", 1e6, 0.01, queue=Decbit())],
+                  [Flow(["a", "b"], source=DecbitWindow(initial_window=1.0))])
+    c = compile_scenario(net, 1.0, seed=0)
+    for _ in range(10):
+        dbw.law(c, 0, True)
+    assert window_state(c) == (1.0, 1, 1)
+
+
+# ------------------------------------------------------------------ bad input
+def test_a_decbit_source_without_a_bit_setting_gateway_is_refused():
+    links = [Link("a", "b", 1e6, 0.01, queue=DropTail()), Link("b", "c", 1e6, 0.01)]
+    flows = [Flow(["a", "b", "c"], source=GenericWindow()),
+             Flow(["a", "b", "c"], source=DecbitWindow())]
+    with pytest.raises(ScenarioError, match=r"flow 'f1' has a DecbitWindow source, but no link "
+                                            r"on its route sets the DECbit.*queue=Decbit\(\)"):
+        simulate(Network(links, flows), 1.0, seed=0, progress=False)
+    # a bit-setting gateway anywhere on the route will do
+    links[1] = Link("b", "c", 1e6, 0.01, queue=Decbit())
+    simulate(Network(links, flows), 1.0, seed=0, progress=False)
+
+
+# ------------------------------------------------------------------ end to end
+def test_decbit_sources_share_a_bottleneck_equally_around_an_average_queue_of_one():
+    # N identical DECbit sources on one DECbit gateway: additive increase and
+    # multiplicative decrease on a shared binary signal converge to equal windows
+    # (Chiu and Jain 1989), hence equal throughput on equal round trips; the gateway
+    # holds its cycle-averaged queue (packets at the link, service included) near 1
+    n, cap = 4, 1e6
+    links = [Link("s", "r", cap, 0.01, buffer=200, queue=Decbit(record_average=True))]
+    flows = [Flow(["s", "r"], source=DecbitWindow(max_window=40), packet_size=SIZE, start=0.1 * i)
+             for i in range(n)]
+    res = simulate(Network(links, flows), 200.0, seed=0, warmup=50.0, progress=False,
+                   record=Record(interval=0.01))
+    thr = res.throughput
+    assert jain_index(thr) > 0.99
+    assert thr.sum() > 0.85 * cap
+    avg = res.traces["decbit_average"]
+    late = avg[avg.index >= 50.0].to_numpy()
+    assert 0.7 < late.mean() < 1.5
+    # the time average of the packets at the link (waiting + in service)
+    k = res.t >= 50.0
+    in_system = res.queue_series[k, 0].mean() + res.utilisation[0]
+    assert 0.5 < in_system < 2.0
+    assert res.link_drops["overflow"][0] == 0
+
+
+@pytest.mark.slow
+def test_selective_decbit_on_a_parking_lot_approaches_the_max_min_shares():
+    # three 1 Mb/s links in a row, one long flow across all three and one short flow on
+    # each: the max-min shares of 0.9 Mb/s (capacity factor 0.9) are 0.45 Mb/s each
+    cap = 1e6
+    nodes = ["n0", "n1", "n2", "n3"]
+    links = [Link(a, b, cap, 0.005, buffer=200, queue=Decbit(selective=True))
+             for a, b in zip(nodes[:-1], nodes[1:])]
+    src = DecbitWindow(max_window=30)
+    flows = [Flow(nodes, source=src, packet_size=SIZE)] + \
+        [Flow([a, b], source=src, packet_size=SIZE) for a, b in zip(nodes[:-1], nodes[1:])]
+    net = Network(links, flows)
+    res = simulate(net, 300.0, seed=0, warmup=100.0, progress=False,
+                   record=Record(interval=1.0))
+    shares = 0.9 * allocate(net, "maxmin").rates  # max-min of 0.9 C
+    np.testing.assert_allclose(shares, 0.45e6, rtol=1e-6)
+    np.testing.assert_allclose(res.throughput, shares, rtol=0.15)
+    # plain DECbit on the same network: the long flow gets less than the short ones
+    plain = net
+    for l in net.links:
+        plain = plain.replace_link(l.name, queue=Decbit())
+    res_plain = simulate(plain, 300.0, seed=0, warmup=100.0, progress=False,
+                         record=Record(interval=1.0))
+    long_share = res.throughput[0] / res.throughput[1:].mean()
+    long_share_plain = res_plain.throughput[0] / res_plain.throughput[1:].mean()
+    assert long_share > long_share_plain
