@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from qosmodels import Flow, Link, Network, ScenarioError, allocate, simulate
-from qosmodels.fairness import jain_index
+from qosmodels.fairness import jain_index, maxmin_jain_index
 from qosmodels.mechanisms import Cbr, Decbit, DecbitWindow, DropTail, GenericWindow
 from qosmodels.sim import Record
 from qosmodels.sim._kernels import layout as K
@@ -189,49 +189,57 @@ def test_decbit_sources_share_a_bottleneck_equally_around_an_average_queue_of_on
     # N identical DECbit sources on one DECbit gateway: additive increase and
     # multiplicative decrease on a shared binary signal converge to equal windows
     # (Chiu and Jain 1989), hence equal throughput on equal round trips; the gateway
-    # holds its cycle-averaged queue (packets at the link, service included) near 1
+    # keeps its cycle-averaged queue (packets at the link, service included) near its
+    # threshold of 1.  The windows' AIMD cycle (every flow +1 per two round trips,
+    # then x0.875) swings the queue by about N packets around the threshold, hence
+    # the band [0.75, 2] for both averages.  (With the bandwidth-delay product of 13.5
+    # packets here the windows are free to move; were N minimal windows of 1 more than
+    # the pipe holds plus one, the queue could not go down to 1.)
     n, cap = 4, 1e6
-    links = [Link("s", "r", cap, 0.01, buffer=200, queue=Decbit(record_average=True))]
-    flows = [Flow(["s", "r"], source=DecbitWindow(max_window=40), packet_size=SIZE, start=0.1 * i)
-             for i in range(n)]
+    links = [Link("s", "r", cap, 0.05, buffer=200, queue=Decbit(record_average=True))]
+    flows = [Flow(["s", "r"], source=DecbitWindow(max_window=40), packet_size=SIZE,
+                  start=0.1 * i) for i in range(n)]
     res = simulate(Network(links, flows), 200.0, seed=0, warmup=50.0, progress=False,
                    record=Record(interval=0.01))
     thr = res.throughput
     assert jain_index(thr) > 0.99
-    assert thr.sum() > 0.85 * cap
-    avg = res.traces["decbit_average"]
-    late = avg[avg.index >= 50.0].to_numpy()
-    assert 0.7 < late.mean() < 1.5
-    # the time average of the packets at the link (waiting + in service)
     k = res.t >= 50.0
-    in_system = res.queue_series[k, 0].mean() + res.utilisation[0]
-    assert 0.5 < in_system < 2.0
+    windows = np.nanmean(res.cwnd_series[k], axis=0)
+    np.testing.assert_allclose(windows, windows.mean(), rtol=0.03)
+    assert res.utilisation[0] > 0.9
+    avg = res.traces["decbit_average"]
+    assert 0.75 < avg[avg.index >= 50.0].mean() < 2.0   # at arrivals
+    in_system = res.queue_series[k, 0].mean() + res.utilisation[0]  # time average
+    assert 0.75 < in_system < 2.0
     assert res.link_drops["overflow"][0] == 0
 
 
-@pytest.mark.slow
-def test_selective_decbit_on_a_parking_lot_approaches_the_max_min_shares():
-    # three 1 Mb/s links in a row, one long flow across all three and one short flow on
-    # each: the max-min shares of 0.9 Mb/s (capacity factor 0.9) are 0.45 Mb/s each
-    cap = 1e6
+def parking_lot(queue):
+    """Three 1 Mb/s links in a row, one long DECbit flow across all three and one short
+    one on each link."""
     nodes = ["n0", "n1", "n2", "n3"]
-    links = [Link(a, b, cap, 0.005, buffer=200, queue=Decbit(selective=True))
+    links = [Link(a, b, 1e6, 0.005, buffer=200, queue=queue)
              for a, b in zip(nodes[:-1], nodes[1:])]
     src = DecbitWindow(max_window=30)
     flows = [Flow(nodes, source=src, packet_size=SIZE)] + \
         [Flow([a, b], source=src, packet_size=SIZE) for a, b in zip(nodes[:-1], nodes[1:])]
-    net = Network(links, flows)
-    res = simulate(net, 300.0, seed=0, warmup=100.0, progress=False,
-                   record=Record(interval=1.0))
-    shares = 0.9 * allocate(net, "maxmin").rates  # max-min of 0.9 C
+    return Network(links, flows)
+
+
+def test_selective_decbit_on_a_parking_lot_approaches_the_max_min_shares():
+    # the max-min shares of 0.9 Mb/s (capacity factor 0.9) per link are 0.45 Mb/s for
+    # every flow.  Selective DECbit brings each flow within 20 % of it (what remains: the
+    # long flow collects bits from three gateways and adds a packet per two of its
+    # longer round trips, the residual unfairness Demers, Keshav and Shenker report);
+    # plain DECbit, which marks everyone, gives the long flow a fraction of that
+    net = parking_lot(Decbit(selective=True))
+    shares = 0.9 * allocate(net, "maxmin").rates
     np.testing.assert_allclose(shares, 0.45e6, rtol=1e-6)
-    np.testing.assert_allclose(res.throughput, shares, rtol=0.15)
-    # plain DECbit on the same network: the long flow gets less than the short ones
-    plain = net
-    for l in net.links:
-        plain = plain.replace_link(l.name, queue=Decbit())
-    res_plain = simulate(plain, 300.0, seed=0, warmup=100.0, progress=False,
-                         record=Record(interval=1.0))
-    long_share = res.throughput[0] / res.throughput[1:].mean()
-    long_share_plain = res_plain.throughput[0] / res_plain.throughput[1:].mean()
-    assert long_share > long_share_plain
+    res = simulate(net, 300.0, seed=0, warmup=100.0, progress=False, record=Record(interval=1.0))
+    np.testing.assert_allclose(res.throughput, shares, rtol=0.2)
+    assert maxmin_jain_index(res.throughput, shares) > 0.97
+    plain = simulate(parking_lot(Decbit()), 300.0, seed=0, warmup=100.0, progress=False,
+                     record=Record(interval=1.0))
+    assert maxmin_jain_index(plain.throughput, shares) < 0.9
+    assert plain.throughput[0] < 0.5 * shares[0]
+    assert res.throughput[0] > 2 * plain.throughput[0]
