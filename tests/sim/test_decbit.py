@@ -10,12 +10,24 @@ SIGCOMM 1989 (capacity factor 0.9, windows of 5).
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from qosmodels import Flow, Link, Network, ScenarioError, allocate, simulate
 from qosmodels.fairness import jain_index, maxmin_jain_index
-from qosmodels.mechanisms import Cbr, Decbit, DecbitWindow, DropTail, GenericWindow
+from qosmodels.mechanisms import (
+    Cbr,
+    Decbit,
+    DecbitWindow,
+    DropTail,
+    GenericWindow,
+    TcpNewReno,
+)
 from qosmodels.sim import Record
 from qosmodels.sim._kernels import layout as K
 from qosmodels.sim._kernels.sources import decbit as dbw
@@ -243,3 +255,57 @@ def test_selective_decbit_on_a_parking_lot_approaches_the_max_min_shares():
     assert maxmin_jain_index(plain.throughput, shares) < 0.9
     assert plain.throughput[0] < 0.5 * shares[0]
     assert res.throughput[0] > 2 * plain.throughput[0]
+
+
+# ------------------------------------------------------------------ bookkeeping
+def mixed_decbit_network(selective: bool):
+    """DECbit and drop-tail gateways, declared reverse links, DECbit, TCP and CBR flows."""
+    links = [Link("a", "b", 2e6, 0.002, buffer=30, queue=Decbit(selective=selective)),
+             Link("b", "c", 1e6, 0.004, buffer=20, queue=Decbit(selective=selective)),
+             Link("c", "b", 1e6, 0.004, buffer=20, queue=Decbit(selective=selective)),
+             Link("c", "d", 3e6, 0.001, buffer=10)]
+    flows = [Flow(["a", "b", "c", "d"], source=DecbitWindow(max_window=20)),
+             Flow(["b", "c"], source=DecbitWindow(max_window=10, initial_window=3.5)),
+             Flow(["a", "b", "c"], source=TcpNewReno()),
+             Flow(["b", "c", "d"], source=Cbr(rate=4e5, packet_size=500), start=1.0, stop=6.0)]
+    return Network(links, flows)
+
+
+@pytest.mark.parametrize("selective", [False, True])
+def test_packets_are_conserved_through_decbit_gateways(selective):
+    res = simulate(mixed_decbit_network(selective), 10.0, seed=3, progress=False,
+                   record=Record(interval=1.0))
+    c = res.counters
+    np.testing.assert_array_equal(c["sent"], c["arrived"] + c["dropped"] + c["in_flight"])
+    np.testing.assert_array_equal(c["acks_sent"],
+                                  c["acks_arrived"] + c["acks_dropped"] + c["acks_in_flight"])
+    np.testing.assert_array_equal(
+        c["link_arrivals"],
+        c["link_departures"] + c["link_dropped"] + c["link_waiting"] + c["link_in_service"])
+    assert res.link_drops["marks"][:3].sum() > 0 and res.link_drops["marks"][3] == 0
+    assert (res.throughput > 0).all()
+
+
+_NOJIT = """
+import json, sys
+sys.path.insert(0, {root!r})
+from tests.sim.test_decbit import mixed_decbit_network
+from qosmodels import simulate
+from qosmodels.sim import Record
+res = simulate(mixed_decbit_network(True), 3.0, seed=5, progress=False, record=Record(interval=0.5))
+print(json.dumps(dict(events=int(res.events), thr=res.throughput.tolist(),
+                      marks=res.link_drops["marks"].tolist(), cw=res.cwnd_series.tolist())))
+"""
+
+
+def test_kernel_equals_pure_python_run_with_decbit():
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    out = {}
+    for flag in ("0", "1"):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=flag)
+        proc = subprocess.run([sys.executable, "-c", _NOJIT.format(root=root)], env=env,
+                              capture_output=True, text=True, timeout=600, cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        out[flag] = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["0"]["events"] > 1000 and sum(out["0"]["marks"]) > 0
+    assert out["0"] == out["1"]
