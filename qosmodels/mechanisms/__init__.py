@@ -9,12 +9,13 @@ models (which read :class:`Red`'s parameters) and the closed forms.  This
 package imports neither Numba nor the simulator (DESIGN.md, practice 2).
 
 Queues: :class:`DropTail`, :class:`Red`, :class:`Priority`, :class:`RandomLoss`,
-:class:`FairQueueing`.
+:class:`FairQueueing`, :class:`Decbit`.
 Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`,
-:class:`Cbr`, :class:`Poisson`, :class:`OnOff`.
+:class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`.
 """
 
 from ._base import EdgeSpec, QueueSpec, SourceSpec, Spec
+from .decbit import Decbit, DecbitWindow
 from .droptail import DropTail
 from .fair_queueing import FairQueueing
 from .open_loop import Cbr, OnOff, Poisson
@@ -26,6 +27,6 @@ from .window import GenericWindow
 
 __all__ = [
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec",
-    "DropTail", "Red", "Priority", "RandomLoss", "FairQueueing",
-    "TcpReno", "TcpNewReno", "GenericWindow", "Cbr", "Poisson", "OnOff",
+    "DropTail", "Red", "Priority", "RandomLoss", "FairQueueing", "Decbit",
+    "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
 ]

@@ -42,6 +42,10 @@ class QueueSpec(Spec):
     Every discipline counts its buffer in packets *waiting*: the packet being
     transmitted has left the queue (as in ns-3's device queues)."""
 
+    #: True for gateways that set the DECbit congestion bit (``MARK_DECBIT``) on data
+    #: packets; a :class:`DecbitWindow` flow must cross at least one.
+    sets_decbit: ClassVar[bool] = False
+
     #: Number of FIFO classes the discipline keeps.
     @property
     def n_classes(self) -> int:
@@ -57,6 +61,9 @@ class SourceSpec(Spec):
 
     #: True for sources whose receiver acknowledges packets (window sources).
     windowed: ClassVar[bool] = False
+    #: True for sources that adjust their window from echoed DECbits: their path must
+    #: hold a gateway that sets them (a queue spec with ``sets_decbit``).
+    needs_decbit: ClassVar[bool] = False
 
 
 class EdgeSpec(Spec):

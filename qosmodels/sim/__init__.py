@@ -2,9 +2,10 @@
 
 Describe mechanisms as specs (:mod:`qosmodels.mechanisms`) -- queue
 disciplines (:class:`DropTail`, :class:`Red`, :class:`Priority`,
-:class:`RandomLoss`, :class:`FairQueueing`) on links and sources (:class:`TcpReno`,
-:class:`TcpNewReno`, :class:`GenericWindow`, :class:`Cbr`, :class:`Poisson`,
-:class:`OnOff`) on flows -- and run the network with :func:`simulate`.  The
+:class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`) on links and sources
+(:class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`, :class:`DecbitWindow`,
+:class:`Cbr`, :class:`Poisson`, :class:`OnOff`) on flows -- and run the network with
+:func:`simulate`.  The
 specs are re-exported here.  Each spec names its kernel module
 (``_kernels/queues/``, ``_kernels/sources/``), which packs its parameters
 into a row and carries it out, so that the kernel compiles once for every mix
@@ -14,6 +15,8 @@ not with this package.
 
 from ..mechanisms import (
     Cbr,
+    Decbit,
+    DecbitWindow,
     DropTail,
     FairQueueing,
     GenericWindow,
@@ -34,5 +37,5 @@ from .simulate import replicate, simulate
 __all__ = [
     "simulate", "replicate", "SimulationResult", "ReplicationResult", "Record", "Limits",
     "QueueSpec", "SourceSpec", "DropTail", "Red", "Priority", "RandomLoss", "FairQueueing",
-    "TcpReno", "TcpNewReno", "GenericWindow", "Cbr", "Poisson", "OnOff",
+    "Decbit", "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
 ]

@@ -344,6 +344,17 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
                     f"priority < {link.queue.n_classes} or more classes"
                 )
 
+    # sources that read DECbits need a gateway that sets them on their data's path
+    for i, flow in enumerate(flows):
+        if getattr(flow.source, "needs_decbit", False) and not any(
+                getattr(links[j].queue, "sets_decbit", False)
+                for j in fwd_all[ptr[i]:ptr[i + 1]]):
+            raise ScenarioError(
+                f"flow {network.flow_names[i]!r} has a {type(flow.source).__name__} source, but "
+                f"no link on its route sets the DECbit (its window would only grow); give a "
+                f"link of its route a bit-setting queue (queue=Decbit()) or use another source"
+            )
+
     # ---------------------------------------------------------------- paths
     r_ptr = np.asarray(network.route_ptr, dtype=np.int64).copy()
     r_link = np.asarray(network.route_links, dtype=np.int64).copy()

@@ -25,6 +25,8 @@ import pytest
 import qosmodels.mechanisms as M
 from qosmodels.mechanisms import (
     Cbr,
+    Decbit,
+    DecbitWindow,
     DropTail,
     EdgeSpec,
     FairQueueing,
@@ -42,8 +44,9 @@ from qosmodels.mechanisms import (
 )
 from qosmodels.sim import _kernels
 from qosmodels.sim._kernels import dispatch, layout
-from qosmodels.sim._kernels.queues import fair_queueing, priority, random_loss, red
+from qosmodels.sim._kernels.queues import decbit, fair_queueing, priority, random_loss, red
 from qosmodels.sim._kernels.sources import cbr, onoff, poisson, reno, window
+from qosmodels.sim._kernels.sources import decbit as decbit_window
 from qosmodels.sim.compile import kernel_module, pack_params
 
 KERNELS = Path(_kernels.__file__).parent
@@ -150,6 +153,8 @@ PACK_CASES = [
     (Priority(classes=5), [(priority.PRIO_CLASSES, 5)]),
     (RandomLoss(0.07), [(random_loss.LOSS_P, 0.07)]),
     (FairQueueing(delta=125), [(fair_queueing.FQ_DELTA, 1000)]),  # bytes in, bits packed
+    (Decbit(selective=True, capacity_factor=0.8),
+     [(decbit.DEC_SELECTIVE, 1), (decbit.DEC_CAPACITY_FACTOR, 0.8)]),
     (TcpReno(max_window=77, initial_window=3, initial_ssthresh=12, min_rto=0.3, max_rto=30,
              initial_rto=2, ecn=True, timer="slow-but-steady"),
      [(reno.TCP_MAX_WINDOW, 77), (reno.TCP_INIT_WINDOW, 3), (reno.TCP_INIT_SSTHRESH, 12),
@@ -165,6 +170,12 @@ PACK_CASES = [
     (GenericWindow(window=9, beta=3, rtt_gain=0.25, initial_rtt=0.4, priority=1),
      [(window.GEN_WINDOW, 9), (window.GEN_BETA, 3), (window.GEN_GAIN, 0.25),
       (window.GEN_INIT_RTT, 0.4)]),
+    (DecbitWindow(max_window=7, initial_window=2.5, increase=2, decrease=0.5, threshold=0.75,
+                  beta=3, rtt_gain=0.25, initial_rtt=0.4),
+     [(decbit_window.DBW_MAX_WINDOW, 7), (decbit_window.DBW_BETA, 3),
+      (decbit_window.DBW_GAIN, 0.25), (decbit_window.DBW_INIT_RTT, 0.4),
+      (decbit_window.DBW_INIT_WINDOW, 2.5), (decbit_window.DBW_INCREASE, 2),
+      (decbit_window.DBW_DECREASE, 0.5), (decbit_window.DBW_THRESHOLD, 0.75)]),
     (Poisson(rate=3e5, window=6, beta=2.5, rtt_gain=0.5, initial_rtt=0.3),
      [(window.GEN_WINDOW, 6), (window.GEN_BETA, 2.5), (window.GEN_GAIN, 0.5),
       (window.GEN_INIT_RTT, 0.3), (poisson.POI_RATE, 3e5)]),

@@ -13,15 +13,17 @@ for the compile step (``qosmodels.sim.compile``) and the tests.
 import numpy as np
 
 from ._jit import handler
-from .layout import MARK_CE, MARK_ECE, PI_MARK
-from .queues import droptail, fair_queueing, priority, random_loss, red
+from .layout import MARK_CE, MARK_DECBIT, MARK_ECE, PI_MARK
+from .queues import decbit, droptail, fair_queueing, priority, random_loss, red
 from .sources import cbr, onoff, poisson, reno, window
+from .sources import decbit as decbit_window
 
 #: Kernel modules by the ``kernel`` name their specs give.
 QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": priority,
-          "queues.random_loss": random_loss, "queues.fair_queueing": fair_queueing}
+          "queues.random_loss": random_loss, "queues.fair_queueing": fair_queueing,
+          "queues.decbit": decbit}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
-           "sources.poisson": poisson, "sources.onoff": onoff}
+           "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window}
 #: Edge elements (a flow's or an aggregate's ingress): none runs in packets yet; the
 #: first (a token bucket or a ticket tagger) brings the ingress pseudo-hop with it.
 EDGES: dict = {}
@@ -50,6 +52,8 @@ def queue_admit(S, code, l, p):
         return random_loss.admit(S, l, p)
     if code == fair_queueing.CODE:
         return fair_queueing.admit(S, l, p)
+    if code == decbit.CODE:
+        return decbit.admit(S, l, p)
     return -1
 
 
@@ -65,9 +69,13 @@ def queue_store(S, code, l, p, s):
 @handler
 def queue_select(S, code, l):
     """The packet link ``l`` sends next, taken out of the discipline's store (-1: none
-    waiting), or :data:`RINGS` for a discipline that keeps its packets in the rings."""
+    waiting), or :data:`RINGS` for a discipline that keeps its packets in the rings.
+    Called when a transmission ends, before the link's counts change (DECbit
+    integrates its queue length here)."""
     if code == fair_queueing.CODE:
         return fair_queueing.select(S, l)
+    if code == decbit.CODE:
+        decbit.on_depart(S, l)
     return RINGS
 
 
@@ -107,14 +115,19 @@ def source_send_limit(S, code, f):
     """One past the last sequence number a window source may send now."""
     if code == reno.CODE:
         return reno.send_limit(S, f)
+    if code == decbit_window.CODE:
+        return decbit_window.send_limit(S, f)
     return window.send_limit(S, f)
 
 
 @handler
 def source_ack(S, code, f, a, ece):
-    """A window source's reaction to cumulative ACK ``a``."""
+    """A window source's reaction to cumulative ACK ``a`` (``ece``: it echoes a
+    congestion indication, an ECN echo or a DECbit)."""
     if code == reno.CODE:
         reno.on_ack(S, f, a, ece)
+    elif code == decbit_window.CODE:
+        decbit_window.on_ack(S, f, a, ece)
     else:
         window.on_ack(S, f, a)
 
@@ -130,7 +143,10 @@ def source_timeout(S, code, f):
 def receiver_echo(S, code, f, p):
     """The mark bits the receiver of flow ``f`` puts on the ACK of data packet ``p``
     (an ECN echo of a congestion mark by default).  The ACK is ``p`` itself, so
-    its tags travel back unless a mechanism changes them here."""
+    its tags travel back unless a mechanism changes them here.  A DECbit
+    receiver copies the data packet's DECbit."""
+    if code == decbit_window.CODE:
+        return S.pi[p, PI_MARK] & MARK_DECBIT
     return MARK_ECE if (S.pi[p, PI_MARK] & MARK_CE) != 0 else 0
 
 
@@ -139,6 +155,8 @@ def source_window(S, code, f, windowed):
     """The window to record, packets (NaN for open-loop sources)."""
     if code == reno.CODE:
         return reno.window(S, f)
+    if code == decbit_window.CODE:
+        return decbit_window.window(S, f)
     if windowed:
         return window.window(S, f)
     return np.nan

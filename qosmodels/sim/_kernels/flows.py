@@ -22,6 +22,7 @@ from .layout import (
     FI_TIMING,
     FI_WINDOWED,
     GF_NOW,
+    MARK_DECBIT,
     MARK_ECE,
     PI_FLOW,
     PI_MARK,
@@ -86,7 +87,8 @@ def on_source_tick(S, f):
 @handler
 def ack_arrives(S, p):
     """An ACK reaches its sender: count and free it; the flow, or -1 if the flow has
-    stopped, the cumulative ACK and whether it echoes a congestion mark.
+    stopped, the cumulative ACK and whether it echoes a congestion indication (an ECN
+    echo, or a DECbit that a DECbit receiver copied onto it).
 
     The engine then calls the source's ``source_ack`` hook and lets the flow
     send (the hook is not called from here: each level of inlined functions
@@ -95,7 +97,7 @@ def ack_arrives(S, p):
     fi = S.fi
     f = S.pi[p, PI_FLOW] & POS
     a = S.pi[p, PI_SEQ]
-    ece = (S.pi[p, PI_MARK] & MARK_ECE) != 0
+    ece = (S.pi[p, PI_MARK] & (MARK_ECE | MARK_DECBIT)) != 0
     release(S, p)
     fi[f, FI_ACKS_ARRIVED] += 1
     if fi[f, FI_ACTIVE] == 0:

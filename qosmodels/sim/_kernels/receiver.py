@@ -27,6 +27,7 @@ from .layout import (
     GI_STATUS,
     KIND_ACK,
     MARK_CE,
+    MARK_DECBIT,
     PF_BITS,
     PF_QDELAY,
     PI_FLOW,
@@ -56,7 +57,7 @@ def on_data(S, p):
     ff, fi, pi, ooo = S.ff, S.fi, S.pi, S.ooo
     f = pi[p, PI_FLOW] & POS
     fi[f, FI_ARRIVED] += 1
-    if pi[p, PI_MARK] & MARK_CE != 0:
+    if pi[p, PI_MARK] & (MARK_CE | MARK_DECBIT) != 0:
         fi[f, FI_MARKED] += 1
     if S.gf[GF_NOW] >= S.gf[GF_WARMUP]:
         qd = S.pf[p, PF_QDELAY]
