@@ -78,13 +78,23 @@ class Decbit(QueueSpec):
     record_average : bool
         Record the average queue (packets, the one the bit is decided on) at
         every arrival as the trace channel ``decbit_average``.
+    fq_bit : bool
+        The fair-queueing paper's **FQ bit-setting** gateway instead: fair
+        queueing (:class:`FairQueueing` with ``delta = 0``, as the paper ran it)
+        that sets the bit on an arriving data packet when its conversation's
+        queue, the packet included, exceeds a third of its fair share of the
+        buffer, ``buffer / (3 N)`` with ``N`` the conversations active in the
+        fair-queueing emulation (the packet's included).  No average is kept
+        ("a much simpler bit-setting algorithm than the DEC scheme"; the
+        paper calls the 1/3 "completely ad hoc").  Not with ``selective``.
 
     References
     ----------
     K. K. Ramakrishnan, R. Jain, ACM TOCS 8(2), 1990, Section 4 (averaging over
     the regeneration cycle, threshold 1); K. K. Ramakrishnan, D.-M. Chiu,
     R. Jain, DEC-TR-510, 1987 (selective feedback); A. Demers, S. Keshav,
-    S. Shenker, SIGCOMM 1989, Sections 3 and 4.
+    S. Shenker, SIGCOMM 1989, Sections 3 and 4 (and the FQ bit-setting rule,
+    Section 4).
 
     Examples
     --------
@@ -96,13 +106,32 @@ class Decbit(QueueSpec):
     selective: bool = False
     capacity_factor: float = 0.9
     record_average: bool = False
+    fq_bit: bool = False
 
-    kind: ClassVar[str] = "decbit"
-    kernel: ClassVar[str] = "queues.decbit"
     sets_decbit: ClassVar[bool] = True
+
+    @property
+    def kind(self) -> str:
+        return "fq-bit" if self.fq_bit else "decbit"
+
+    @property
+    def kernel(self) -> str:
+        """The FIFO DECbit gateway's kernel, or fair queueing's for ``fq_bit=True``."""
+        return "queues.fair_queueing" if self.fq_bit else "queues.decbit"
 
     def __post_init__(self):
         _flag("Decbit", "selective", self.selective)
+        _flag("Decbit", "fq_bit", self.fq_bit)
+        if self.fq_bit and self.selective:
+            raise ScenarioError(
+                "Decbit(fq_bit=True, selective=True): the FQ bit-setting gateway is fair "
+                "queueing with its own simple rule; selective applies to the FIFO DECbit "
+                "gateway only; use one or the other")
+        if self.fq_bit and self.record_average:
+            raise ScenarioError(
+                "Decbit(fq_bit=True, record_average=True): the FQ bit-setting gateway keeps "
+                "no average queue; record the round number with FairQueueing(record_round=True) "
+                "or drop record_average")
         cf = real("Decbit", "capacity_factor", self.capacity_factor, gt=0)
         if cf > 1:
             raise ScenarioError(

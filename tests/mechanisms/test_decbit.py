@@ -59,3 +59,22 @@ def test_decbit_window_defaults_follow_ramakrishnan_and_jain():
     assert w.windowed and w.needs_decbit and not GenericWindow.needs_decbit
     w = DecbitWindow(max_window=8.0, initial_window=8, threshold=1)
     assert type(w.max_window) is int and w.initial_window == 8.0 and w.threshold == 1.0
+
+
+def test_fq_bit_is_fair_queueing_with_the_bit_rule():
+    q = Decbit(fq_bit=True)
+    assert (q.kind, q.kernel) == ("fq-bit", "queues.fair_queueing")
+    assert (Decbit().kind, Decbit().kernel) == ("decbit", "queues.decbit")
+    assert q.sets_decbit
+
+
+@pytest.mark.parametrize("kwargs, field", [({"selective": True}, "selective"),
+                                           ({"record_average": True}, "record_average")])
+def test_fq_bit_refuses_the_fifo_gateways_options(kwargs, field):
+    with pytest.raises(ScenarioError, match=field):
+        Decbit(fq_bit=True, **kwargs)
+
+
+def test_fq_bit_must_be_a_bool():
+    with pytest.raises(ScenarioTypeError, match="fq_bit"):
+        Decbit(fq_bit="yes")

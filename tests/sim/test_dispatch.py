@@ -89,9 +89,10 @@ def test_the_spec_classes_are_found_and_exported():
 @pytest.mark.parametrize("cls", SPECS, ids=lambda c: c.__name__)
 def test_spec_names_a_kernel_module_that_dispatch_knows(cls):
     table = _table(cls)
-    assert cls.kernel in table, f"{cls.__name__}.kernel = {cls.kernel!r} is not in {sorted(table)}"
-    assert kernel_module(cls()) is table[cls.kernel]
-    assert isinstance(cls.kind, str) and cls.kind
+    spec = cls()  # ``kernel`` and ``kind`` may depend on the fields (Decbit(fq_bit=True))
+    assert spec.kernel in table, f"{cls.__name__}.kernel = {spec.kernel!r} is not in {sorted(table)}"
+    assert kernel_module(spec) is table[spec.kernel]
+    assert isinstance(spec.kind, str) and spec.kind
 
 
 @pytest.mark.parametrize("table", ["QUEUES", "SOURCES"])
@@ -107,7 +108,7 @@ def test_dispatch_tables_name_their_modules_and_cover_their_folders(table):
 
 @pytest.mark.parametrize("cls", SPECS, ids=lambda c: c.__name__)
 def test_params_are_fields_of_the_spec_and_fit_the_row(cls):
-    kmod = _table(cls)[cls.kernel]
+    kmod = _table(cls)[cls().kernel]
     fields = {f.name for f in dataclasses.fields(cls)}
     spec = cls()
     assert isinstance(kmod.PARAMS, tuple)
@@ -134,7 +135,7 @@ def test_codes_are_unique_small_integers(table):
 
 def test_sources_set_their_flows_up():
     for key, mod in dispatch.SOURCES.items():
-        spec = next(cls() for cls in SPECS if cls.kernel == key)
+        spec = next(cls() for cls in SPECS if cls().kernel == key)
         ff = np.zeros(layout.N_FF)
         fi = np.zeros(layout.N_FI, dtype=np.int64)
         w = mod.setup(spec, ff, fi)
@@ -152,7 +153,8 @@ PACK_CASES = [
       (red.RED_GENTLE, 0), (red.RED_MARK, 1), (red.RED_TYPICAL_SIZE, 1000)]),
     (Priority(classes=5), [(priority.PRIO_CLASSES, 5)]),
     (RandomLoss(0.07), [(random_loss.LOSS_P, 0.07)]),
-    (FairQueueing(delta=125), [(fair_queueing.FQ_DELTA, 1000)]),  # bytes in, bits packed
+    (FairQueueing(delta=125), [(fair_queueing.FQ_DELTA, 1000), (fair_queueing.FQ_BIT, 0)]),
+    (Decbit(fq_bit=True), [(fair_queueing.FQ_DELTA, 0), (fair_queueing.FQ_BIT, 1)]),
     (Decbit(selective=True, capacity_factor=0.8),
      [(decbit.DEC_SELECTIVE, 1), (decbit.DEC_CAPACITY_FACTOR, 0.8)]),
     (TcpReno(max_window=77, initial_window=3, initial_ssthresh=12, min_rto=0.3, max_rto=30,

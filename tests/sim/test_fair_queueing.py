@@ -17,7 +17,16 @@ from hypothesis import strategies as st
 
 from qosmodels import Flow, Link, Network, allocate, fq, simulate
 from qosmodels.errors import ScenarioError
-from qosmodels.mechanisms import Cbr, DropTail, FairQueueing, GenericWindow, Poisson, TcpNewReno
+from qosmodels.mechanisms import (
+    Cbr,
+    Decbit,
+    DecbitWindow,
+    DropTail,
+    FairQueueing,
+    GenericWindow,
+    Poisson,
+    TcpNewReno,
+)
 
 CAP = 8000.0  # bit/s: a 1000-byte packet takes 1 s
 
@@ -186,3 +195,30 @@ def test_departures_match_the_trace_engine(scenario):
         assert res.counters["delivered"][i] == mine.sum()
         assert res.mean_queueing_delay[i] == pytest.approx(wait[mine].mean(), rel=1e-9,
                                                            abs=1e-9)
+
+
+# ---------------------------------------------------------------- the FQ bit-setting gateway
+def test_fq_bit_marks_a_conversation_above_a_third_of_its_fair_share_of_buffer():
+    # buffer 30.  A: 12 packets at t ~ 0, A alone active (N = 1): A2..A12 wait, 1..11 of
+    # them; only A12 (11 > 30 / 3) is marked.  B: 3 packets at 0.5 (N = 2, threshold 5):
+    # B's queue holds 1..3, no mark.
+    res = run([burst(12), burst(3, start=0.5)], buffer=30, queue=Decbit(fq_bit=True))
+    assert list(res.counters["marked"]) == [1, 0]
+    assert list(res.counters["dropped"]) == [0, 0]
+    # the same traffic through plain fair queueing is served alike and never marked
+    plain = run([burst(12), burst(3, start=0.5)], buffer=30, queue=FairQueueing())
+    assert list(plain.counters["marked"]) == [0, 0]
+    np.testing.assert_allclose(plain.mean_queueing_delay, res.mean_queueing_delay, rtol=1e-12)
+
+
+def test_decbit_sources_share_an_fq_bit_gateway_equally_despite_their_rtts():
+    # DEC/FQbit: two DECbit sources with round trips of 20 and 200 ms through one 200 kb/s
+    # FQ bit-setting gateway; fair queueing gives each half the line (the windows' limit,
+    # 30 packets of 500 bytes, exceeds both pipes)
+    links = [Link("s0", "g", 10e6, 0.005), Link("s1", "g", 10e6, 0.095),
+             Link("g", "d", 200e3, 0.005, buffer=30, queue=Decbit(fq_bit=True))]
+    flows = [Flow([f"s{i}", "g", "d"], source=DecbitWindow(max_window=30, packet_size=500))
+             for i in range(2)]
+    res = simulate(Network(links, flows), 300.0, seed=1, warmup=100.0, progress=False)
+    assert res.counters["marked"].min() > 0                  # both hear congestion
+    np.testing.assert_allclose(res.throughput, [100e3, 100e3], rtol=0.05)

@@ -25,18 +25,23 @@ from ..crossings import crossing
 from ..fifo import drop, peek_head, pop_head, pop_tail, push_tail, waiting_up
 from ..layout import (
     GF_NOW,
+    KIND_DATA,
     LF_CAP,
     LF_QP,
     LF_QS,
     LI_DROP_OVERFLOW,
+    LI_MARKS,
     LI_NSLOT,
     LI_QS,
     LI_SLOT0,
     LI_TRACE0,
     LI_WAITING,
+    MARK_DECBIT,
     PF_BITS,
     PF_TAG0,
     PF_TAG1,
+    PI_KIND,
+    PI_MARK,
     PI_QPOS,
     SL_CAP,
     SL_COUNT,
@@ -46,7 +51,10 @@ from ..trace import record
 
 CODE = 5
 FQ_DELTA = 0  # bits of round number
-PARAMS = (("delta_bits", lambda spec: 8.0 * spec.delta),)
+FQ_BIT = 1    # 1: the FQ bit-setting gateway (``Decbit(fq_bit=True)``)
+#: Also the kernel of ``Decbit(fq_bit=True)``, which has no ``delta`` (the paper's 0).
+PARAMS = (("delta_bits", lambda spec: 8.0 * getattr(spec, "delta", 0.0)),
+          ("fq_bit", lambda spec: getattr(spec, "fq_bit", False)))
 
 # link state
 QS_ROUND = LF_QS        # R at QS_T, bits per unit weight
@@ -70,7 +78,7 @@ TAG_ARRIVAL = PF_TAG1
 
 def traces(spec) -> tuple[str, ...]:
     """Trace channels: the round number at every arrival (bytes per unit weight), if asked."""
-    return ("fq_round",) if spec.record_round else ()
+    return ("fq_round",) if getattr(spec, "record_round", False) else ()
 
 
 def slots(spec, n_crossings: int) -> int:
@@ -177,13 +185,20 @@ def push_head(S, l, p):
 
 @handler
 def store(S, l, p, s):
-    """Queue ``p`` on its conversation's ring; over the buffer, drop the last packet of the
-    conversation with the most packets waiting (``p``'s own on a tie)."""
+    """Queue ``p`` on its conversation's ring (with the FQ bit-setting rule, set its DECbit
+    if the ring now holds more than a third of the conversation's fair share of the buffer);
+    over the buffer, drop the last packet of the conversation with the most packets waiting
+    (``p``'s own on a tie)."""
     slot, li = S.slot, S.li
     if slot[s, SL_COUNT] == 0:
         push_head(S, l, p)
     push_tail(S, s, p)
     waiting_up(S, l)
+    if S.lf[l, LF_QP + FQ_BIT] > 0.0 and S.pi[p, PI_KIND] == KIND_DATA:
+        # FQ bit-setting: the conversation's queue above a third of its fair share of buffer
+        if 3 * slot[s, SL_COUNT] * li[l, QSI_ACTIVE] > slot[s, SL_CAP]:
+            S.pi[p, PI_MARK] |= MARK_DECBIT
+            li[l, LI_MARKS] += 1
     if li[l, LI_WAITING] > slot[s, SL_CAP]:  # every ring's capacity is the buffer
         longest = s
         most = slot[s, SL_COUNT]
