@@ -101,7 +101,8 @@ class SimulationResult:
         ``delivered`` (first copies only), ``dropped``, ``in_flight`` (data packets still in the
         network at the end), ``timeouts``, ``fast_retransmits``,
         ``acks_dropped``; inside the window, per flow ``retransmitted_window``,
-        ``dropped_window`` (data packets) and ``rtt_samples_window``; per link ``arrivals``, ``departures``, ``dropped``,
+        ``dropped_window``, ``arrived_window`` (data packets, duplicates included)
+        and ``rtt_samples_window``; per link ``arrivals``, ``departures``, ``dropped``,
         ``waiting`` and ``in_service`` (at the end), ``max_waiting``.
     events : int
         Events processed.
@@ -185,6 +186,7 @@ class SimulationResult:
             "acks_in_flight": acks_in_flight,
             "retransmitted_window": fi[:, K.FI_RETX_W],
             "dropped_window": fi[:, K.FI_DROPS_W],
+            "arrived_window": fi[:, K.FI_ARRIVED_W],
             "rtt_samples_window": rn,
             "link_arrivals": li[:, K.LI_ARRIVALS],
             "link_departures": li[:, K.LI_DEPARTURES],

@@ -28,10 +28,12 @@ NAMES = {
     "pps-table7", "pps-table8", "pps-table9",
     "tokenbucket-window-increase", "tokenbucket-conformance",
     "md1", "parking-lot-proportional", "parking-lot-maxmin", "fluid-reno-red",
+    "dks-table2", "dks-table3", "dks-table4", "dks-table5", "dks-table6", "dks-table7",
 }
 
 #: The rows that fail against honest references, (experiment, quantity).  A fix or a
-#: regression changes this set.
+#: regression changes this set.  (The dks-table rows' failures are listed in
+#: test_dks_tables.py.)
 FAILING = {
     ("acc-fig4", "Vegas forward utilisation, c_r=35 Mb/s"),
     ("acc-fig4", "Vegas forward utilisation, c_r=45 Mb/s"),
@@ -240,7 +242,8 @@ def test_every_experiment_runs_in_quick_form(quick_report):
 
 def test_exactly_these_rows_fail_and_each_has_a_note(quick_report):
     report, _ = quick_report
-    assert {(c.experiment, c.quantity) for c in report.failures} == FAILING
+    assert {(c.experiment, c.quantity) for c in report.failures
+            if not c.experiment.startswith("dks-table")} == FAILING
     assert all(c.note for c in report.failures)
 
 

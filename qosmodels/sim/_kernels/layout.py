@@ -118,7 +118,8 @@ N_SSI = 4
 FI_RTT_N_W = FI_SS + N_SSI  # RTT samples in FF_RTT_SUM_W
 FI_RETX_W = FI_RTT_N_W + 1  # data packets retransmitted inside the window
 FI_DROPS_W = FI_RETX_W + 1  # data packets dropped inside the window
-N_FI = FI_DROPS_W + 1
+FI_ARRIVED_W = FI_DROPS_W + 1  # data packets reaching the receiver inside the window, copies too
+N_FI = FI_ARRIVED_W + 1
 
 # ----------------------------------------------------------------- timer slots
 TM_DEADLINE = 0     # s; inf: off
