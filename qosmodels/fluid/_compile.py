@@ -17,8 +17,8 @@ import numpy as np
 
 from .. import _validate as v
 from ..errors import ScenarioError, ScenarioTypeError
-from ..network import Network
 from ..mechanisms import Red
+from ..network import Network
 from .estimators import control_code, estimator_code
 
 __all__ = ["LinkChange", "Red", "DEFAULT_RED", "CompiledFluid", "compile_fluid",
