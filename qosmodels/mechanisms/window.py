@@ -26,7 +26,16 @@ class GenericWindow(SourceSpec):
     A greedy sender keeps ``window`` packets unacknowledged; the receiver
     acknowledges cumulatively.  There is no fast retransmit: when nothing new
     is acknowledged for ``beta`` times the exponentially averaged round-trip
-    time, the sender resends from the first unacknowledged packet.
+    time, the sender goes back N: it resends every unacknowledged packet, as
+    the window allows, from the first one, and sets a new timeout of ``beta``
+    times the average (no backoff); every ACK of new data restarts the timer.
+
+    Every ACK of new data is an RTT sample: the time since the *first*
+    transmission of the oldest packet it acknowledges, retransmitted or not
+    (the paper: "the rtt estimate for retransmitted packets is the time from
+    their first transmission to their acknowledgement"; no Karn rule).  After
+    losses the samples, and so the timeout, grow: the paper's losers show
+    average RTT estimates of 100-1400 s (Tables III and IV).
 
     Parameters
     ----------

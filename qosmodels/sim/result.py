@@ -72,6 +72,14 @@ class SimulationResult:
     delay_histogram : ndarray, shape (F, bins)
         Counts of those packets' queueing delays; edges in ``delay_bin_edges``
         (shape (F, bins + 1), s); the last bin also counts longer delays.
+    mean_rtt_estimate : ndarray, shape (F,), s
+        Mean of the round-trip samples each window source's own estimator
+        took inside the window (what the fair-queueing paper tabulates as the
+        "average round trip time ... as measured by the flow control's
+        roundtrip estimator"); NaN for open-loop sources and flows without a
+        sample.  Which packets are timed is the source's rule (one segment per
+        RTT with Karn's rule for TCP by default, every ACK timed from the first
+        transmission for :class:`~qosmodels.mechanisms.GenericWindow`).
     utilisation : ndarray, shape (L,)
         Fraction of the window each link spent transmitting.
     link_drops : dict of str to ndarray of int, shape (L,)
@@ -92,7 +100,9 @@ class SimulationResult:
         (data packets reaching the receiver, duplicates included),
         ``delivered`` (first copies only), ``dropped``, ``in_flight`` (data packets still in the
         network at the end), ``timeouts``, ``fast_retransmits``,
-        ``acks_dropped``; per link ``arrivals``, ``departures``, ``dropped``,
+        ``acks_dropped``; inside the window, per flow ``retransmitted_window``,
+        ``dropped_window``, ``arrived_window`` (data packets, duplicates included)
+        and ``rtt_samples_window``; per link ``arrivals``, ``departures``, ``dropped``,
         ``waiting`` and ``in_service`` (at the end), ``max_waiting``.
     events : int
         Events processed.
@@ -131,6 +141,7 @@ class SimulationResult:
     peak_packets: int = 0
     peak_events_pending: int = 0
     traces: dict = field(default_factory=dict)
+    mean_rtt_estimate: np.ndarray | None = None
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -142,6 +153,9 @@ class SimulationResult:
         qn = fi[:, K.FI_QD_N]
         with np.errstate(invalid="ignore", divide="ignore"):
             mean_qd = np.where(qn > 0, ff[:, K.FF_QD_SUM] / np.maximum(qn, 1), np.nan)
+        rn = fi[:, K.FI_RTT_N_W]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_rtt = np.where(rn > 0, ff[:, K.FF_RTT_SUM_W] / np.maximum(rn, 1), np.nan)
         nb = c.hist.shape[1]
         edges = ff[:, K.FF_HIST_W][:, None] * np.arange(nb + 1)[None, :]
         n_s = int(c.gi[K.GI_SAMPLE])
@@ -170,6 +184,10 @@ class SimulationResult:
             "acks_arrived": fi[:, K.FI_ACKS_ARRIVED],
             "acks_dropped": fi[:, K.FI_ACK_DROPS],
             "acks_in_flight": acks_in_flight,
+            "retransmitted_window": fi[:, K.FI_RETX_W],
+            "dropped_window": fi[:, K.FI_DROPS_W],
+            "arrived_window": fi[:, K.FI_ARRIVED_W],
+            "rtt_samples_window": rn,
             "link_arrivals": li[:, K.LI_ARRIVALS],
             "link_departures": li[:, K.LI_DEPARTURES],
             "link_dropped": (li[:, K.LI_DROP_OVERFLOW] + li[:, K.LI_DROP_EARLY]
@@ -198,6 +216,7 @@ class SimulationResult:
             events=int(c.gi[K.GI_EVENTS]), wall_time=wall_time, compile_time=compile_time,
             peak_packets=int(c.gi[K.GI_POOL_MAX]), peak_events_pending=int(c.gi[K.GI_HEAP_MAX]),
             traces=_traces(network, c),
+            mean_rtt_estimate=_ro(mean_rtt),
         )
 
     # ------------------------------------------------------------------ views

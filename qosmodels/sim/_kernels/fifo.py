@@ -12,6 +12,7 @@ from ._jit import POS, handler
 from .layout import (
     FI_ACK_DROPS,
     FI_DROPS,
+    FI_DROPS_W,
     KIND_DATA,
     LI_DROPS_W,
     LI_MAX_WAITING,
@@ -90,11 +91,14 @@ def drop(S, l, p, cause):
     not counted as waiting."""
     li, fi = S.li, S.fi
     li[l, cause] += 1
-    if in_window(S):
+    w = in_window(S)
+    if w:
         li[l, LI_DROPS_W] += 1
     f = S.pi[p, PI_FLOW] & POS
     if S.pi[p, PI_KIND] == KIND_DATA:
         fi[f, FI_DROPS] += 1
+        if w:
+            fi[f, FI_DROPS_W] += 1
     else:
         fi[f, FI_ACK_DROPS] += 1
     release(S, p)

@@ -69,7 +69,8 @@ FF_HIST_W = FF_CWND + 8         # width of a queueing-delay histogram bin, s
 FF_BYTES_W = FF_CWND + 9        # bytes of unique packets received inside the window
 FF_SS = FF_CWND + 10            # the source mechanism's float state: FF_SS .. FF_SS + N_SS - 1
 N_SS = 6
-N_FF = FF_SS + N_SS
+FF_RTT_SUM_W = FF_SS + N_SS     # sum of the RTT samples the source's estimator took in the window, s
+N_FF = FF_RTT_SUM_W + 1
 
 # ----------------------------------------------------------------- flows, integer columns
 FI_CODE = 0
@@ -107,12 +108,18 @@ FI_FIRST_PARTIAL = 31  # 1 from a fast retransmit until the first partial ACK (t
 FI_RENO_SACKED = 32    # recovery="pipe": duplicate ACKs counted as SACKed packets above SND.UNA
 FI_HEAD_LOST = 33      # recovery="pipe": 1 while a SACK mark moved off SND.UNA left it marked lost
 FI_ECN = 34            # 1: the flow's data packets are ECN-capable (a RED queue may mark them)
-FI_PER_ACK = 35        # 1: an RTT sample from every new ACK (send-time ring in ``stime``)
+FI_PER_ACK = 35        # an RTT sample from every new ACK (send-time ring in ``stime``): 1 with
+                       # Karn's rule (a retransmitted packet is not timed), 2 timed from its
+                       # first transmission (the fair-queueing paper's generic source)
 FI_EARLY_TIMER = 36    # 1: a retransmission deadline moved earlier pushes a new timer event
 FI_TRACE0 = 37         # the source's first trace channel, -1: none
 FI_SS = 38             # the source mechanism's integer state: FI_SS .. FI_SS + N_SSI - 1
 N_SSI = 4
-N_FI = FI_SS + N_SSI
+FI_RTT_N_W = FI_SS + N_SSI  # RTT samples in FF_RTT_SUM_W
+FI_RETX_W = FI_RTT_N_W + 1  # data packets retransmitted inside the window
+FI_DROPS_W = FI_RETX_W + 1  # data packets dropped inside the window
+FI_ARRIVED_W = FI_DROPS_W + 1  # data packets reaching the receiver inside the window, copies too
+N_FI = FI_ARRIVED_W + 1
 
 # ----------------------------------------------------------------- timer slots
 TM_DEADLINE = 0     # s; inf: off

@@ -12,6 +12,7 @@ from .layout import (
     FF_QD_SUM,
     FI_ACKS_SENT,
     FI_ARRIVED,
+    FI_ARRIVED_W,
     FI_CODE,
     FI_DELIV_W,
     FI_DELIVERED,
@@ -60,6 +61,7 @@ def on_data(S, p):
     if pi[p, PI_MARK] & (MARK_CE | MARK_DECBIT) != 0:
         fi[f, FI_MARKED] += 1
     if S.gf[GF_NOW] >= S.gf[GF_WARMUP]:
+        fi[f, FI_ARRIVED_W] += 1
         qd = S.pf[p, PF_QDELAY]
         ff[f, FF_QD_SUM] += qd
         fi[f, FI_QD_N] += 1

@@ -9,6 +9,7 @@ from ._jit import POS, handler
 from .layout import (
     FF_BITS,
     FF_RTO,
+    FF_RTT_SUM_W,
     FF_RTT_T0,
     FI_CLASS,
     FI_EARLY_TIMER,
@@ -17,12 +18,15 @@ from .layout import (
     FI_OOO_OFF,
     FI_PER_ACK,
     FI_RETX,
+    FI_RETX_W,
+    FI_RTT_N_W,
     FI_RTT_SEQ,
     FI_SENT,
     FI_TIMER0,
     FI_TIMING,
     FI_WINDOWED,
     GF_NOW,
+    GF_WARMUP,
     KIND_DATA,
     PF_BITS,
     PF_QDELAY,
@@ -54,6 +58,15 @@ def arm_timer(S, f):
 
 
 @handler
+def record_rtt(S, f, r):
+    """Count RTT sample ``r`` (s) that flow ``f``'s estimator took, if inside the window
+    (for the mean RTT estimate a result reports; the estimator itself is the source's)."""
+    if S.gf[GF_NOW] >= S.gf[GF_WARMUP]:
+        S.ff[f, FF_RTT_SUM_W] += r
+        S.fi[f, FI_RTT_N_W] += 1
+
+
+@handler
 def transmit(S, f, seq):
     """Send data packet ``seq`` of flow ``f`` towards its first hop; False if the pool is full."""
     ff, fi, pi, pf = S.ff, S.fi, S.pi, S.pf
@@ -75,9 +88,12 @@ def transmit(S, f, seq):
         per_ack = fi[f, FI_PER_ACK] != 0
         if seq < fi[f, FI_MAXSEQ]:
             fi[f, FI_RETX] += 1
+            if S.gf[GF_NOW] >= S.gf[GF_WARMUP]:
+                fi[f, FI_RETX_W] += 1
             fi[f, FI_TIMING] = 0  # Karn: never time a retransmitted packet
-            if per_ack:
+            if fi[f, FI_PER_ACK] == 1:
                 S.stime[(fi[f, FI_OOO_OFF] + (seq & fi[f, FI_OOO_MASK])) & POS] = -1.0
+            # (FI_PER_ACK == 2 keeps the time of the first transmission)
         else:
             fi[f, FI_MAXSEQ] = seq + 1
             if per_ack:

@@ -45,7 +45,7 @@ from ..layout import (
     FI_TIMING,
     GF_NOW,
 )
-from ..sender import arm_timer, transmit
+from ..sender import arm_timer, record_rtt, transmit
 from ..timers import cancel
 
 CODE = 0
@@ -135,6 +135,7 @@ def rtt_sample(S, f, r):
     lo = ff[f, FF_SP + TCP_MIN_RTO]
     hi = ff[f, FF_SP + TCP_MAX_RTO]
     ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
+    record_rtt(S, f, r)
 
 
 @handler

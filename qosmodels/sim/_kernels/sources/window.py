@@ -3,6 +3,15 @@
 Also the window of a windowed :class:`~qosmodels.mechanisms.Poisson` source,
 whose parameter row starts with the same columns.
 
+Every ACK that acknowledges new data is an RTT sample: the time since the
+first transmission of the oldest packet it acknowledges (the send-time ring
+``stime`` in mode ``FI_PER_ACK = 2``, which a retransmission does not
+overwrite), as the paper asks: "the rtt estimate for retransmitted packets is
+the time from their first transmission to their acknowledgement".  On a
+timeout the flow goes back N (:func:`..flows.on_timer`): every unacknowledged
+packet is resent, as the window allows, from the first one, and the timer is
+set again to ``beta`` times the averaged RTT (no backoff).
+
 References
 ----------
 A. Demers, S. Keshav, S. Shenker, SIGCOMM 1989, Section 3.1.
@@ -13,17 +22,17 @@ import numpy as np
 from .._jit import POS, handler
 from ..layout import (
     FF_RTO,
-    FF_RTT_T0,
     FF_SP,
     FF_SRTT,
-    FI_RTT_SEQ,
+    FI_OOO_MASK,
+    FI_OOO_OFF,
+    FI_PER_ACK,
     FI_SND_NXT,
     FI_SND_UNA,
     FI_TIMER0,
-    FI_TIMING,
     GF_NOW,
 )
-from ..sender import arm_timer
+from ..sender import arm_timer, record_rtt
 from ..timers import cancel
 
 CODE = 2
@@ -43,6 +52,7 @@ def setup(spec, ff, fi) -> int:
     """Initial state of a flow (its rows ``ff``, ``fi``); returns its window, packets."""
     ff[FF_SRTT] = spec.initial_rtt
     ff[FF_RTO] = spec.beta * spec.initial_rtt
+    fi[FI_PER_ACK] = 2  # time every packet from its first transmission
     return spec.window
 
 
@@ -59,16 +69,18 @@ def rtt_sample(S, f, r):
     g = ff[f, FF_SP + GEN_GAIN]
     ff[f, FF_SRTT] = (1.0 - g) * ff[f, FF_SRTT] + g * r
     ff[f, FF_RTO] = ff[f, FF_SP + GEN_BETA] * ff[f, FF_SRTT]
+    record_rtt(S, f, r)
 
 
 @handler
 def on_ack(S, f, a):
-    """Cumulative ACK ``a``: time it, slide the window, restart or stop the timer."""
-    ff, fi = S.ff, S.fi
-    if a > fi[f, FI_SND_UNA]:
-        if fi[f, FI_TIMING] != 0 and a > fi[f, FI_RTT_SEQ]:
-            rtt_sample(S, f, S.gf[GF_NOW] - ff[f, FF_RTT_T0])
-            fi[f, FI_TIMING] = 0
+    """Cumulative ACK ``a``: an RTT sample from the first transmission of the oldest
+    packet it acknowledges, slide the window, restart or stop the timer."""
+    fi = S.fi
+    una = fi[f, FI_SND_UNA]
+    if a > una:
+        rtt_sample(S, f, S.gf[GF_NOW]
+                   - S.stime[(fi[f, FI_OOO_OFF] + (una & fi[f, FI_OOO_MASK])) & POS])
         fi[f, FI_SND_UNA] = a
         if fi[f, FI_SND_NXT] < a:
             fi[f, FI_SND_NXT] = a
