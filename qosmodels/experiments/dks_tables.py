@@ -333,6 +333,34 @@ def fcfs():
     return DropTail()
 
 
+def fq():
+    """A fair-queueing gateway with delta = 0, as the paper ran it."""
+    from ..mechanisms import FairQueueing
+
+    return FairQueueing(delta=0.0)
+
+
+def decbit_ftp():
+    """The DECbit source: window adjusted from the echoed bits, at most the paper's 5."""
+    from ..mechanisms import DecbitWindow
+
+    return DecbitWindow(max_window=WINDOW, packet_size=FTP_SIZE)
+
+
+def selective_decbit():
+    """The selective DECbit gateway with the paper's capacity factor 0.9."""
+    from ..mechanisms import Decbit
+
+    return Decbit(selective=True, capacity_factor=0.9)
+
+
+def fq_bit():
+    """Fair queueing with the paper's bit-setting rule (a third of the fair buffer share)."""
+    from ..mechanisms import Decbit
+
+    return Decbit(fq_bit=True)
+
+
 @dataclass(frozen=True)
 class Combo:
     """One row label of Table I: factories of the sources and of the gateway queue.
@@ -356,18 +384,20 @@ class Combo:
 _JK_TELNET = ("the JK Telnet is the windowed Poisson source with generic timeouts (no "
               "application-limited Reno in the simulator yet)")
 
-#: Table I: label -> :class:`Combo`, or None for a combination whose mechanisms are not in
-#: this tree yet (FairQueueing, Decbit, DecbitWindow): plug them in here.
+_DEC_TELNET = ("the DECbit Telnet is the windowed Poisson source with generic timeouts (a "
+               "Telnet never fills its window, so the bits would not change what it sends)")
+
+#: Table I: label -> :class:`Combo` (None: a combination whose mechanisms are missing).
 COMBOS: dict[str, Combo | None] = {
     "G/FCFS": Combo(generic_ftp, generic_telnet, fcfs),
-    "G/FQ": None,
+    "G/FQ": Combo(generic_ftp, generic_telnet, fq),
     "JK/FCFS": Combo(jk_ftp, generic_telnet, fcfs, note=_JK_TELNET),
-    "JK/FQ": None,
-    "DEC/DEC": None,
-    "DEC/FQbit": None,
+    "JK/FQ": Combo(jk_ftp, generic_telnet, fq, note=_JK_TELNET),
+    "DEC/DEC": Combo(decbit_ftp, generic_telnet, selective_decbit, note=_DEC_TELNET),
+    "DEC/FQbit": Combo(decbit_ftp, generic_telnet, fq_bit, note=_DEC_TELNET),
 }
 #: Table V's policies: the gateway queue of each (its sources are fixed per conversation).
-POLICIES: dict[str, Callable | None] = {"FCFS": fcfs, "FQ": None}
+POLICIES: dict[str, Callable | None] = {"FCFS": fcfs, "FQ": fq}
 
 
 # ----------------------------------------------------------------- the networks

@@ -309,3 +309,14 @@ def test_kernel_equals_pure_python_run_with_decbit():
         out[flag] = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["0"]["events"] > 1000 and sum(out["0"]["marks"]) > 0
     assert out["0"] == out["1"]
+
+
+def test_the_decbit_source_times_its_packets_with_the_generic_estimator():
+    # one packet at a time over an idle DECbit gateway: every sample is the same round trip,
+    # 8 ms of transmission plus 10 ms each way (ACKs on an undeclared reverse path)
+    net = Network([Link("a", "b", 1e6, 0.010, queue=Decbit())],
+                  [Flow(["a", "b"], source=DecbitWindow(max_window=1, initial_window=1,
+                                                        packet_size=1000))])
+    res = simulate(net, 5.0, seed=0, warmup=1.0, progress=False)
+    assert res.counters["rtt_samples_window"][0] > 100
+    assert res.mean_rtt_estimate[0] == pytest.approx(0.028, rel=1e-9)
