@@ -14,8 +14,8 @@ from __future__ import annotations
 import abc
 from typing import ClassVar
 
-from .._validate import integer
-from ..errors import ScenarioTypeError
+from .._validate import integer, real
+from ..errors import ScenarioError, ScenarioTypeError
 
 __all__ = ["Spec", "QueueSpec", "SourceSpec", "EdgeSpec"]
 
@@ -86,3 +86,14 @@ def _flag(owner, field, value):
     if not isinstance(value, bool):
         raise ScenarioTypeError(f"{owner}.{field} must be True or False, got {value!r}")
     return value
+
+
+def _generic_timeout(owner, spec):
+    """Validate, in place, the fields of the fair-queueing paper's generic timeout that
+    window sources share: ``beta`` (> 1), ``rtt_gain`` (in (0, 1]) and ``initial_rtt`` (s)."""
+    set_ = object.__setattr__
+    set_(spec, "beta", real(owner, "beta", spec.beta, gt=1))
+    set_(spec, "rtt_gain", real(owner, "rtt_gain", spec.rtt_gain, gt=0))
+    if spec.rtt_gain > 1:
+        raise ScenarioError(f"{owner}.rtt_gain must be in (0, 1], got {spec.rtt_gain!r}")
+    set_(spec, "initial_rtt", real(owner, "initial_rtt", spec.initial_rtt, gt=0, unit="s"))

@@ -20,7 +20,7 @@ from typing import ClassVar
 
 from .._validate import integer, real
 from ..errors import ScenarioError
-from ._base import QueueSpec, SourceSpec, _flag, _packet_size, _priority
+from ._base import QueueSpec, SourceSpec, _flag, _generic_timeout, _packet_size, _priority
 
 __all__ = ["Decbit", "DecbitWindow"]
 
@@ -231,9 +231,5 @@ class DecbitWindow(SourceSpec):
                 f"DecbitWindow.threshold must be in (0, 1] (a fraction of the bits), "
                 f"got {self.threshold!r}")
         set_(self, "packet_size", _packet_size(n, self.packet_size))
-        set_(self, "beta", real(n, "beta", self.beta, gt=1))
-        set_(self, "rtt_gain", real(n, "rtt_gain", self.rtt_gain, gt=0))
-        if self.rtt_gain > 1:
-            raise ScenarioError(f"DecbitWindow.rtt_gain must be in (0, 1], got {self.rtt_gain!r}")
-        set_(self, "initial_rtt", real(n, "initial_rtt", self.initial_rtt, gt=0, unit="s"))
+        _generic_timeout(n, self)
         set_(self, "priority", _priority(n, self.priority))

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .._validate import integer, real
-from ..errors import ScenarioError
-from ._base import SourceSpec, _flag, _packet_size, _priority
+from ._base import SourceSpec, _flag, _generic_timeout, _packet_size, _priority
 
 __all__ = ["Cbr", "Poisson", "OnOff"]
 
@@ -86,11 +85,7 @@ class Poisson(SourceSpec):
         set_(self, "packet_size", _packet_size("Poisson", self.packet_size))
         if self.window is not None:
             set_(self, "window", integer("Poisson", "window", self.window, ge=1, unit="packets"))
-        set_(self, "beta", real("Poisson", "beta", self.beta, gt=1))
-        set_(self, "rtt_gain", real("Poisson", "rtt_gain", self.rtt_gain, gt=0))
-        if self.rtt_gain > 1:
-            raise ScenarioError(f"Poisson.rtt_gain must be in (0, 1], got {self.rtt_gain!r}")
-        set_(self, "initial_rtt", real("Poisson", "initial_rtt", self.initial_rtt, gt=0, unit="s"))
+        _generic_timeout("Poisson", self)
         set_(self, "priority", _priority("Poisson", self.priority))
 
     @property

@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .._validate import integer, real
-from ..errors import ScenarioError
-from ._base import SourceSpec, _packet_size, _priority
+from .._validate import integer
+from ._base import SourceSpec, _generic_timeout, _packet_size, _priority
 
 __all__ = ["GenericWindow"]
 
@@ -69,10 +68,5 @@ class GenericWindow(SourceSpec):
         set_ = object.__setattr__
         set_(self, "window", integer("GenericWindow", "window", self.window, ge=1, unit="packets"))
         set_(self, "packet_size", _packet_size("GenericWindow", self.packet_size))
-        set_(self, "beta", real("GenericWindow", "beta", self.beta, gt=1))
-        set_(self, "rtt_gain", real("GenericWindow", "rtt_gain", self.rtt_gain, gt=0))
-        if self.rtt_gain > 1:
-            raise ScenarioError(f"GenericWindow.rtt_gain must be in (0, 1], got {self.rtt_gain!r}")
-        set_(self, "initial_rtt",
-             real("GenericWindow", "initial_rtt", self.initial_rtt, gt=0, unit="s"))
+        _generic_timeout("GenericWindow", self)
         set_(self, "priority", _priority("GenericWindow", self.priority))
