@@ -59,6 +59,18 @@ def mixed_network(seed: int, n_flows: int, n_links: int) -> Network:
     return Network(links, flows)
 
 
+def assert_packets_conserved(c):
+    """Every data packet and ACK sent was delivered, dropped or is still in the network,
+    and every packet offered to a link left it, was dropped, waits or is being sent
+    (``c``: a result's ``counters``)."""
+    np.testing.assert_array_equal(c["sent"], c["arrived"] + c["dropped"] + c["in_flight"])
+    np.testing.assert_array_equal(c["acks_sent"],
+                                  c["acks_arrived"] + c["acks_dropped"] + c["acks_in_flight"])
+    np.testing.assert_array_equal(
+        c["link_arrivals"],
+        c["link_departures"] + c["link_dropped"] + c["link_waiting"] + c["link_in_service"])
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), n_flows=st.integers(1, 8), n_links=st.integers(2, 6),
        duration=st.floats(0.5, 4.0))
@@ -66,14 +78,7 @@ def test_conservation_on_random_networks(seed, n_flows, n_links, duration):
     net = mixed_network(seed, n_flows, n_links)
     res = simulate(net, duration, seed=seed, record=QUIET)
     c = res.counters
-    # every data packet sent is delivered, dropped or still in the network
-    np.testing.assert_array_equal(c["sent"], c["arrived"] + c["dropped"] + c["in_flight"])
-    np.testing.assert_array_equal(c["acks_sent"],
-                                  c["acks_arrived"] + c["acks_dropped"] + c["acks_in_flight"])
-    # every packet offered to a link left it, was dropped, waits or is being sent
-    np.testing.assert_array_equal(
-        c["link_arrivals"],
-        c["link_departures"] + c["link_dropped"] + c["link_waiting"] + c["link_in_service"])
+    assert_packets_conserved(c)
     buffers = np.array([link.buffer * link.queue.n_classes for link in net.links])
     assert np.all(c["link_max_waiting"] <= buffers)
     assert np.all(res.queue_series <= buffers)
