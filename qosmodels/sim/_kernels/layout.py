@@ -18,7 +18,7 @@ LF_IDLE_SINCE = LF_RED_AVG + 1  # s
 LF_BUSY = LF_IDLE_SINCE + 1     # s of transmission inside the measurement window
 LF_BITS_W = LF_BUSY + 1         # bits departed inside the window
 LF_QS = LF_BITS_W + 1           # the queue mechanism's float state: LF_QS .. LF_QS + N_QS - 1
-N_QS = 6                        # (named by the kernel module, e.g. fair queueing's round number)
+N_QS = 8                        # (named by the kernel module, e.g. fair queueing's round number)
 N_LF = LF_QS + N_QS
 
 # ----------------------------------------------------------------- links, integer columns

@@ -54,6 +54,8 @@ DEC_B_PREV = 2    # start of the previous busy period, s (0 before the second on
 DEC_A_PREV = 3    # the integral at DEC_B_PREV
 DEC_B_CUR = 4     # start of the current (or last) busy period, s
 DEC_A_CUR = 5     # the integral at DEC_B_CUR
+DEC_TOTAL = 6     # selective: the users' demands summed (bits over [DEC_B_PREV, now))
+DEC_LARGEST = 7   # selective: the largest demand (bits)
 
 # per-crossing state (``hs`` columns): bits arrived in the previous and the current cycle
 HOP_STATE = 2
@@ -120,11 +122,19 @@ def admit(S, l, p):
         lf[l, LF_QS + DEC_A_PREV] = lf[l, LF_QS + DEC_A_CUR]
         lf[l, LF_QS + DEC_B_CUR] = now
         lf[l, LF_QS + DEC_A_CUR] = area
-        if selective:
+        if selective:  # the demands restart from the cycle that just ended
+            total = 0.0
+            largest = 0.0
             for k in range(S.lk_ptr[l], S.lk_ptr[l + 1]):
                 x = S.lk_pos[k] & POS
-                S.hs[x, DEC_BITS_PREV] = S.hs[x, DEC_BITS_CUR]
+                d = S.hs[x, DEC_BITS_CUR]
+                S.hs[x, DEC_BITS_PREV] = d
                 S.hs[x, DEC_BITS_CUR] = 0.0
+                total += d
+                if d > largest:
+                    largest = d
+            lf[l, LF_QS + DEC_TOTAL] = total
+            lf[l, LF_QS + DEC_LARGEST] = largest
     span = now - lf[l, LF_QS + DEC_B_PREV]
     avg = (area - lf[l, LF_QS + DEC_A_PREV]) / span if span > 0.0 else float(n)
     if li[l, LI_TRACE0] >= 0:
@@ -133,33 +143,30 @@ def admit(S, l, p):
     if selective:
         # demands over [b_prev, now): the arrival itself counts from the next one on
         # (counting both ends of the interval would overstate every demand by a packet)
+        # (the total and the largest are kept as arrivals add to the demands: bits are
+        # whole numbers, so the sums are exact in any order)
         x = crossing(S, p)
-        if S.pi[p, PI_KIND] != KIND_DATA:
-            S.hs[x, DEC_BITS_CUR] += S.pf[p, PF_BITS]
-            return -1
-        if span <= 0.0:
-            mine = 0.0  # no interval yet: no demands to compare (the queue alone decides)
-            share = 0.0
-            overloaded = False
-        else:
-            target = lf[l, LF_QP + DEC_CAPACITY_FACTOR] * lf[l, LF_CAP] * span  # bits
-            total = 0.0
-            largest = 0.0
-            for k in range(S.lk_ptr[l], S.lk_ptr[l + 1]):
-                y = S.lk_pos[k] & POS
-                d = S.hs[y, DEC_BITS_PREV] + S.hs[y, DEC_BITS_CUR]
-                total += d
-                if d > largest:
-                    largest = d
-            overloaded = total >= target
-            # the max-min share of the target when overloaded; of the demands themselves
-            # (the largest demand) when only the queue says the link is congested
-            share = fair_share(S, l, target) if overloaded else largest
-            mine = S.hs[x, DEC_BITS_PREV] + S.hs[x, DEC_BITS_CUR]
-        if (congested or overloaded) and mine >= share:
-            S.pi[p, PI_MARK] |= MARK_DECBIT
-            li[l, LI_MARKS] += 1
-        S.hs[x, DEC_BITS_CUR] += S.pf[p, PF_BITS]
+        if S.pi[p, PI_KIND] == KIND_DATA:
+            if span <= 0.0:
+                mine = 0.0  # no interval yet: no demands to compare (the queue alone decides)
+                share = 0.0
+                overloaded = False
+            else:
+                target = lf[l, LF_QP + DEC_CAPACITY_FACTOR] * lf[l, LF_CAP] * span  # bits
+                overloaded = lf[l, LF_QS + DEC_TOTAL] >= target
+                # the max-min share of the target when overloaded; of the demands
+                # themselves (the largest demand) when only the queue says it is congested
+                share = fair_share(S, l, target) if overloaded else lf[l, LF_QS + DEC_LARGEST]
+                mine = S.hs[x, DEC_BITS_PREV] + S.hs[x, DEC_BITS_CUR]
+            if (congested or overloaded) and mine >= share:
+                S.pi[p, PI_MARK] |= MARK_DECBIT
+                li[l, LI_MARKS] += 1
+        bits = S.pf[p, PF_BITS]
+        S.hs[x, DEC_BITS_CUR] += bits
+        lf[l, LF_QS + DEC_TOTAL] += bits
+        d = S.hs[x, DEC_BITS_PREV] + S.hs[x, DEC_BITS_CUR]
+        if d > lf[l, LF_QS + DEC_LARGEST]:
+            lf[l, LF_QS + DEC_LARGEST] = d
         return -1
     if congested and S.pi[p, PI_KIND] == KIND_DATA:
         S.pi[p, PI_MARK] |= MARK_DECBIT

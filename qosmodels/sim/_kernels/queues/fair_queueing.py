@@ -60,8 +60,8 @@ PARAMS = (("delta_bits", lambda spec: 8.0 * getattr(spec, "delta", 0.0)),
 QS_ROUND = LF_QS        # R at QS_T, bits per unit weight
 QS_T = LF_QS + 1        # when R was last brought up to date, s
 QS_ACTIVE_W = LF_QS + 2  # N_ac: the weights of the active conversations, summed
-QSI_ACTIVE = LI_QS      # active conversations
-QSI_ARRIVALS = LI_QS + 1  # arrivals numbered (ties between equal bids in arrival order)
+QSI_ARRIVALS = LI_QS    # arrivals numbered (ties between equal bids in arrival order)
+# (the active conversations are counted by the active heap's length)
 
 # crossing state
 HOP_STATE = 2
@@ -114,14 +114,13 @@ def setup_link(spec, network, l, xs, x_flow, lf, li, hs, hsi) -> None:
 def update_round(S, l, t):
     """Advance link ``l``'s round number to time ``t``, retiring the conversations whose
     latest finish number it reaches on the way (at a tie, before ``t``'s arrival)."""
-    lf, li, hs = S.lf, S.li, S.hs
+    lf, hs = S.lf, S.hs
     a = S.li.shape[0] + l  # the active heap's row
     r = lf[l, QS_ROUND]
     tl = lf[l, QS_T]
     nac = lf[l, QS_ACTIVE_W]
-    n = li[l, QSI_ACTIVE]
     mu = lf[l, LF_CAP]
-    while n > 0:
+    while sq_len(S.sq_meta, a) > 0:
         fmin = sq_peek_key(S.sq_meta, a, S.sq_key)
         t_hit = tl + (fmin - r) * nac / mu
         if t_hit > t:
@@ -129,14 +128,12 @@ def update_round(S, l, t):
         x = sq_pop(S.sq_meta, a, S.sq_key, S.sq_seq, S.sq_pkt, S.hsi, HSI_ACTIVE_POS) & POS
         r = fmin
         tl = t_hit
-        n -= 1
-        nac = nac - hs[x, HS_WEIGHT] if n > 0 else 0.0
-    if n > 0:
+        nac = nac - hs[x, HS_WEIGHT] if sq_len(S.sq_meta, a) > 0 else 0.0
+    if sq_len(S.sq_meta, a) > 0:
         r += (t - tl) * mu / nac
     lf[l, QS_ROUND] = r
     lf[l, QS_T] = t
     lf[l, QS_ACTIVE_W] = nac
-    li[l, QSI_ACTIVE] = n
 
 
 @handler
@@ -170,7 +167,6 @@ def admit(S, l, p):
     if hsi[x, HSI_ACTIVE_POS] >= 0:  # active: its latest finish number moves on
         sq_remove(S.sq_meta, a, S.sq_key, S.sq_seq, S.sq_pkt, hsi, HSI_ACTIVE_POS, x)
     else:
-        li[l, QSI_ACTIVE] += 1
         lf[l, QS_ACTIVE_W] += w
     sq_push(S.sq_meta, a, S.sq_key, S.sq_seq, S.sq_pkt, hsi, HSI_ACTIVE_POS, x, f, x)
     return -1
@@ -196,7 +192,8 @@ def store(S, l, p, s):
     waiting_up(S, l)
     if S.lf[l, LF_QP + FQ_BIT] > 0.0 and S.pi[p, PI_KIND] == KIND_DATA:
         # FQ bit-setting: the conversation's queue above a third of its fair share of buffer
-        if 3 * slot[s, SL_COUNT] * li[l, QSI_ACTIVE] > slot[s, SL_CAP]:
+        n_active = sq_len(S.sq_meta, li.shape[0] + l)
+        if 3 * slot[s, SL_COUNT] * n_active > slot[s, SL_CAP]:
             S.pi[p, PI_MARK] |= MARK_DECBIT
             li[l, LI_MARKS] += 1
     if li[l, LI_WAITING] > slot[s, SL_CAP]:  # every ring's capacity is the buffer

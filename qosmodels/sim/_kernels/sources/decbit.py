@@ -15,7 +15,7 @@ S. Keshav, S. Shenker, SIGCOMM 1989, Section 4.
 import numpy as np
 
 from .._jit import handler
-from ..layout import FF_RTO, FF_SP, FF_SRTT, FF_SS, FI_PER_ACK, FI_SND_UNA, FI_SS
+from ..layout import FF_SP, FF_SS, FI_SND_UNA, FI_SS
 from . import window as generic
 
 CODE = 6
@@ -45,9 +45,7 @@ DBW_WC = 3
 
 def setup(spec, ff, fi) -> int:
     """Initial state of a flow (its rows ``ff``, ``fi``); returns its largest window, packets."""
-    ff[FF_SRTT] = spec.initial_rtt
-    ff[FF_RTO] = spec.beta * spec.initial_rtt
-    fi[FI_PER_ACK] = 2  # the generic estimator times each packet from its first transmission
+    generic.setup_estimator(spec, ff, fi)
     ff[FF_SS + DBW_W] = spec.initial_window
     w = int(np.floor(spec.initial_window))
     fi[FI_SS + DBW_WP] = w

@@ -48,11 +48,17 @@ PARAMS = ("window", "beta", "rtt_gain", "initial_rtt")
 TIMERS = 1
 
 
-def setup(spec, ff, fi) -> int:
-    """Initial state of a flow (its rows ``ff``, ``fi``); returns its window, packets."""
+def setup_estimator(spec, ff, fi) -> None:
+    """The generic estimator's initial state (also the DECbit source's): the initial RTT,
+    its timeout, and every packet timed from its first transmission."""
     ff[FF_SRTT] = spec.initial_rtt
     ff[FF_RTO] = spec.beta * spec.initial_rtt
-    fi[FI_PER_ACK] = 2  # time every packet from its first transmission
+    fi[FI_PER_ACK] = 2
+
+
+def setup(spec, ff, fi) -> int:
+    """Initial state of a flow (its rows ``ff``, ``fi``); returns its window, packets."""
+    setup_estimator(spec, ff, fi)
     return spec.window
 
 
