@@ -12,6 +12,7 @@ Queues: :class:`DropTail`, :class:`Red`, :class:`Priority`, :class:`RandomLoss`,
 :class:`FairQueueing`, :class:`Decbit`.
 Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`.
+Edge elements: :class:`AggregateBucket`.
 """
 
 from ._base import EdgeSpec, QueueSpec, SourceSpec, Spec
@@ -23,10 +24,12 @@ from .priority import Priority
 from .random_loss import RandomLoss
 from .red import Red
 from .tcp import TcpNewReno, TcpReno
+from .token_bucket import AggregateBucket
 from .window import GenericWindow
 
 __all__ = [
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec",
     "DropTail", "Red", "Priority", "RandomLoss", "FairQueueing", "Decbit",
     "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
+    "AggregateBucket",
 ]

@@ -141,6 +141,10 @@ class Compiled(NamedTuple):
     sq_key: np.ndarray
     sq_seq: np.ndarray
     sq_pkt: np.ndarray
+    ef: np.ndarray
+    ei: np.ndarray
+    e_mem: np.ndarray
+    e_ord: np.ndarray
 
 
 def kernel_module(spec):
@@ -149,9 +153,9 @@ def kernel_module(spec):
     Importing it imports Numba: this is called when a run is compiled, never
     when a network is described.
     """
-    from ._kernels import dispatch
+    from ._kernels import dispatch, dispatch_edges
 
-    table = {**dispatch.QUEUES, **dispatch.SOURCES, **dispatch.EDGES}
+    table = {**dispatch.QUEUES, **dispatch.SOURCES, **dispatch_edges.EDGES}
     try:
         return table[spec.kernel]
     except (AttributeError, KeyError):
@@ -178,25 +182,38 @@ def pack_params(spec, kmod=None) -> np.ndarray:
     return row
 
 
-def _owners(network) -> list[tuple[int, int, object, str]]:
-    """``(kind, index, spec, name)`` of every owner of mechanism state: each link's queue
-    (``K.OWNER_LINK``), then each flow's source (``K.OWNER_FLOW``)."""
-    return ([(K.OWNER_LINK, l, link.queue, link.name) for l, link in enumerate(network.links)]
-            + [(K.OWNER_FLOW, i, flow.source, name)
-               for i, (flow, name) in enumerate(zip(network.flows, network.flow_names))])
+def _edges(network) -> list[tuple[object, tuple[int, ...]]]:
+    """``(aggregate, member flows)`` of each aggregate with an edge element, in order."""
+    return [(agg, network.aggregate_members(agg.name)) for agg in network.aggregates
+            if agg.edge is not None]
 
 
-def _channels(spec) -> tuple[str, ...]:
-    """The trace channels ``spec``'s kernel module records for it (its ``traces(spec)``)."""
+def _owners(network) -> list[tuple[int, int, object, str, int]]:
+    """``(kind, index, spec, name, members)`` of every owner of mechanism state: each
+    link's queue (``K.OWNER_LINK``), then each flow's source (``K.OWNER_FLOW``), then each
+    aggregate's edge element (``K.OWNER_EDGE``, with its number of member flows)."""
+    return ([(K.OWNER_LINK, l, link.queue, link.name, 0) for l, link in enumerate(network.links)]
+            + [(K.OWNER_FLOW, i, flow.source, name, 0)
+               for i, (flow, name) in enumerate(zip(network.flows, network.flow_names))]
+            + [(K.OWNER_EDGE, e, agg.edge, agg.name, len(members))
+               for e, (agg, members) in enumerate(_edges(network))])
+
+
+def _channels(spec, kind=K.OWNER_LINK, members=0) -> tuple[str, ...]:
+    """The trace channels ``spec``'s kernel module records for it (its ``traces(spec)``;
+    an edge element's ``traces(spec, members)``)."""
     fn = getattr(kernel_module(spec), "traces", None)
-    return tuple(fn(spec)) if fn else ()
+    if not fn:
+        return ()
+    return tuple(fn(spec, members) if kind == K.OWNER_EDGE else fn(spec))
 
 
 def trace_channels(network) -> list[tuple[str, str]]:
     """The trace channels the network's mechanisms record, in channel-number order:
-    ``(name, owner)`` pairs, ``owner`` a link's or a flow's name (links' queues first,
-    in link order, then flows' sources)."""
-    return [(ch, name) for _, _, spec, name in _owners(network) for ch in _channels(spec)]
+    ``(name, owner)`` pairs, ``owner`` a link's or a flow's or an aggregate's name
+    (links' queues first, in link order, then flows' sources, then edge elements)."""
+    return [(ch, name) for kind, _, spec, name, m in _owners(network)
+            for ch in _channels(spec, kind, m)]
 
 
 def _seed_state(seed) -> np.ndarray:
@@ -264,9 +281,8 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
 
     L, F = network.n_links, network.n_flows
     links, flows = network.links, network.flows
-    for agg in network.aggregates:
-        if agg.edge is not None:
-            kernel_module(agg.edge)  # refuses an element the simulator cannot run
+    edges = _edges(network)
+    edge_kmods = [kernel_module(agg.edge) for agg, _ in edges]  # refuses what cannot run
 
     lf = np.zeros((L, K.N_LF))  # links' rows: filled below, after the crossings through them
     li = np.zeros((L, K.N_LI), dtype=np.int64)
@@ -294,6 +310,27 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         window = kmod.setup(src, ff[i], fi[i])  # the mechanism's initial state; its window
         if windowed:
             ooo_sizes[i] = 1 << max(int(window), 1).bit_length()  # power of two > window
+    # ---------------------------------------------------------------- edge elements
+    # one row per aggregate with an edge element; its members' flows in e_mem (e_ord: the
+    # element's scratch space, as long); each member flow names its element and place
+    E = len(edges)
+    ef = np.zeros((max(E, 1), K.N_EF))
+    ei = np.zeros((max(E, 1), K.N_EI), dtype=np.int64)
+    fi[:, K.FI_EDGE] = -1
+    e_mem_l: list[int] = []
+    for e, ((agg, members), kmod) in enumerate(zip(edges, edge_kmods)):
+        ef[e, K.EF_EP:K.EF_EP + K.PARAM_ROW] = pack_params(agg.edge, kmod)
+        ei[e, K.EI_CODE] = kmod.CODE
+        ei[e, K.EI_M0] = len(e_mem_l)
+        ei[e, K.EI_N] = len(members)
+        for k, f in enumerate(members):
+            fi[f, K.FI_EDGE] = e
+            fi[f, K.FI_MEMBER] = k
+        e_mem_l.extend(members)
+        kmod.setup_edge(agg.edge, network, members, ef[e], ff, fi)
+    e_mem = np.array(e_mem_l or [0], dtype=np.int64)
+    e_ord = np.zeros_like(e_mem)
+
     ooo_off = np.concatenate(([0], np.cumsum(ooo_sizes)))
     fi[:, K.FI_OOO_OFF] = ooo_off[:-1]
     fi[:, K.FI_OOO_MASK] = np.maximum(ooo_sizes - 1, 0)
@@ -306,14 +343,16 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     # trace channels (numbered as trace_channels() lists them) and timer slots (as many per
     # owner as its kernel module's TIMERS); an owner's first of each in its row, -1: none
     rows = {K.OWNER_LINK: (li, K.LI_TRACE0, K.LI_TIMER0),
-            K.OWNER_FLOW: (fi, K.FI_TRACE0, K.FI_TIMER0)}
+            K.OWNER_FLOW: (fi, K.FI_TRACE0, K.FI_TIMER0),
+            K.OWNER_EDGE: (ei, K.EI_TRACE0, K.EI_TIMER0)}
     li[:, [K.LI_TRACE0, K.LI_TIMER0]] = -1
     fi[:, [K.FI_TRACE0, K.FI_TIMER0]] = -1
+    ei[:, [K.EI_TRACE0, K.EI_TIMER0]] = -1
     n_ch = 0
     slots: list[tuple[int, int, int]] = []
-    for kind, j, spec, _ in _owners(network):
+    for kind, j, spec, _, members in _owners(network):
         owner_rows, ch_col, tm_col = rows[kind]
-        k = len(_channels(spec))
+        k = len(_channels(spec, kind, members))
         if k:
             owner_rows[j, ch_col] = n_ch
             n_ch += k
@@ -406,7 +445,8 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     n_link_slots = [kmod.slots(link.queue, int(lk_ptr[l + 1] - lk_ptr[l]))
                     if hasattr(kmod, "slots") else link.queue.n_classes
                     for l, (link, kmod) in enumerate(zip(links, queue_kmods))]
-    slot = np.zeros((max(sum(n_link_slots), 1), K.N_SL), dtype=np.int64)
+    n_edge_slots = sum(len(members) for _, members in edges)
+    slot = np.zeros((max(sum(n_link_slots) + n_edge_slots, 1), K.N_SL), dtype=np.int64)
     s = off = 0
     for l, (link, kmod) in enumerate(zip(links, queue_kmods)):
         lf[l, K.LF_CAP] = link.capacity
@@ -425,6 +465,18 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         if hasattr(kmod, "setup_link"):  # the mechanism's initial state of the link and its crossings
             kmod.setup_link(link.queue, network, l, lk_pos[lk_ptr[l]:lk_ptr[l + 1]], x_flow,
                             lf[l], li[l], hs, hsi)
+    # an edge element's members' holds: a FIFO ring each, of the element's
+    # ``hold_capacity(spec)`` packets, after the links' slots (``FI_EDGE_HOLD``)
+    held = 0
+    for (agg, members), kmod in zip(edges, edge_kmods):
+        cap = kmod.hold_capacity(agg.edge)
+        for f in members:
+            fi[f, K.FI_EDGE_HOLD] = s
+            slot[s, K.SL_OFF] = off
+            slot[s, K.SL_CAP] = cap
+            off += cap
+            held += cap
+            s += 1
     ring = np.full(max(off, 1), -1, dtype=np.int64)
 
     # sorted queues (_kernels.sorted_queue): per link two heaps (rows l and L + l of
@@ -468,7 +520,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         pipes = sum(math.ceil(link.capacity * link.delay / min_bits) + 1 for link in links)
         windows = int(sum(min(int(ooo_sizes[i]), 1 << 20) for i in range(F)))
         buffers = sum(link.buffer * link.queue.n_classes for link in links)
-        pool = 2 * (buffers + windows + pipes) + 64 * F + 1024
+        pool = 2 * (buffers + windows + pipes) + held + 64 * F + 1024
         pool = min(pool, 1 << 26)
     heap = (limits.heap_size if limits.heap_size is not None
             else pool + L + 6 * F + 16 + 2 * tm.shape[0])
@@ -510,4 +562,4 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
                     pi, pf, free, ht, ho, hd, ooo, stime, hist, thr_s, q_s, cw_s, gi, gf, rng,
                     np.zeros(pool + 2 * F + 16, dtype=np.int64),
                     np.zeros(n_tr), np.zeros(n_tr, dtype=np.int64), np.zeros(n_tr), tm, tmi,
-                    lk_ptr, lk_pos, hs, hsi, sq_meta, sq_key, sq_seq, sq_pkt)
+                    lk_ptr, lk_pos, hs, hsi, sq_meta, sq_key, sq_seq, sq_pkt, ef, ei, e_mem, e_ord)

@@ -102,7 +102,12 @@ class SimulationResult:
         network at the end), ``timeouts``, ``fast_retransmits``,
         ``acks_dropped``; inside the window, per flow ``retransmitted_window``,
         ``dropped_window``, ``arrived_window`` (data packets, duplicates included)
-        and ``rtt_samples_window``; per link ``arrivals``, ``departures``, ``dropped``,
+        and ``rtt_samples_window``; per flow behind an edge element (zero for the
+        others) ``edge_in_profile`` and ``edge_out_of_profile`` (data packets it let
+        through marked in profile, or out of profile), the same ``..._window``,
+        ``edge_dropped`` (policed, or beyond a full hold; also in ``dropped``),
+        ``edge_held`` (packets a shaper held back) and ``edge_blocked`` (times a
+        shaper kept a window sender from sending); per link ``arrivals``, ``departures``, ``dropped``,
         ``waiting`` and ``in_service`` (at the end), ``max_waiting``.
     events : int
         Events processed.
@@ -188,6 +193,13 @@ class SimulationResult:
             "dropped_window": fi[:, K.FI_DROPS_W],
             "arrived_window": fi[:, K.FI_ARRIVED_W],
             "rtt_samples_window": rn,
+            "edge_in_profile": fi[:, K.FI_EDGE_IN],
+            "edge_out_of_profile": fi[:, K.FI_EDGE_OUT],
+            "edge_in_profile_window": fi[:, K.FI_EDGE_IN_W],
+            "edge_out_of_profile_window": fi[:, K.FI_EDGE_OUT_W],
+            "edge_dropped": fi[:, K.FI_EDGE_DROPS],
+            "edge_held": fi[:, K.FI_EDGE_HELD],
+            "edge_blocked": fi[:, K.FI_EDGE_BLOCKED],
             "link_arrivals": li[:, K.LI_ARRIVALS],
             "link_departures": li[:, K.LI_DEPARTURES],
             "link_dropped": (li[:, K.LI_DROP_OVERFLOW] + li[:, K.LI_DROP_EARLY]

@@ -24,6 +24,7 @@ import pytest
 
 import qosmodels.mechanisms as M
 from qosmodels.mechanisms import (
+    AggregateBucket,
     Cbr,
     Decbit,
     DecbitWindow,
@@ -43,7 +44,8 @@ from qosmodels.mechanisms import (
     TcpReno,
 )
 from qosmodels.sim import _kernels
-from qosmodels.sim._kernels import dispatch, layout
+from qosmodels.sim._kernels import dispatch, dispatch_edges, layout
+from qosmodels.sim._kernels.edges import token_bucket
 from qosmodels.sim._kernels.queues import decbit, fair_queueing, priority, random_loss, red
 from qosmodels.sim._kernels.sources import cbr, onoff, poisson, reno, window
 from qosmodels.sim._kernels.sources import decbit as decbit_window
@@ -67,6 +69,18 @@ def _spec_classes() -> list[type]:
 
 SPECS = _spec_classes()
 
+#: Arguments of the spec classes that have required fields.
+REQUIRED = {"AggregateBucket": {"rate": 1e6, "depth": 20_000}}
+
+
+def _example(cls):
+    """An instance of ``cls`` built from its defaults (and :data:`REQUIRED`)."""
+    return cls(**REQUIRED.get(cls.__name__, {}))
+
+
+def _tables():
+    return {"QUEUES": dispatch.QUEUES, "SOURCES": dispatch.SOURCES, "EDGES": dispatch_edges.EDGES}
+
 
 def _table(cls) -> dict:
     """The dispatch table a spec class's kernel module must be in."""
@@ -75,7 +89,7 @@ def _table(cls) -> dict:
     if issubclass(cls, SourceSpec):
         return dispatch.SOURCES
     if issubclass(cls, EdgeSpec):
-        return getattr(dispatch, "EDGES", {})
+        return dispatch_edges.EDGES
     raise AssertionError(f"{cls.__name__} is neither a queue, a source nor an edge spec")
 
 
@@ -89,15 +103,15 @@ def test_the_spec_classes_are_found_and_exported():
 @pytest.mark.parametrize("cls", SPECS, ids=lambda c: c.__name__)
 def test_spec_names_a_kernel_module_that_dispatch_knows(cls):
     table = _table(cls)
-    spec = cls()  # ``kernel`` and ``kind`` may depend on the fields (Decbit(fq_bit=True))
+    spec = _example(cls)  # ``kernel`` and ``kind`` may depend on the fields (Decbit(fq_bit=True))
     assert spec.kernel in table, f"{cls.__name__}.kernel = {spec.kernel!r} is not in {sorted(table)}"
     assert kernel_module(spec) is table[spec.kernel]
     assert isinstance(spec.kind, str) and spec.kind
 
 
-@pytest.mark.parametrize("table", ["QUEUES", "SOURCES"])
+@pytest.mark.parametrize("table", ["QUEUES", "SOURCES", "EDGES"])
 def test_dispatch_tables_name_their_modules_and_cover_their_folders(table):
-    mods = getattr(dispatch, table)
+    mods = _tables()[table]
     for key, mod in mods.items():
         assert mod.__name__ == f"{_kernels.__name__}.{key}"
     folder = table.lower()
@@ -108,9 +122,9 @@ def test_dispatch_tables_name_their_modules_and_cover_their_folders(table):
 
 @pytest.mark.parametrize("cls", SPECS, ids=lambda c: c.__name__)
 def test_params_are_fields_of_the_spec_and_fit_the_row(cls):
-    kmod = _table(cls)[cls().kernel]
+    spec = _example(cls)
+    kmod = _table(cls)[spec.kernel]
     fields = {f.name for f in dataclasses.fields(cls)}
-    spec = cls()
     assert isinstance(kmod.PARAMS, tuple)
     assert len(kmod.PARAMS) <= layout.PARAM_ROW, (
         f"{kmod.__name__}.PARAMS has {len(kmod.PARAMS)} entries, the row {layout.PARAM_ROW}")
@@ -126,16 +140,16 @@ def test_params_are_fields_of_the_spec_and_fit_the_row(cls):
             assert value is None or np.isfinite(float(value)), (label, value)
 
 
-@pytest.mark.parametrize("table", ["QUEUES", "SOURCES"])
+@pytest.mark.parametrize("table", ["QUEUES", "SOURCES", "EDGES"])
 def test_codes_are_unique_small_integers(table):
-    codes = {key: mod.CODE for key, mod in getattr(dispatch, table).items()}
+    codes = {key: mod.CODE for key, mod in _tables()[table].items()}
     assert all(isinstance(c, int) and c >= 0 for c in codes.values()), codes
     assert len(set(codes.values())) == len(codes), f"{table} codes collide: {codes}"
 
 
 def test_sources_set_their_flows_up():
     for key, mod in dispatch.SOURCES.items():
-        spec = next(cls() for cls in SPECS if cls().kernel == key)
+        spec = next(_example(cls) for cls in SPECS if _example(cls).kernel == key)
         ff = np.zeros(layout.N_FF)
         fi = np.zeros(layout.N_FI, dtype=np.int64)
         w = mod.setup(spec, ff, fi)
@@ -185,6 +199,18 @@ PACK_CASES = [
      [(window.GEN_WINDOW, 0), (window.GEN_BETA, 2), (window.GEN_GAIN, 0.125),
       (window.GEN_INIT_RTT, 1), (poisson.POI_RATE, 2e5)]),
     (Cbr(rate=4e5, priority=1), [(cbr.CBR_RATE, 4e5)]),
+    (AggregateBucket(rate=8e5, depth=3e4, peak_rate=1.6e6, max_packet=1000, sharing="common",
+                     order="lru", action="mark", timer=0.01),
+     [(token_bucket.TB_RATE, 1e5), (token_bucket.TB_DEPTH, 3e4), (token_bucket.TB_PEAK, 2e5),
+      (token_bucket.TB_LM, 1000), (token_bucket.TB_SHARING, token_bucket.SH_COMMON),
+      (token_bucket.TB_ORDER, token_bucket.ORD_LRU), (token_bucket.TB_ACTION,
+                                                      token_bucket.ACT_MARK),
+      (token_bucket.TB_TIMER, 0.01)]),
+    (AggregateBucket(rate=8e5, depth=3e4),
+     [(token_bucket.TB_RATE, 1e5), (token_bucket.TB_DEPTH, 3e4), (token_bucket.TB_PEAK, 0),
+      (token_bucket.TB_LM, 1500), (token_bucket.TB_SHARING, token_bucket.SH_LOGICAL),
+      (token_bucket.TB_ORDER, 0), (token_bucket.TB_ACTION, token_bucket.ACT_SHAPE),
+      (token_bucket.TB_TIMER, 0.015)]),
     (OnOff(rate=3e6, on_time=0.2, off_time=0.7, exponential=False),
      [(onoff.ONOFF_RATE, 3e6), (onoff.ONOFF_ON, 0.2), (onoff.ONOFF_OFF, 0.7),
       (onoff.ONOFF_EXP, 0)]),

@@ -6,8 +6,10 @@ to the mechanism's kernel module.  Adding a mechanism adds a kernel module and
 one line per hook it implements here; the engine is not edited.  Numba still
 compiles the loop once: the codes are data.
 
-:data:`QUEUES` and :data:`SOURCES` map spec ``kernel`` names to the modules,
-for the compile step (``qosmodels.sim.compile``) and the tests.
+:data:`QUEUES`, :data:`SOURCES` and :data:`EDGES` map spec ``kernel`` names to the
+modules, for the compile step (``qosmodels.sim.compile``) and the tests.  The edge
+elements' hooks are in :mod:`.dispatch_edges` (the sender calls them, and the
+sources import the sender).
 """
 
 import numpy as np
@@ -24,9 +26,7 @@ QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": pri
           "queues.decbit": decbit}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window}
-#: Edge elements (a flow's or an aggregate's ingress): none runs in packets yet; the
-#: first (a token bucket or a ticket tagger) brings the ingress pseudo-hop with it.
-EDGES: dict = {}
+#: (Edge elements, :data:`EDGES`, have their hooks in :mod:`.dispatch_edges`.)
 
 #: ``queue_select``'s answer for a discipline that keeps its packets in the class rings.
 RINGS = -2
@@ -160,3 +160,4 @@ def source_window(S, code, f, windowed):
     if windowed:
         return window.window(S, f)
     return np.nan
+

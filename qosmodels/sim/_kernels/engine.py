@@ -18,9 +18,11 @@ from numba import njit
 
 from ._jit import POS, rare_handler
 from .dispatch import queue_timer, source_ack
+from .dispatch_edges import edge_timer
 from .flows import ack_arrives, on_source_tick, on_start, on_stop, on_timer, send_packets
 from .heap import pop_root
 from .layout import (
+    EI_CODE,
     EV_ARRIVE,
     EV_BITS,
     EV_SAMPLE,
@@ -38,6 +40,7 @@ from .layout import (
     GI_WORK_N,
     KIND_DATA,
     LI_CODE,
+    OWNER_EDGE,
     OWNER_FLOW,
     OWNER_LINK,
     PI_FLOW,
@@ -75,6 +78,8 @@ def on_timer_event(S, slot):
         on_timer(S, owner, k)
     elif kind == OWNER_LINK:
         queue_timer(S, S.li[owner, LI_CODE], owner, k)
+    elif kind == OWNER_EDGE:
+        edge_timer(S, S.ei[owner, EI_CODE], owner, k)
 
 
 # ``_nrt=False`` compiles without Numba's reference-counting runtime: the kernel

@@ -6,14 +6,17 @@ The generic parts live here; what differs between sources is reached through
 
 from ._jit import POS, handler, rare_handler
 from .dispatch import source_next_tick, source_send_limit, source_start, source_timeout
+from .dispatch_edges import edge_gate
 from .heap import push
 from .layout import (
+    EI_CODE,
     EV_BITS,
     EV_SOURCE,
     FI_ACKS_ARRIVED,
     FI_ACTIVE,
     FI_APP_LIMIT,
     FI_CODE,
+    FI_EDGE,
     FI_SENT,
     FI_SND_NXT,
     FI_SND_UNA,
@@ -45,11 +48,17 @@ def send_packets(S, f):
     if lim > fi[f, FI_APP_LIMIT]:
         lim = fi[f, FI_APP_LIMIT]
     nxt = fi[f, FI_SND_NXT]
+    e = fi[f, FI_EDGE]
     while nxt < lim:
+        # a shaping edge element may hold the sender back (it then waits for the edge)
+        if e >= 0 and not edge_gate(S, S.ei[e & POS, EI_CODE], e & POS, f, True):
+            break
         if not transmit(S, f, nxt):
             return
         nxt += 1
         fi[f, FI_SND_NXT] = nxt
+    if e >= 0 and nxt >= lim:
+        edge_gate(S, S.ei[e & POS, EI_CODE], e & POS, f, False)
     if is_off(S, fi[f, FI_TIMER0] & POS) and nxt > fi[f, FI_SND_UNA]:
         arm_timer(S, f)
 

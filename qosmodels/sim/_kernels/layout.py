@@ -70,7 +70,9 @@ FF_BYTES_W = FF_CWND + 9        # bytes of unique packets received inside the wi
 FF_SS = FF_CWND + 10            # the source mechanism's float state: FF_SS .. FF_SS + N_SS - 1
 N_SS = 6
 FF_RTT_SUM_W = FF_SS + N_SS     # sum of the RTT samples the source's estimator took in the window, s
-N_FF = FF_RTT_SUM_W + 1
+FF_ES = FF_RTT_SUM_W + 1        # the flow's edge element's float state for it (a member's tokens):
+N_ES = 7                        # FF_ES .. FF_ES + N_ES - 1, named by the edge's kernel module
+N_FF = FF_ES + N_ES
 
 # ----------------------------------------------------------------- flows, integer columns
 FI_CODE = 0
@@ -119,7 +121,38 @@ FI_RTT_N_W = FI_SS + N_SSI  # RTT samples in FF_RTT_SUM_W
 FI_RETX_W = FI_RTT_N_W + 1  # data packets retransmitted inside the window
 FI_DROPS_W = FI_RETX_W + 1  # data packets dropped inside the window
 FI_ARRIVED_W = FI_DROPS_W + 1  # data packets reaching the receiver inside the window, copies too
-N_FI = FI_ARRIVED_W + 1
+FI_EDGE = FI_ARRIVED_W + 1     # the edge element the flow's data cross first (``ei`` row), -1: none
+FI_MEMBER = FI_EDGE + 1        # the flow's number among the edge's members
+FI_EDGE_HOLD = FI_MEMBER + 1   # the flow's hold at the edge: a FIFO ring (``slot`` row) of packets
+FI_ES = FI_EDGE_HOLD + 1         # the edge's integer state for the flow: FI_ES .. FI_ES + N_ESI - 1
+N_ESI = 2
+FI_EDGE_IN = FI_ES + N_ESI     # data packets the edge let through in profile (whole run)
+FI_EDGE_OUT = FI_EDGE_IN + 1   # ... out of profile (sent unmarked)
+FI_EDGE_IN_W = FI_EDGE_OUT + 1   # ... in profile, inside the window
+FI_EDGE_OUT_W = FI_EDGE_IN_W + 1  # ... out of profile, inside the window
+FI_EDGE_DROPS = FI_EDGE_OUT_W + 1  # data packets the edge dropped (policed, or its hold full)
+FI_EDGE_HELD = FI_EDGE_DROPS + 1   # data packets the edge held back (shaping)
+FI_EDGE_BLOCKED = FI_EDGE_HELD + 1  # times the edge kept a window sender from sending (shaping)
+N_FI = FI_EDGE_BLOCKED + 1
+
+# ----------------------------------------------------------------- edge elements (``ef``, ``ei``)
+# one row per aggregate with an edge element; its member flows in ``e_mem[EI_M0 : EI_M0 + EI_N]``
+EF_EP = 0           # parameter row: EF_EP .. EF_EP + PARAM_ROW - 1
+EF_ES = EF_EP + PARAM_ROW  # the element's float state: EF_ES .. EF_ES + N_EFS - 1
+N_EFS = 8
+N_EF = EF_ES + N_EFS
+EI_CODE = 0         # edge element code
+EI_M0 = 1           # first member in ``e_mem``
+EI_N = 2            # number of members
+EI_TIMER0 = 3       # first timer slot, -1: none
+EI_TRACE0 = 4       # first trace channel, -1: none
+EI_ES = 5           # the element's integer state: EI_ES .. EI_ES + N_EIS - 1
+N_EIS = 4
+N_EI = EI_ES + N_EIS
+
+# an edge's verdict on a data packet leaving its sender (``dispatch.edge_ingress``)
+EDGE_PASS = 0       # on to the first link (the edge may have marked it)
+EDGE_GONE = 1       # dropped or held by the edge (it forwards a held packet later itself)
 
 # ----------------------------------------------------------------- timer slots
 TM_DEADLINE = 0     # s; inf: off
@@ -132,6 +165,7 @@ TMI_K = 3           # the slot's number among its owner's
 N_TMI = 4
 OWNER_LINK = 0
 OWNER_FLOW = 1
+OWNER_EDGE = 2
 
 # ----------------------------------------------------------------- packets
 PI_FLOW = 0         # -1 while the packet is free (in the pool)

@@ -6,13 +6,17 @@ the handlers here are below them and call none.
 """
 
 from ._jit import POS, handler
+from .dispatch_edges import edge_ingress
 from .layout import (
+    EDGE_PASS,
+    EI_CODE,
     FF_BITS,
     FF_RTO,
     FF_RTT_SUM_W,
     FF_RTT_T0,
     FI_CLASS,
     FI_EARLY_TIMER,
+    FI_EDGE,
     FI_MAXSEQ,
     FI_OOO_MASK,
     FI_OOO_OFF,
@@ -68,7 +72,8 @@ def record_rtt(S, f, r):
 
 @handler
 def transmit(S, f, seq):
-    """Send data packet ``seq`` of flow ``f`` towards its first hop; False if the pool is full."""
+    """Send data packet ``seq`` of flow ``f`` towards its first hop (through its edge
+    element, if it has one, which may mark, drop or hold it); False if the pool is full."""
     ff, fi, pi, pf = S.ff, S.fi, S.pi, S.pf
     p = alloc(S)
     if p < 0:
@@ -102,5 +107,8 @@ def transmit(S, f, seq):
                 fi[f, FI_TIMING] = 1
                 fi[f, FI_RTT_SEQ] = seq
                 ff[f, FF_RTT_T0] = S.gf[GF_NOW]
+    e = fi[f, FI_EDGE]
+    if e >= 0 and edge_ingress(S, S.ei[e & POS, EI_CODE], e & POS, f, p) != EDGE_PASS:
+        return True  # dropped or held by the flow's edge element
     defer(S, (p << W_BITS) | W_FORWARD)
     return True

@@ -1,0 +1,44 @@
+"""The hooks of edge elements (at an aggregate's ingress): one function per hook, one
+branch per element.
+
+Apart from :mod:`.dispatch` because the sender (:mod:`.sender`, :mod:`.flows`)
+calls them and the sources import the sender.  Adding an edge element adds
+its kernel module under ``edges/``, its entry in :data:`EDGES` and one line
+per hook here.
+"""
+
+from ._jit import rare_handler
+from .edges import token_bucket
+from .layout import EDGE_PASS
+
+#: Kernel modules of edge elements by the ``kernel`` name their specs give.
+EDGES = {"edges.token_bucket": token_bucket}
+
+
+# ---------------------------------------------------------------------- edge elements
+# Not inlined (``rare_handler``): only the flows behind an edge element pay a call, and
+# the loop's compile time does not grow with each element's code.
+@rare_handler
+def edge_ingress(S, code, e, f, p):
+    """Edge ``e``'s verdict on data packet ``p`` of its member ``f``, just made by the
+    sender: ``EDGE_PASS`` (on to the first link; the edge may have marked it) or
+    ``EDGE_GONE`` (the edge dropped it, or holds it and forwards it later)."""
+    if code == token_bucket.CODE:
+        return token_bucket.ingress(S, e, f, p)
+    return EDGE_PASS
+
+
+@rare_handler
+def edge_gate(S, code, e, f, more):
+    """Whether window sender ``f`` may send a packet now (``more``), or that it has
+    nothing more to send (``more=False``; the answer is then True)."""
+    if code == token_bucket.CODE:
+        return token_bucket.gate(S, e, f, more)
+    return True
+
+
+@rare_handler
+def edge_timer(S, code, e, k):
+    """Edge ``e``'s timer slot ``k`` has come due."""
+    if code == token_bucket.CODE:
+        token_bucket.on_timer(S, e)
