@@ -8,8 +8,8 @@ same spec describes the mechanism to every analysis: the packet simulator
 models (which read :class:`Red`'s parameters) and the closed forms.  This
 package imports neither Numba nor the simulator (DESIGN.md, practice 2).
 
-Queues: :class:`DropTail`, :class:`Red`, :class:`Priority`, :class:`RandomLoss`,
-:class:`FairQueueing`, :class:`Decbit`.
+Queues: :class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
+:class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`.
 Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`.
 Edge elements: :class:`AggregateBucket`.
@@ -22,14 +22,14 @@ from .fair_queueing import FairQueueing
 from .open_loop import Cbr, OnOff, Poisson
 from .priority import Priority
 from .random_loss import RandomLoss
-from .red import Red
+from .red import Ered, Red
 from .tcp import TcpNewReno, TcpReno
 from .token_bucket import AggregateBucket
 from .window import GenericWindow
 
 __all__ = [
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec",
-    "DropTail", "Red", "Priority", "RandomLoss", "FairQueueing", "Decbit",
+    "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit",
     "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
     "AggregateBucket",
 ]

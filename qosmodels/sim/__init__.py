@@ -1,7 +1,7 @@
 """The packet-level simulator.
 
 Describe mechanisms as specs (:mod:`qosmodels.mechanisms`) -- queue
-disciplines (:class:`DropTail`, :class:`Red`, :class:`Priority`,
+disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`) on links and sources
 (:class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`, :class:`DecbitWindow`,
 :class:`Cbr`, :class:`Poisson`, :class:`OnOff`) on flows -- and run the network with
@@ -18,6 +18,7 @@ from ..mechanisms import (
     Decbit,
     DecbitWindow,
     DropTail,
+    Ered,
     FairQueueing,
     GenericWindow,
     OnOff,
@@ -36,6 +37,6 @@ from .simulate import replicate, simulate
 
 __all__ = [
     "simulate", "replicate", "SimulationResult", "ReplicationResult", "Record", "Limits",
-    "QueueSpec", "SourceSpec", "DropTail", "Red", "Priority", "RandomLoss", "FairQueueing",
-    "Decbit", "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
+    "QueueSpec", "SourceSpec", "DropTail", "Red", "Ered", "Priority", "RandomLoss",
+    "FairQueueing", "Decbit", "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
 ]

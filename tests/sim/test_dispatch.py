@@ -30,6 +30,7 @@ from qosmodels.mechanisms import (
     DecbitWindow,
     DropTail,
     EdgeSpec,
+    Ered,
     FairQueueing,
     GenericWindow,
     OnOff,
@@ -46,7 +47,7 @@ from qosmodels.mechanisms import (
 from qosmodels.sim import _kernels
 from qosmodels.sim._kernels import dispatch, dispatch_edges, layout
 from qosmodels.sim._kernels.edges import token_bucket
-from qosmodels.sim._kernels.queues import decbit, fair_queueing, priority, random_loss, red
+from qosmodels.sim._kernels.queues import decbit, ered, fair_queueing, priority, random_loss, red
 from qosmodels.sim._kernels.sources import cbr, onoff, poisson, reno, window
 from qosmodels.sim._kernels.sources import decbit as decbit_window
 from qosmodels.sim.compile import kernel_module, pack_params
@@ -165,6 +166,10 @@ PACK_CASES = [
     (Red(mark=True),
      [(red.RED_MIN_TH, 5), (red.RED_MAX_TH, 15), (red.RED_MAX_P, 0.1), (red.RED_W_Q, 0.002),
       (red.RED_GENTLE, 0), (red.RED_MARK, 1), (red.RED_TYPICAL_SIZE, 1000)]),
+    (Ered(min_th=2, max_th=8, max_p=0.3, w_q=0.05, gentle=True, mark=True, marked_factor=2.5),
+     [(red.RED_MIN_TH, 2), (red.RED_MAX_TH, 8), (red.RED_MAX_P, 0.3), (red.RED_W_Q, 0.05),
+      (red.RED_GENTLE, 1), (red.RED_MARK, 1), (red.RED_TYPICAL_SIZE, 1000),
+      (ered.ERED_MARKED_FACTOR, 2.5)]),
     (Priority(classes=5), [(priority.PRIO_CLASSES, 5)]),
     (RandomLoss(0.07), [(random_loss.LOSS_P, 0.07)]),
     (FairQueueing(delta=125), [(fair_queueing.FQ_DELTA, 1000), (fair_queueing.FQ_BIT, 0)]),

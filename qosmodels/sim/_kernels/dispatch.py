@@ -16,14 +16,14 @@ import numpy as np
 
 from ._jit import handler
 from .layout import MARK_CE, MARK_DECBIT, MARK_ECE, PI_MARK
-from .queues import decbit, droptail, fair_queueing, priority, random_loss, red
+from .queues import decbit, droptail, ered, fair_queueing, priority, random_loss, red
 from .sources import cbr, onoff, poisson, reno, window
 from .sources import decbit as decbit_window
 
 #: Kernel modules by the ``kernel`` name their specs give.
 QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": priority,
           "queues.random_loss": random_loss, "queues.fair_queueing": fair_queueing,
-          "queues.decbit": decbit}
+          "queues.decbit": decbit, "queues.ered": ered}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window}
 #: (Edge elements, :data:`EDGES`, have their hooks in :mod:`.dispatch_edges`.)
@@ -54,6 +54,8 @@ def queue_admit(S, code, l, p):
         return fair_queueing.admit(S, l, p)
     if code == decbit.CODE:
         return decbit.admit(S, l, p)
+    if code == ered.CODE:
+        return ered.admit(S, l, p)
     return -1
 
 

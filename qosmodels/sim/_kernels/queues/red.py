@@ -48,8 +48,12 @@ def traces(spec) -> tuple[str, ...]:
 
 
 @handler
-def verdict(S, l):
-    """Update the average queue; 0 accept, 1 early (drop or mark), 2 forced drop."""
+def verdict(S, l, divisor):
+    """Update the average queue; 0 accept, 1 early (drop or mark), 2 forced drop.
+
+    ``divisor`` (>= 1) divides the early-drop probability ``p_b`` of this
+    arrival before the uniform spacing (ERED's marked packets; 1.0 for RED,
+    exact in floating point: ``p_b / 1.0 == p_b``).  ``count`` is shared."""
     lf, li = S.lf, S.li
     now = S.gf[GF_NOW]
     waiting = li[l, LI_WAITING]
@@ -79,6 +83,7 @@ def verdict(S, l):
         pb = maxp * (avg - minth) / (maxth - minth)
     else:
         pb = maxp + (1.0 - maxp) * (avg - maxth) / maxth
+    pb = pb / divisor
     den = 1.0 - cnt * pb
     pa = pb / den if den > 0.0 else 1.0
     if rand(S) < pa:
@@ -90,7 +95,13 @@ def verdict(S, l):
 @handler
 def admit(S, l, p):
     """-1 to admit (possibly marked), else the drop cause's column."""
-    v = verdict(S, l)
+    return admit_divided(S, l, p, 1.0)
+
+
+@handler
+def admit_divided(S, l, p, divisor):
+    """:func:`admit` with the early-drop probability divided by ``divisor`` (see :func:`verdict`)."""
+    v = verdict(S, l, divisor)
     if v == 2:
         return LI_DROP_FORCED
     if v == 1:

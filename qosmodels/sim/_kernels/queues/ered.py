@@ -1,0 +1,34 @@
+"""Enhanced RED (spec: :class:`qosmodels.mechanisms.Ered`): RED whose early-drop
+probability is divided by ``marked_factor`` for packets carrying ``MARK_IN_PROFILE``.
+
+Everything else is :mod:`.red`'s: the average, the shared ``count``, the
+forced drops, the ECN marking and the parameter columns (``RED_*``), with
+``marked_factor`` packed after them.
+
+References
+----------
+A. Mehra, R. Tewari, D. Kandlur, "Design considerations for rate control of
+aggregated TCP connections", Sections 3.2 and 4.1; W. Feng, D. Kandlur,
+D. Saha, K. G. Shin, NOSSDAV 1997 (ERED).
+"""
+
+from .._jit import handler
+from ..layout import LF_QP, MARK_IN_PROFILE, PI_MARK
+from . import red
+
+CODE = 7
+ERED_MARKED_FACTOR = len(red.PARAMS)
+PARAMS = red.PARAMS + ("marked_factor",)
+
+#: The same trace channel as RED's (``red_average``, if ``record_average``).
+traces = red.traces
+
+
+@handler
+def admit(S, l, p):
+    """-1 to admit (possibly marked), else the drop cause's column: RED's verdict with
+    ``p_b`` divided by ``marked_factor`` if packet ``p`` is in profile."""
+    divisor = 1.0
+    if (S.pi[p, PI_MARK] & MARK_IN_PROFILE) != 0:
+        divisor = S.lf[l, LF_QP + ERED_MARKED_FACTOR]
+    return red.admit_divided(S, l, p, divisor)
