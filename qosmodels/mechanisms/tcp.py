@@ -9,8 +9,11 @@ RFC 2001; S. Floyd, T. Henderson, RFC 2582; RFC 6298; RFC 6582.
 from __future__ import annotations
 
 import numbers
+import weakref
 from dataclasses import dataclass
 from typing import ClassVar
+
+import numpy as np
 
 from .._validate import integer, real
 from ..errors import ScenarioError, ScenarioTypeError
@@ -389,7 +392,8 @@ class TcpReno(SourceSpec):
             return self.increase
         from .. import tokenbucket as tb  # the paper's formulas; numpy only
 
-        rtt_i = _flow_rtt(network, flow, ack_size)
+        rtt, member_of, ungrouped = _derived(network, ack_size)
+        rtt_i = rtt[flow]
         if self.increase == "constant-rate":
             return float(tb.constant_rate_increase([rtt_i], self.increase_rate)[0])
         if self.increase == "by-k" and self.increase_threshold is not None:
@@ -399,46 +403,70 @@ class TcpReno(SourceSpec):
                 return float(tb.increase_by_k([rtt_i], self.increase_k, self.rtt_av)[0])
             # f = rtt_i^2 / rtt_av^2: window_increase with the mean given, i.e. a = 1/rtt_av^2
             return float(tb.constant_rate_increase([rtt_i], 1.0 / self.rtt_av**2)[0])
-        group = self._group(network, flow)
-        rtts = [_flow_rtt(network, j, ack_size) for j in group]
-        k = group.index(flow)
-        if self.increase == "by-k":
-            return float(tb.increase_by_k(rtts, self.increase_k)[k])
-        return float(tb.window_increase(rtts)[k])
-
-    def _group(self, network, flow: int) -> list[int]:
-        """The flows whose mean RTT is ``rtt_av`` for flow ``flow`` (itself included)."""
-        aggs = [(agg.name, network.aggregate_members(k))
-                for k, agg in enumerate(network.aggregates)]
-        mine = [(name, members) for name, members in aggs if flow in members]
-        if len(mine) > 1:
+        aggs = member_of.get(flow, [])
+        if len(aggs) > 1:
             what = "rtt_av" if self.increase == "rtt2" else "rtt_av or increase_threshold"
             raise ScenarioError(
                 f"flow {network.flow_names[flow]!r} has increase={self.increase!r}, which needs "
-                f"the mean RTT of its aggregate, but it belongs to {len(mine)} aggregates "
-                f"{[name for name, _ in mine]}; give its source {what}, or keep the flow in one "
-                f"aggregate")
-        if mine:
-            return list(mine[0][1])
-        grouped = {j for _, members in aggs for j in members}
-        return [j for j, f in enumerate(network.flows) if j not in grouped
-                and isinstance(f.source, TcpReno) and f.source.increase == self.increase]
+                f"the mean RTT of its aggregate, but it belongs to {len(aggs)} aggregates "
+                f"{[network.aggregates[k].name for k in aggs]}; give its source {what}, or keep "
+                f"the flow in one aggregate")
+        if aggs:  # the members of its aggregate
+            group = list(network.aggregate_members(aggs[0]))
+        else:  # the flows in no aggregate with the same increase
+            group = ungrouped.get(self.increase, [])
+            if flow not in group:  # (a spec asked about a flow it is not the source of)
+                group = sorted([*group, flow])
+        k = group.index(flow)
+        if self.increase == "by-k":
+            return float(tb.increase_by_k(rtt[group], self.increase_k)[k])
+        return float(tb.window_increase(rtt[group])[k])
 
 
-def _flow_rtt(network, j: int, ack_size: int) -> float:
-    """``rtt_j`` of the increase rules: the source's ``rtt`` if it names one, else the
-    flow's base round-trip time (propagation forward and back, one data packet's
-    transmission on each forward link, one ACK's on each declared reverse link)."""
-    src = network.flows[j].source
-    if isinstance(src, TcpReno) and src.rtt is not None:
-        return src.rtt
-    lo, hi = network.route_ptr[j], network.route_ptr[j + 1]
+#: The last network :meth:`TcpReno.increase_factor` worked on and what it derived from it:
+#: ``(weak reference, ack_size, (rtts, member_of, ungrouped))``.  A compile asks once per
+#: flow; deriving anew each time would cost F^2.
+_MEMO: list = [None]
+
+
+def _derived(network, ack_size: int):
+    """Every flow's ``rtt_j`` (:func:`_flow_rtts`), the aggregates holding each flow
+    (``{flow: [aggregate index, ...]}``) and the flows in no aggregate with a TcpReno
+    source, by increase (``{increase: [flow, ...]}``)."""
+    entry = _MEMO[0]
+    if entry is not None and entry[0]() is network and entry[1] == ack_size:
+        return entry[2]
+    member_of: dict[int, list[int]] = {}
+    for k in range(network.n_aggregates):
+        for j in network.aggregate_members(k):
+            member_of.setdefault(j, []).append(k)
+    ungrouped: dict = {}
+    for j, f in enumerate(network.flows):
+        if j not in member_of and isinstance(f.source, TcpReno):
+            ungrouped.setdefault(f.source.increase, []).append(j)
+    data = (_flow_rtts(network, ack_size), member_of, ungrouped)
+    _MEMO[0] = (weakref.ref(network), ack_size, data)
+    return data
+
+
+def _flow_rtts(network, ack_size: int) -> np.ndarray:
+    """``rtt_j`` of the increase rules for every flow, s, shape (F,): the source's ``rtt``
+    if it names one, else the flow's base round-trip time (propagation forward and back,
+    one data packet's transmission on each forward link, one ACK's on each declared
+    reverse link)."""
+    F = network.n_flows
+    hop_flow = np.repeat(np.arange(F), np.diff(network.route_ptr))
     cap = network.capacities
-    fwd = network.route_links[lo:hi]
-    back = network.reverse_route_links[lo:hi]
-    back = back[back >= 0]
-    return float(network.rtt[j] + (8.0 * network.packet_sizes[j] / cap[fwd]).sum()
-                 + (8.0 * ack_size / cap[back]).sum())
+    tx = np.zeros(F)
+    np.add.at(tx, hop_flow, 8.0 * network.packet_sizes[hop_flow] / cap[network.route_links])
+    rev = network.reverse_route_links
+    back = rev >= 0
+    np.add.at(tx, hop_flow[back], 8.0 * ack_size / cap[rev[back]])
+    rtt = network.rtt + tx
+    for j, f in enumerate(network.flows):
+        if isinstance(f.source, TcpReno) and f.source.rtt is not None:
+            rtt[j] = f.source.rtt
+    return rtt
 
 
 @dataclass(frozen=True)
