@@ -8,22 +8,35 @@ RFC 2001; S. Floyd, T. Henderson, RFC 2582; RFC 6298; RFC 6582.
 
 from __future__ import annotations
 
+import numbers
+import weakref
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
+
 from .._validate import integer, real
-from ..errors import ScenarioError
+from ..errors import ScenarioError, ScenarioTypeError
 from ._base import SourceSpec, _flag, _packet_size, _priority
 
 __all__ = ["TcpReno", "TcpNewReno"]
 
+#: Size of an acknowledgement in the base round-trip time, bytes (the simulator's
+#: ``qosmodels.sim.compile.ACK_SIZE``, which passes its own value when it compiles a run).
+_ACK_SIZE = 40
+
+#: The named congestion-avoidance increases (TcpReno.increase) and the fields each uses.
+_INCREASES = {"rtt2": ("rtt", "rtt_av"), "constant-rate": ("rtt", "increase_rate"),
+              "by-k": ("rtt", "rtt_av", "increase_k", "increase_threshold")}
+_INCREASE_FIELDS = ("rtt", "rtt_av", "increase_rate", "increase_k", "increase_threshold")
 
 
 @dataclass(frozen=True)
 class TcpReno(SourceSpec):
     """A greedy (always backlogged) TCP Reno sender, counting in packets.
 
-    Slow start (+1 per new ACK), congestion avoidance (+1/cwnd per new ACK),
+    Slow start (+1 per new ACK), congestion avoidance (+f/cwnd per new ACK, so
+    +f per round trip; ``f = 1`` unless ``increase`` says otherwise),
     fast retransmit on the third duplicate ACK (``ssthresh = max(flight/2,
     2)``, ``cwnd = ssthresh + 3``, +1 per further duplicate), fast recovery
     left on the first new ACK (Reno) -- :class:`TcpNewReno` stays in recovery
@@ -134,6 +147,55 @@ class TcpReno(SourceSpec):
         The segment size ``S`` of ``window_arithmetic="bytes"`` (required
         there, unused otherwise): the TCP payload, e.g. 958 for ns-3's
         1000-byte packets (IPv4, TCP and PPP headers take 42 bytes).
+    increase : float or {"rtt2", "constant-rate", "by-k"}
+        ``f``, the congestion window's increase per round trip in congestion
+        avoidance (``cwnd += f / cwnd`` per ACK of new data; slow start, the
+        halvings and recovery are unchanged).
+
+        * a number > 0: that fixed increase; ``1.0`` (default) is standard
+          TCP, bit for bit.
+        * ``"rtt2"``: the aggregate-fair increase ``f(rtt_i) = rtt_i^2 /
+          rtt_av^2`` of the aggregate-rate-control paper, Section 5
+          (:func:`qosmodels.tokenbucket.window_increase`): with a common loss
+          rate a connection's throughput goes as ``sqrt(f) / rtt_i``
+          (:func:`~qosmodels.tokenbucket.sawtooth_throughput`), so every member
+          gets the throughput of a standard TCP with the group's mean RTT.
+        * ``"constant-rate"``: Floyd's Constant-Rate increase ``f = a rtt_i^2``
+          with ``a = increase_rate``
+          (:func:`~qosmodels.tokenbucket.constant_rate_increase`).
+        * ``"by-k"``: Henderson's Increase-by-K, ``f = increase_k`` for a
+          connection whose ``rtt_i`` exceeds ``increase_threshold`` (default:
+          the group's mean RTT), 1 otherwise
+          (:func:`~qosmodels.tokenbucket.increase_by_k`).
+
+        ``rtt_i`` is the flow's base round-trip time (``rtt`` overrides it):
+        the propagation delay of its route forward and back
+        (:attr:`Network.rtt <qosmodels.Network.rtt>`) plus the transmission of
+        one data packet on each forward link and of one 40-byte ACK on each
+        declared reverse link -- the round trip of a packet through empty
+        queues in the simulator.  The *group* whose mean RTT is ``rtt_av``:
+        the members of the :class:`~qosmodels.Aggregate` holding the flow
+        (every member, whatever its source, each with its own ``rtt_i``); for a
+        flow in no aggregate, the flows in no aggregate whose source has the
+        same ``increase``.  A flow in two or more aggregates needs ``rtt_av``
+        (or, for ``"by-k"``, ``increase_threshold``).  The factor is fixed
+        when a run is compiled (:meth:`increase_factor` gives it).  With
+        ``window_arithmetic="bytes"`` (ns-3's arithmetic, which has no such
+        increase) only ``increase=1`` is accepted.
+    increase_rate : float or None, packets/s^2
+        ``a`` of ``increase="constant-rate"`` (required there, refused
+        elsewhere): the rate at which every connection's throughput grows.
+    increase_k : float or None, packets per round trip
+        ``K`` of ``increase="by-k"``, >= 1 (required there, refused elsewhere).
+    increase_threshold : float or None, s
+        ``increase="by-k"`` only: connections with ``rtt_i`` above it get ``K``
+        (``None``: ``rtt_av``).
+    rtt : float or None, s
+        ``rtt_i`` for the named increases instead of the base round-trip time
+        (e.g. the paper's nominal RTT, or one that includes a standing queue).
+    rtt_av : float or None, s
+        ``increase="rtt2"`` or ``"by-k"``: the group's mean RTT instead of the
+        mean of its members' ``rtt_i``.
 
     References
     ----------
@@ -167,6 +229,23 @@ class TcpReno(SourceSpec):
     when ``m_dupAckCount == m_retxThresh`` or ``IsLost(m_highRxAckMark)``).
     For ``window_arithmetic="bytes"``: ns-3.44 ``tcp-congestion-ops.cc``
     (``TcpNewReno::SlowStart``, ``CongestionAvoidance``, ``GetSsThresh``).
+    For ``increase``: A. Mehra, R. Tewari, D. Kandlur, "Design considerations
+    for rate control of aggregated TCP connections", Section 5; S. Floyd,
+    "Connections with multiple congested gateways in packet-switched networks,
+    part 1", CCR 21(5), 1991 (Constant-Rate); T. Henderson et al., "On
+    improving the fairness of TCP congestion avoidance", GLOBECOM 1998
+    (Increase-by-K).
+
+    Examples
+    --------
+    >>> from qosmodels import Aggregate, Flow, Link, Network
+    >>> links = [Link("s", "r", 10e6, 0.0), Link("r", "a", 10e6, 0.025),
+    ...          Link("r", "b", 10e6, 0.15)]
+    >>> net = Network(links, [Flow(["s", "r", "a"], source=TcpNewReno(increase="rtt2", rtt=0.05)),
+    ...                       Flow(["s", "r", "b"], source=TcpNewReno(increase="rtt2", rtt=0.3))],
+    ...               aggregates=[Aggregate("clients", flows=[0, 1])])
+    >>> [round(net.flows[i].source.increase_factor(net, i), 4) for i in (0, 1)]
+    [0.0816, 2.9388]
     """
 
     packet_size: int | None = None
@@ -183,6 +262,12 @@ class TcpReno(SourceSpec):
     recovery: str = "inflation"
     window_arithmetic: str = "packets"
     segment_size: int | None = None
+    increase: float | str = 1.0
+    increase_rate: float | None = None
+    increase_k: float | None = None
+    increase_threshold: float | None = None
+    rtt: float | None = None
+    rtt_av: float | None = None
 
     kind: ClassVar[str] = "reno"
     kernel: ClassVar[str] = "sources.reno"
@@ -234,6 +319,154 @@ class TcpReno(SourceSpec):
             raise ScenarioError(f"{name}.window_arithmetic='bytes' needs segment_size, the "
                                 f"segment size in bytes (e.g. 958 for ns-3's 1000-byte packets: "
                                 f"minus IPv4, TCP and PPP headers), got None")
+        self._check_increase(name)
+
+    def _check_increase(self, name):
+        set_ = object.__setattr__
+        inc = self.increase
+        if isinstance(inc, str):
+            if inc not in _INCREASES:
+                raise ScenarioError(
+                    f"{name}.increase must be a number > 0 (packets per round trip; 1.0 is "
+                    f"standard TCP) or one of {sorted(_INCREASES)}, got {inc!r}")
+        elif isinstance(inc, bool) or not isinstance(inc, numbers.Real):
+            raise ScenarioTypeError(
+                f"{name}.increase must be a number > 0 (packets per round trip) or one of "
+                f"{sorted(_INCREASES)}, got {inc!r} of type {type(inc).__name__}")
+        else:
+            set_(self, "increase", real(name, "increase", inc, gt=0, unit="packets per RTT"))
+        used = _INCREASES.get(self.increase, ())
+        for field in _INCREASE_FIELDS:
+            if getattr(self, field) is not None and field not in used:
+                users = [k for k, fs in _INCREASES.items() if field in fs]
+                raise ScenarioError(
+                    f"{name}.{field} = {getattr(self, field)!r} is used only with increase = "
+                    f"{' or '.join(map(repr, users))}, but increase = {self.increase!r}; drop "
+                    f"{field} or choose one of those increases")
+        units = {"rtt": "s", "rtt_av": "s", "increase_threshold": "s",
+                 "increase_rate": "packets/s^2"}
+        for field, unit in units.items():
+            if getattr(self, field) is not None:
+                bound = {"ge": 0} if field == "increase_threshold" else {"gt": 0}
+                set_(self, field, real(name, field, getattr(self, field), unit=unit, **bound))
+        if self.increase_k is not None:
+            set_(self, "increase_k", real(name, "increase_k", self.increase_k, ge=1,
+                                          unit="packets per RTT"))
+        if self.increase == "constant-rate" and self.increase_rate is None:
+            raise ScenarioError(
+                f"{name}.increase='constant-rate' needs increase_rate, Floyd's a in packets/s^2 "
+                f"(f = a rtt^2; a = 1/rtt_av^2 gives the 'rtt2' increase), got None")
+        if self.increase == "by-k" and self.increase_k is None:
+            raise ScenarioError(
+                f"{name}.increase='by-k' needs increase_k, the increase K >= 1 per round trip "
+                f"of the long-RTT connections, got None")
+        if self.window_arithmetic == "bytes" and self.increase != 1.0:
+            raise ScenarioError(
+                f"{name}.increase = {self.increase!r} needs window_arithmetic='packets': the "
+                f"'bytes' arithmetic reproduces ns-3's TcpNewReno, which increases by one "
+                f"segment per round trip only; use increase=1.0 with 'bytes'")
+
+    def increase_factor(self, network, flow: int, *, ack_size: int = _ACK_SIZE) -> float:
+        """``f(rtt_i)``, the congestion-avoidance increase per round trip of flow ``flow``.
+
+        Parameters
+        ----------
+        network : Network
+            The network of the flow (which has this spec as its source).
+        flow : int
+            The flow's index in ``network.flows``.
+        ack_size : int, bytes
+            Size of an ACK in the base round-trip time (the simulator's, 40).
+
+        Returns
+        -------
+        float, packets per round trip
+
+        Raises
+        ------
+        ScenarioError
+            If the flow belongs to several aggregates and the increase needs the
+            group's mean RTT (give ``rtt_av``, or ``increase_threshold`` for ``"by-k"``).
+        """
+        if not isinstance(self.increase, str):
+            return self.increase
+        from .. import tokenbucket as tb  # the paper's formulas; numpy only
+
+        rtt, member_of, ungrouped = _derived(network, ack_size)
+        rtt_i = rtt[flow]
+        if self.increase == "constant-rate":
+            return float(tb.constant_rate_increase([rtt_i], self.increase_rate)[0])
+        if self.increase == "by-k" and self.increase_threshold is not None:
+            return float(tb.increase_by_k([rtt_i], self.increase_k, self.increase_threshold)[0])
+        if self.rtt_av is not None:
+            if self.increase == "by-k":
+                return float(tb.increase_by_k([rtt_i], self.increase_k, self.rtt_av)[0])
+            # f = rtt_i^2 / rtt_av^2: window_increase with the mean given, i.e. a = 1/rtt_av^2
+            return float(tb.constant_rate_increase([rtt_i], 1.0 / self.rtt_av**2)[0])
+        aggs = member_of.get(flow, [])
+        if len(aggs) > 1:
+            what = "rtt_av" if self.increase == "rtt2" else "rtt_av or increase_threshold"
+            raise ScenarioError(
+                f"flow {network.flow_names[flow]!r} has increase={self.increase!r}, which needs "
+                f"the mean RTT of its aggregate, but it belongs to {len(aggs)} aggregates "
+                f"{[network.aggregates[k].name for k in aggs]}; give its source {what}, or keep "
+                f"the flow in one aggregate")
+        if aggs:  # the members of its aggregate
+            group = list(network.aggregate_members(aggs[0]))
+        else:  # the flows in no aggregate with the same increase
+            group = ungrouped.get(self.increase, [])
+            if flow not in group:  # (a spec asked about a flow it is not the source of)
+                group = sorted([*group, flow])
+        k = group.index(flow)
+        if self.increase == "by-k":
+            return float(tb.increase_by_k(rtt[group], self.increase_k)[k])
+        return float(tb.window_increase(rtt[group])[k])
+
+
+#: The last network :meth:`TcpReno.increase_factor` worked on and what it derived from it:
+#: ``(weak reference, ack_size, (rtts, member_of, ungrouped))``.  A compile asks once per
+#: flow; deriving anew each time would cost F^2.
+_MEMO: list = [None]
+
+
+def _derived(network, ack_size: int):
+    """Every flow's ``rtt_j`` (:func:`_flow_rtts`), the aggregates holding each flow
+    (``{flow: [aggregate index, ...]}``) and the flows in no aggregate with a TcpReno
+    source, by increase (``{increase: [flow, ...]}``)."""
+    entry = _MEMO[0]
+    if entry is not None and entry[0]() is network and entry[1] == ack_size:
+        return entry[2]
+    member_of: dict[int, list[int]] = {}
+    for k in range(network.n_aggregates):
+        for j in network.aggregate_members(k):
+            member_of.setdefault(j, []).append(k)
+    ungrouped: dict = {}
+    for j, f in enumerate(network.flows):
+        if j not in member_of and isinstance(f.source, TcpReno):
+            ungrouped.setdefault(f.source.increase, []).append(j)
+    data = (_flow_rtts(network, ack_size), member_of, ungrouped)
+    _MEMO[0] = (weakref.ref(network), ack_size, data)
+    return data
+
+
+def _flow_rtts(network, ack_size: int) -> np.ndarray:
+    """``rtt_j`` of the increase rules for every flow, s, shape (F,): the source's ``rtt``
+    if it names one, else the flow's base round-trip time (propagation forward and back,
+    one data packet's transmission on each forward link, one ACK's on each declared
+    reverse link)."""
+    F = network.n_flows
+    hop_flow = np.repeat(np.arange(F), np.diff(network.route_ptr))
+    cap = network.capacities
+    tx = np.zeros(F)
+    np.add.at(tx, hop_flow, 8.0 * network.packet_sizes[hop_flow] / cap[network.route_links])
+    rev = network.reverse_route_links
+    back = rev >= 0
+    np.add.at(tx, hop_flow[back], 8.0 * ack_size / cap[rev[back]])
+    rtt = network.rtt + tx
+    for j, f in enumerate(network.flows):
+        if isinstance(f.source, TcpReno) and f.source.rtt is not None:
+            rtt[j] = f.source.rtt
+    return rtt
 
 
 @dataclass(frozen=True)

@@ -308,6 +308,8 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         fi[i, K.FI_ECN_RECOVER] = -1
         fi[i, K.FI_APP_LIMIT] = _GREEDY
         window = kmod.setup(src, ff[i], fi[i])  # the mechanism's initial state; its window
+        if hasattr(kmod, "setup_flow"):  # the mechanism's state that depends on the network
+            kmod.setup_flow(src, network, i, ff[i], fi[i])
         if windowed:
             ooo_sizes[i] = 1 << max(int(window), 1).bit_length()  # power of two > window
     # ---------------------------------------------------------------- edge elements

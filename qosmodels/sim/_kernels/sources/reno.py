@@ -17,12 +17,14 @@ import numpy as np
 
 from .._jit import POS, handler
 from ..layout import (
+    FF_ACK_BITS,
     FF_CWND,
     FF_RTO,
     FF_RTT_T0,
     FF_RTTVAR,
     FF_SP,
     FF_SRTT,
+    FF_SS,
     FF_SSTHRESH,
     FI_DUPACKS,
     FI_EARLY_TIMER,
@@ -88,12 +90,17 @@ PARAMS = (
 )
 
 
+# float state columns (FF_SS + ...)
+RENO_INCREASE = 0       # f: congestion avoidance adds f per round trip (spec's increase)
+
 #: Timer slots of a flow: its retransmission timer.
 TIMERS = 1
 
 
 def setup(spec, ff, fi) -> int:
     """Initial state of a flow (its rows ``ff``, ``fi``); returns its largest window, packets."""
+    # a fixed increase here; a named one (from the network's RTTs) in setup_flow
+    ff[FF_SS + RENO_INCREASE] = np.nan if isinstance(spec.increase, str) else spec.increase
     ff[FF_CWND] = spec.initial_window
     ff[FF_SSTHRESH] = spec.max_window if spec.initial_ssthresh is None else spec.initial_ssthresh
     ff[FF_RTO] = spec.initial_rto
@@ -101,6 +108,12 @@ def setup(spec, ff, fi) -> int:
     fi[FI_PER_ACK] = int(spec.rtt_samples == "ack")
     fi[FI_EARLY_TIMER] = int(spec.timer != "reference")
     return spec.max_window
+
+
+def setup_flow(spec, network, i, ff, fi) -> None:
+    """The increase per round trip of flow ``i`` (``TcpReno.increase_factor``: for the
+    named increases it depends on the RTTs of the flow's group)."""
+    ff[FF_SS + RENO_INCREASE] = spec.increase_factor(network, i, ack_size=ff[FF_ACK_BITS] / 8.0)
 
 
 @handler
@@ -140,15 +153,17 @@ def rtt_sample(S, f, r):
 
 @handler
 def ca_increase(S, f, c):
-    """Congestion avoidance: cwnd + 1/cwnd per new ACK, or with window_arithmetic="bytes"
+    """Congestion avoidance: cwnd + f/cwnd per new ACK (f per round trip; f = 1 is
+    standard TCP, and f / c is then exactly 1.0 / c), or with window_arithmetic="bytes"
     ns-3's TcpNewReno::CongestionAvoidance on a window of whole bytes, cwnd +=
-    max(1, (uint32_t)(S*S/cwnd)) bytes (the window kept as bytes / S)."""
+    max(1, (uint32_t)(S*S/cwnd)) bytes (the window kept as bytes / S; the spec
+    allows only f = 1 there)."""
     seg = S.ff[f, FF_SP + TCP_SEGMENT]
     if seg > 0.0:
         b = math.floor(c * seg + 0.5)
         d = math.floor(seg * seg / b)
         return (b + (d if d > 1.0 else 1.0)) / seg
-    return c + 1.0 / c
+    return c + S.ff[f, FF_SS + RENO_INCREASE] / c
 
 
 @handler
