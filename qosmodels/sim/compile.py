@@ -144,7 +144,6 @@ class Compiled(NamedTuple):
     ef: np.ndarray
     ei: np.ndarray
     e_mem: np.ndarray
-    e_ord: np.ndarray
 
 
 def kernel_module(spec):
@@ -313,7 +312,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         if windowed:
             ooo_sizes[i] = 1 << max(int(window), 1).bit_length()  # power of two > window
     # ---------------------------------------------------------------- edge elements
-    # one row per aggregate with an edge element; its members' flows in e_mem (e_ord: the
+    # one row per aggregate with an edge element; its members' flows in e_mem (and the
     # element's scratch space, as long); each member flow names its element and place
     E = len(edges)
     ef = np.zeros((max(E, 1), K.N_EF))
@@ -330,8 +329,8 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
             fi[f, K.FI_MEMBER] = k
         e_mem_l.extend(members)
         kmod.setup_edge(agg.edge, network, members, ef[e], ff, fi)
-    e_mem = np.array(e_mem_l or [0], dtype=np.int64)
-    e_ord = np.zeros_like(e_mem)
+    e_mem = np.zeros((max(len(e_mem_l), 1), K.N_EM), dtype=np.int64)
+    e_mem[:len(e_mem_l), K.EM_FLOW] = e_mem_l
 
     ooo_off = np.concatenate(([0], np.cumsum(ooo_sizes)))
     fi[:, K.FI_OOO_OFF] = ooo_off[:-1]
@@ -564,4 +563,4 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
                     pi, pf, free, ht, ho, hd, ooo, stime, hist, thr_s, q_s, cw_s, gi, gf, rng,
                     np.zeros(pool + 2 * F + 16, dtype=np.int64),
                     np.zeros(n_tr), np.zeros(n_tr, dtype=np.int64), np.zeros(n_tr), tm, tmi,
-                    lk_ptr, lk_pos, hs, hsi, sq_meta, sq_key, sq_seq, sq_pkt, ef, ei, e_mem, e_ord)
+                    lk_ptr, lk_pos, hs, hsi, sq_meta, sq_key, sq_seq, sq_pkt, ef, ei, e_mem)

@@ -136,19 +136,24 @@ FI_EDGE_BLOCKED = FI_EDGE_HELD + 1  # times the edge kept a window sender from s
 N_FI = FI_EDGE_BLOCKED + 1
 
 # ----------------------------------------------------------------- edge elements (``ef``, ``ei``)
-# one row per aggregate with an edge element; its member flows in ``e_mem[EI_M0 : EI_M0 + EI_N]``
+# one row per aggregate with an edge element; its member flows in rows EI_M0 .. EI_M0 + EI_N - 1
+# of ``e_mem``
 EF_EP = 0           # parameter row: EF_EP .. EF_EP + PARAM_ROW - 1
 EF_ES = EF_EP + PARAM_ROW  # the element's float state: EF_ES .. EF_ES + N_EFS - 1
 N_EFS = 8
 N_EF = EF_ES + N_EFS
 EI_CODE = 0         # edge element code
-EI_M0 = 1           # first member in ``e_mem``
+EI_M0 = 1           # first member's row in ``e_mem``
 EI_N = 2            # number of members
 EI_TIMER0 = 3       # first timer slot, -1: none
 EI_TRACE0 = 4       # first trace channel, -1: none
 EI_ES = 5           # the element's integer state: EI_ES .. EI_ES + N_EIS - 1
 N_EIS = 4
 N_EI = EI_ES + N_EIS
+
+EM_FLOW = 0         # ``e_mem`` columns: a member flow
+EM_ORDER = 1        # the element's scratch space (an order of its members)
+N_EM = 2
 
 # an edge's verdict on a data packet leaving its sender (``dispatch.edge_ingress``)
 EDGE_PASS = 0       # on to the first link (the edge may have marked it)

@@ -43,6 +43,8 @@ from ..layout import (
     EI_N,
     EI_TIMER0,
     EI_TRACE0,
+    EM_FLOW,
+    EM_ORDER,
     FF_BITS,
     FF_ES,
     FI_DROPS,
@@ -189,7 +191,7 @@ def _water_fill(S, e, add):
         k = 0
         rmin = np.inf
         for j in range(m0, m1):
-            f = e_mem[j] & POS
+            f = e_mem[j, EM_FLOW] & POS
             room = ff[f, M_DEPTH] - ff[f, M_TOK]
             if room > 0.0:
                 k += 1
@@ -202,7 +204,7 @@ def _water_fill(S, e, add):
         if not done:
             step = rmin
         for j in range(m0, m1):
-            f = e_mem[j] & POS
+            f = e_mem[j, EM_FLOW] & POS
             room = ff[f, M_DEPTH] - ff[f, M_TOK]
             if room > 0.0:
                 if room <= step:
@@ -308,7 +310,7 @@ def _wait_time(S, e, f, size):
             total = 0.0
             m0 = S.ei[e, EI_M0]
             for j in range(m0, m0 + S.ei[e, EI_N]):
-                g = S.e_mem[j] & POS
+                g = S.e_mem[j, EM_FLOW] & POS
                 room = ff[g, M_DEPTH] - ff[g, M_TOK]
                 total += room if room < need else need
             w = total / rate
@@ -335,7 +337,7 @@ def _record(S, e, f, sent):
         total = 0.0
         m0 = S.ei[e, EI_M0]
         for j in range(m0, m0 + S.ei[e, EI_N]):
-            g = S.e_mem[j] & POS
+            g = S.e_mem[j, EM_FLOW] & POS
             if sh == SH_PARTITIONED:
                 _refill(S, e, g)
             total += ff[g, M_TOK]
@@ -475,13 +477,13 @@ def on_timer(S, e):
     """The shaping timer: the waiting members in the bucket's order send their held
     packets while they conform; then the window senders among them whose holds are
     empty get a deferred send, in the same order (it asks :func:`gate` again)."""
-    ef, ff, fi, e_ord = S.ef, S.ff, S.fi, S.e_ord
+    ef, ff, fi, e_mem = S.ef, S.ff, S.fi, S.e_mem
     m0 = S.ei[e, EI_M0]
     order = ef[e, EF_EP + TB_ORDER] if ef[e, EF_EP + TB_SHARING] == SH_COMMON else ORD_SEQUENTIAL
     # the waiting members, sorted by key (insertion sort, stable: member order breaks ties)
     cnt = 0
     for j in range(m0, m0 + S.ei[e, EI_N]):
-        f = S.e_mem[j] & POS
+        f = e_mem[j, EM_FLOW] & POS
         if fi[f, M_WAIT] == 0:
             continue
         if order == ORD_FCFS:
@@ -492,17 +494,17 @@ def on_timer(S, e):
             key = float(j)
         i = m0 + cnt
         while i > m0:
-            g = e_ord[i - 1] & POS
+            g = e_mem[i - 1, EM_ORDER] & POS
             kg = ff[g, M_KEY] if order == ORD_FCFS else (
                 ff[g, M_LRU] if order == ORD_LRU else float(S.fi[g, FI_MEMBER] + m0))
             if kg <= key:
                 break
-            e_ord[i] = g
+            e_mem[i, EM_ORDER] = g
             i -= 1
-        e_ord[i] = f
+        e_mem[i, EM_ORDER] = f
         cnt += 1
     for i in range(m0, m0 + cnt):
-        f = e_ord[i] & POS
+        f = e_mem[i, EM_ORDER] & POS
         fi[f, M_WAIT] = 0
         _refill(S, e, f)
         if _flush(S, e, f) and fi[f, FI_WINDOWED] != 0:
