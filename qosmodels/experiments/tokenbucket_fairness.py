@@ -103,8 +103,8 @@ from ..network import Aggregate, Network
 from ._networks import t_half_width
 from .registry import Bounds, Check, Side, register
 
-__all__ = ["RATE", "DEPTH", "ACCESS", "PACKET", "TIMER", "SCENARIOS", "Scenario", "network",
-           "fair_shares", "predicted_rates", "run", "Runs"]
+__all__ = ["RATE", "DEPTH", "ACCESS", "PACKET", "WINDOW", "BUFFER", "TIMER", "HIGHER", "LOWER",
+           "SCENARIOS", "Scenario", "network", "fair_shares", "predicted_rates", "run", "Runs"]
 
 NAME = "tokenbucket-fairness"
 #: The aggregate rate r_m, bit/s (see the module docstring).
