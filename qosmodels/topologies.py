@@ -766,7 +766,12 @@ def aggregate_rate_control(
         says only that it is the bottleneck.  800 kb/s is our choice: below
         the clients' total, and the aggregate rate implied by the text (with an
         equal split, one connection capped at 100 kb/s leaves 3/4 * 800 + 100 =
-        700 kb/s, the "87%" of Section 4.2.1).
+        700 kb/s, the "87%" of Section 4.2.1).  With rate control the line must
+        be faster than the aggregate rate, or policed connections could not
+        send "much" more than it (Figure 6): the ``tokenbucket-fairness``
+        experiment keeps the 800 kb/s as the aggregate's token rate and gives
+        the access link 1.544 Mb/s (a T1, the text's example of an access
+        line), still below the clients' total.
     access_delay : float, s
         Propagation delay of ``S->P`` (default 0), at most ``min(rtts) / 2``.
     buffer, client_buffer : int, packets

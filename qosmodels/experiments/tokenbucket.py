@@ -7,8 +7,10 @@ form ``sqrt(3 f / (2 p)) / rtt`` re-typed here and against its two promises
 (equal throughputs; the aggregate sends as much as four standard TCPs at the
 mean RTT); the shaper's output against the arrival curve (checked here pair by
 pair, not with the library's checker); the largest burst; the aggregate depth
-condition.  Every row has a theory side only; the packet side joins when the
-simulator gains token buckets.
+condition.  Every row here has a theory side only; the token buckets of Section
+4.2 in packets (partitioned, common and logical, shaping and marking) are
+``tokenbucket-fairness`` (:mod:`.tokenbucket_fairness`).  The window increase
+has no packet side yet: the simulator's TCP has no ``f(rtt_i)`` increase.
 
 References
 ----------
