@@ -317,7 +317,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     E = len(edges)
     ef = np.zeros((max(E, 1), K.N_EF))
     ei = np.zeros((max(E, 1), K.N_EI), dtype=np.int64)
-    fi[:, K.FI_EDGE] = -1
+    fi[:, [K.FI_EDGE, K.FI_EDGE_HOLD]] = -1
     e_mem_l: list[int] = []
     for e, ((agg, members), kmod) in enumerate(zip(edges, edge_kmods)):
         ef[e, K.EF_EP:K.EF_EP + K.PARAM_ROW] = pack_params(agg.edge, kmod)

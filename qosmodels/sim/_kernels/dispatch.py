@@ -46,16 +46,14 @@ def queue_class(S, code, l, p):
 @handler
 def queue_admit(S, code, l, p):
     """The queue's verdict on an arrival: -1 to admit (possibly marked), else a drop cause."""
-    if code == red.CODE:
-        return red.admit(S, l, p)
+    if code == red.CODE or code == ered.CODE:  # ERED: RED, its probability divided (one copy)
+        return red.admit_divided(S, l, p, ered.divisor(S, code, l, p))
     if code == random_loss.CODE:
         return random_loss.admit(S, l, p)
     if code == fair_queueing.CODE:
         return fair_queueing.admit(S, l, p)
     if code == decbit.CODE:
         return decbit.admit(S, l, p)
-    if code == ered.CODE:
-        return ered.admit(S, l, p)
     return -1
 
 

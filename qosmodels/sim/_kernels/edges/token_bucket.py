@@ -21,6 +21,11 @@ Hooks (reached through :mod:`..dispatch`):
   the bucket's order, get their held packets out and their senders
   another try (a deferred send).
 
+The helpers called from several places (refilling, a packet leaving, arming the
+timer, flushing a hold) are real functions (``rare_handler``), not inlined: each
+inlined copy costs Numba's compile time, and only flows behind a bucket call
+them.
+
 Units: tokens and sizes in bytes, rates in bytes/s, times in s.
 
 References
@@ -32,7 +37,7 @@ import math
 
 import numpy as np
 
-from .._jit import POS, handler
+from .._jit import POS, handler, rare_handler
 from ..fifo import peek_head, pop_head, push_tail
 from ..layout import (
     EDGE_GONE,
@@ -156,6 +161,8 @@ def setup_edge(spec, network, members, ef, ff, fi) -> None:
     ef[ES_LAST] = 0.0
     if spec.sharing != "common":
         rtts = np.asarray(network.rtt)[list(members)]
+        if len(members) == 1:  # one member has the whole bucket, whatever its RTT
+            rtts = np.ones(1)
         if spec.depths == "rtt" and np.any(rtts <= 0):
             raise ScenarioError(
                 "AggregateBucket(depths='rtt') shares the depth in proportion to the members' "
@@ -216,7 +223,7 @@ def _water_fill(S, e, add):
         add -= step * k
 
 
-@handler
+@rare_handler
 def _refill(S, e, f):
     """Bring the tokens member ``f`` draws on up to now."""
     ef, ff = S.ef, S.ff
@@ -347,7 +354,7 @@ def _record(S, e, f, sent):
         record(S, ch + 1, sent)
 
 
-@handler
+@rare_handler
 def _out(S, e, f, p, in_profile):
     """Packet ``p`` of member ``f`` leaves the edge, in profile (marked) or not."""
     fi = S.fi
@@ -374,7 +381,7 @@ def _drop(S, f, p):
     release(S, p)
 
 
-@handler
+@rare_handler
 def _arm(S, e, f, size):
     """Member ``f`` waits for ``size`` tokens: the timer is to wake it (at the next tick of
     a periodic timer, or when it will hold them)."""
@@ -397,7 +404,7 @@ def _arm(S, e, f, size):
         set_deadline(S, slot, t, True)
 
 
-@handler
+@rare_handler
 def _flush(S, e, f):
     """Send member ``f``'s held packets while they conform (tokens refilled); False if
     some remain (the member then waits)."""

@@ -25,6 +25,15 @@ traces = red.traces
 
 
 @handler
+def divisor(S, code, l, p):
+    """What RED's probability is divided by for packet ``p`` at link ``l`` of queue code
+    ``code``: ``marked_factor`` for an in-profile packet at an ERED queue, else 1."""
+    if code == CODE and (S.pi[p, PI_MARK] & MARK_IN_PROFILE) != 0:
+        return S.lf[l, LF_QP + ERED_MARKED_FACTOR]
+    return 1.0
+
+
+@handler
 def admit(S, l, p):
     """-1 to admit (possibly marked), else the drop cause's column: RED's verdict with
     ``p_b`` divided by ``marked_factor`` if packet ``p`` is in profile."""
