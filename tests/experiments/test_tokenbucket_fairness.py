@@ -53,8 +53,12 @@ def test_networks_of_the_scenarios():
         assert net.capacities[net.link_id("S->P")] == tf.ACCESS
         caps = [net.capacities[net.link_id(f"P->C{i}")] for i in range(4)]
         assert caps == ([500e3] * 4 if sc.links == "equal" else [1000e3, 500e3, 500e3, 100e3])
-        assert all(f.source.kind == "newreno" and f.source.max_window == tf.WINDOW
-                   for f in net.flows)
+        assert all(f.source.kind == "newreno" and f.source.max_window == sc.window
+                   and f.source.increase == sc.increase for f in net.flows)
+        # ns-2's window everywhere but in Section 5's row (a 20-packet cap would keep the
+        # long connections out of congestion avoidance)
+        assert sc.window == (1000 if key == "none-rtt2" else tf.WINDOW)
+        assert sc.increase == ("rtt2" if key == "none-rtt2" else 1.0)
         assert (net.buffers == tf.BUFFER).all()
         kinds = {link.queue.kind for link in net.links}
         assert kinds == ({"ered"} if sc.action == "mark" else {"droptail"}), key
@@ -125,6 +129,10 @@ def test_quick_rows_have_their_sources_and_sides(quick):
         if isinstance(c.expected, Bounds):  # the text's comparisons
             assert c.source == "paper (stated)" and c.packets.tolerance == 0.0
             assert c.expected in (tf.HIGHER, tf.LOWER), q
+        elif c.source == "closed form":  # Section 5: the derivation's equal throughputs
+            assert q.startswith("Section 5") and c.expected == 1.0 and c.paper is None
+            assert c.packets.tolerance == c.theory.tolerance == tf.INCREASE_TOL
+            assert c.theory.value == pytest.approx(1.0, rel=1e-12)
         else:  # numbers the text prints, from its figures
             assert c.paper == c.expected and c.packets.tolerance == tf.TOL
     printed = {q: c.expected for q, c in r.items() if c.source == "paper (measured)"}
@@ -142,6 +150,8 @@ def test_quick_rows_have_their_sources_and_sides(quick):
         "Fig. 7(d) common lru, unequal links: aggregate throughput / r_m",
         "Fig. 10(a) logical: fairness index",
         "Fig. 10(b) logical, unequal links: aggregate throughput / r_m",
+        "Section 5 f = rtt_i^2/rtt_av^2, no rate control: goodput of the 600 ms / the 50 ms "
+        "connection",
     }
     assert r["Fig. 5 partitioned, unequal links: aggregate throughput / r_m"].theory.value == (
         pytest.approx(0.875))
@@ -177,5 +187,5 @@ def test_theory_side_alone_runs_no_packets(monkeypatch):
 
     monkeypatch.setattr(qosmodels.sim, "simulate", boom)
     rep = validate([NAME], sides="theory", quick=True)
-    assert len(rep.checks) == 8 and all(set(c.sides) == {"theory"} for c in rep.checks)
+    assert len(rep.checks) == 9 and all(set(c.sides) == {"theory"} for c in rep.checks)
     assert rep.ok
