@@ -18,7 +18,11 @@ kernel:
   :func:`spaced_fractions`), whose ratio is then ``marked_factor`` exactly.
 
 Without marked packets an Ered link must run exactly as a Red one (same seed, same
-result), which is checked end to end through ``simulate``.
+result), which is checked end to end through ``simulate``.  End to end with marks, an
+edge marker (:class:`~qosmodels.mechanisms.AggregateBucket` with ``action="mark"``)
+sets them on one Poisson stream and not on another: each stream's arrivals see the
+queue's time-average state (PASTA), so the ratio of their early-drop fractions is
+``marked_factor`` in expectation.
 """
 
 from __future__ import annotations
@@ -270,3 +274,42 @@ def test_without_marked_packets_ered_is_red(kw):
         np.testing.assert_array_equal(series.to_numpy(), ered.traces[k].to_numpy(), err_msg=k)
         np.testing.assert_array_equal(series.index.to_numpy(), ered.traces[k].index.to_numpy())
 
+
+# ------------------------------------------------------------------ marked by an edge
+def test_an_edge_markers_packets_are_dropped_marked_factor_times_less():
+    # two Poisson streams of 0.55 Mb/s share a 1 Mb/s Ered link (10 % overload, which RED's
+    # early drops absorb with the average about 23 packets, now and then just above
+    # max_th: gentle, so that those arrivals are dropped early too); one crosses an
+    # AggregateBucket marker whose bucket it never empties, so all its packets are in
+    # profile.  Each stream is Poisson and independent of the queue's past, so its
+    # arrivals see the time-average state (average, count) (PASTA): a marked arrival is
+    # dropped early with on average 1 / marked_factor of an unmarked one's probability,
+    # and the ratio of the two streams' early-drop fractions is marked_factor in
+    # expectation.  Tolerance: each stream's drops are no more variable than binomial
+    # (the spacing makes them more regular), so the ratio's relative standard error is
+    # at most sqrt(1 / D_u + 1 / D_m) with D the drop counts; we allow 4 of them.
+    from qosmodels import Aggregate
+    from qosmodels.mechanisms import AggregateBucket, Poisson
+
+    q = Ered(min_th=5, max_th=40, max_p=0.1, w_q=0.002, gentle=True, marked_factor=1.5)
+    marker = AggregateBucket(rate=10e6, depth=1e6, max_packet=1000, sharing="common",
+                             action="mark")
+    net = Network([Link("s", "d", 1e6, 0.01, buffer=300, queue=q)],
+                  [Flow(["s", "d"], source=Poisson(rate=0.55e6), packet_size=1000,
+                        name="marked"),
+                   Flow(["s", "d"], source=Poisson(rate=0.55e6), packet_size=1000,
+                        name="plain")],
+                  aggregates=[Aggregate("in", flows=["marked"], edge=marker)])
+    res = simulate(net, 420.0, seed=11, warmup=20.0, progress=False)
+    c = res.counters
+    assert c["edge_out_of_profile"][0] == 0 and c["edge_in_profile"][0] == c["sent"][0]
+    assert c["edge_in_profile"][1] == 0  # the plain stream has no edge
+    # every drop is an early one: the fractions compare ERED's two probabilities only
+    assert res.link_drops["forced"][0] == 0 and res.link_drops["overflow"][0] == 0
+    drops = c["dropped_window"].astype(float)
+    offered = drops + c["arrived_window"]
+    frac = drops / offered
+    ratio = frac[1] / frac[0]
+    se = ratio * np.sqrt(1 / drops[0] + 1 / drops[1])
+    assert drops.min() > 1000
+    assert abs(ratio - q.marked_factor) <= 4 * se, (ratio, se, frac)
