@@ -99,21 +99,21 @@ class Ered(Red):
     packets, as :class:`Red`; a packet that carries the in-profile mark (set at
     the edge on packets that comply with their profile, e.g. by a token
     bucket) has its early-drop (or ECN-mark) probability divided by
-    ``marked_factor``: between ``min_th`` and ``max_th`` (and, if ``gentle``,
-    on the ramp up to ``2 max_th``) ``p_b' = p_b / marked_factor`` for a marked
-    packet and ``p_b`` for an unmarked one.  The uniform spacing then applies
-    to ``p_b'`` with the shared ``count`` (packets of either kind since the
-    last early drop): ``p_a = p_b' / (1 - count p_b')``.  Forced drops (the
-    average above ``max_th``, or ``2 max_th`` if gentle) and buffer overflow
-    are the same for both kinds.  Without marked packets Ered is :class:`Red`,
-    draw for draw.
-
-    The spacing widens the gap between the kinds beyond ``marked_factor``:
-    ``count`` raises an unmarked packet's ``p_a`` faster than a marked one's,
-    so over a stream the fractions dropped early differ by more.  At
-    ``p_b = 0.05`` with half the packets marked, ``marked_factor = 1.5`` drops
-    about 12.7 % of the unmarked and 4.8 % of the marked packets (a ratio of
-    2.6; the renewal argument in ``tests/sim/test_ered.py``).
+    ``marked_factor``.  RED's probability is computed first, as for any
+    packet: ``p_b`` from the average (between ``min_th`` and ``max_th``, and,
+    if ``gentle``, on the ramp up to ``2 max_th``), then the uniform spacing
+    ``p_a = p_b / (1 - count p_b)`` with the shared ``count`` (packets of
+    either kind since the last early drop), capped at 1; a marked packet is
+    then dropped with ``p_a / marked_factor``, an unmarked one with ``p_a``.
+    In the same state a marked packet's drop probability is exactly
+    ``1 / marked_factor`` of an unmarked one's (the paper's "1.5 times lower
+    drop probability"), so two streams that see the same states (Poisson
+    arrivals, say) lose early fractions in the ratio ``marked_factor``: at
+    ``p_b = 0.05`` with half the packets marked, 11.0 % of the unmarked and
+    7.3 % of the marked ones (the renewal argument in
+    ``tests/sim/test_ered.py``).  Forced drops (the average above ``max_th``,
+    or ``2 max_th`` if gentle) and buffer overflow are the same for both
+    kinds.  Without marked packets Ered is :class:`Red`, draw for draw.
 
     The fluid models, which carry no marks, read an Ered as the :class:`Red`
     it extends (it is one: ``isinstance(Ered(), Red)``).
@@ -123,9 +123,9 @@ class Ered(Red):
     min_th, max_th, max_p, w_q, gentle, mark, typical_packet_size, record_average
         As for :class:`Red`.
     marked_factor : float
-        ``>= 1``: a marked packet's early-drop probability is the unmarked
-        one's divided by it (1: no difference, plain RED).  The paper's default
-        is 1.5.
+        ``>= 1``: a marked packet's early-drop probability ``p_a`` is the
+        unmarked one's in the same state divided by it (1: no difference,
+        plain RED).  The paper's default is 1.5.
 
     References
     ----------

@@ -1,23 +1,28 @@
-"""ERED (``qosmodels.sim._kernels.queues.ered``): RED whose early-drop probability is
-divided by ``marked_factor`` for in-profile packets.
+"""ERED (``qosmodels.sim._kernels.queues.ered``): RED whose early-drop probability ``p_a``
+(after the count spacing) is divided by ``marked_factor`` for in-profile packets.
 
-Nothing in the simulator sets ``MARK_IN_PROFILE`` yet (the edge token bucket will), so
-the two curves are measured at kernel level: a small jitted driver offers packets,
+The two curves are measured at kernel level: a small jitted driver offers packets,
 marked or not, to a compiled one-link Ered network through ``dispatch.queue_admit``
 with the queue held at a chosen level (``w_q = 1``: the average is the queue).  The
 references are closed forms from the papers, computed here independently of the
 kernel:
 
 * RED's ``p_b(avg)`` (Floyd and Jacobson 1993, Section 4 and Figure 2; the gentle
-  ramp of Floyd 1997), and ``p_b / marked_factor`` for marked packets (Mehra,
-  Tewari and Kandlur, Section 4.1: "a 1.5 times lower drop probability"; ERED of
-  Feng et al., NOSSDAV 1997);
+  ramp of Floyd 1997), the drop probability of the first arrival after a fresh
+  ``count``, and ``p_b / marked_factor`` for a marked one (Mehra, Tewari and Kandlur,
+  Section 4.1: "a 1.5 times lower drop probability"; ERED of Feng et al., NOSSDAV
+  1997);
 * the uniform spacing ``p_a = p_b / (1 - count p_b)`` of Figure 2 with one ``count``
-  for both kinds: the long-run drop fraction of each kind from the renewal argument
-  over ``count`` (see :func:`spaced_fractions`).
+  for both kinds, a marked packet's ``p_a`` divided by ``marked_factor``: the long-run
+  drop fraction of each kind from the renewal argument over ``count`` (see
+  :func:`spaced_fractions`), whose ratio is then ``marked_factor`` exactly.
 
 Without marked packets an Ered link must run exactly as a Red one (same seed, same
-result), which is checked end to end through ``simulate``.
+result), which is checked end to end through ``simulate``.  End to end with marks, an
+edge marker (:class:`~qosmodels.mechanisms.AggregateBucket` with ``action="mark"``)
+sets them on one Poisson stream and not on another: each stream's arrivals see the
+queue's time-average state (PASTA), so the ratio of their early-drop fractions is
+``marked_factor`` in expectation.
 """
 
 from __future__ import annotations
@@ -96,29 +101,29 @@ def p_b(avg, q):
     return q.max_p + (1 - q.max_p) * (avg - q.max_th) / q.max_th
 
 
-def spaced_fractions(pb_unmarked, pb_marked, share_marked):
+def spaced_fractions(pb, factor, share_marked):
     """Long-run early-drop fraction of unmarked and of marked arrivals at a fixed average,
     under Figure 2's uniform spacing with one ``count`` for both kinds.
 
-    ``count`` is incremented on every arrival and reset to 0 by a drop; an arrival that
-    finds ``count = c`` (after the increment) and whose kind has ``p`` is dropped with
-    ``h(c, p) = p / (1 - c p)`` (1 once ``c p >= 1``).  Arrivals are marked independently
-    with probability ``share_marked``.  Between two drops the ``c``-th arrival happens
+    ``count`` is incremented on every arrival and reset to 0 by a drop; an unmarked
+    arrival that finds ``count = c`` (after the increment) is dropped with
+    ``h(c) = min(1, p_b / (1 - c p_b))`` (1 once ``c p_b >= 1``), a marked one with
+    ``h(c) / factor``.  Arrivals are marked independently with probability
+    ``share_marked``.  Between two drops the ``c``-th arrival happens
     with probability ``R(c) = prod_{j < c} (1 - hbar(j))``, ``hbar`` the hazard averaged
     over the kinds; by renewal-reward the fraction of a kind's arrivals dropped is
-    ``sum_c R(c) h(c, p_kind) / sum_c R(c)`` (marks independent of ``count``).
+    ``sum_c R(c) h_kind(c) / sum_c R(c)`` (marks independent of ``count``), so the
+    unmarked fraction is ``factor`` times the marked one.
     """
     c = np.arange(1, 200_001, dtype=float)
 
-    def h(p):
-        if p == 0.0:
-            return np.zeros_like(c)
-        out = np.ones_like(c)
-        ok = c * p < 1.0
-        out[ok] = np.minimum(1.0, p / (1.0 - c[ok] * p))
-        return out
-
-    hu, hm = h(pb_unmarked), h(pb_marked)
+    if pb == 0.0:
+        hu = np.zeros_like(c)
+    else:
+        hu = np.ones_like(c)
+        ok = c * pb < 1.0
+        hu[ok] = np.minimum(1.0, pb / (1.0 - c[ok] * pb))
+    hm = hu / factor
     hbar = share_marked * hm + (1 - share_marked) * hu
     R = np.concatenate(([1.0], np.cumprod(1.0 - hbar)[:-1]))
     assert R[-1] == 0.0  # the sum is complete: a drop is certain within the range
@@ -173,17 +178,17 @@ def test_the_factor_is_the_specs():
                                                  (8, 0.0), (8, 1.0)])
 def test_uniform_spacing_with_a_shared_count(level, share_marked):
     # a long stream at a fixed average, marks drawn independently: the drop fraction of
-    # each kind against the renewal closed form with one count for both kinds.  The
-    # spacing makes the realised ratio of the fractions exceed marked_factor (unmarked
-    # packets' hazard grows faster with count); dividing p_a instead of p_b, or one
-    # count per kind, gives other fractions that this test tells apart
+    # each kind against the renewal closed form with one count for both kinds and the
+    # marked packets' p_a divided by marked_factor.  Dividing p_b before the spacing
+    # instead (about 2.6 times fewer marked drops at p_b = 0.05, not 1.5), or one count
+    # per kind, gives other fractions that this test tells apart
     q = Ered(min_th=2, max_th=12, max_p=0.37, w_q=1.0, marked_factor=1.5)
     S = kernel_state(q)
     n = 400_000
     marked = np.random.default_rng(level * 100 + int(share_marked * 10)).random(n) < share_marked
     verdict, _ = run(S, marked, level, fresh=False)
     pb = p_b(level, q)
-    want_u, want_m = spaced_fractions(pb, pb / q.marked_factor, share_marked)
+    want_u, want_m = spaced_fractions(pb, q.marked_factor, share_marked)
     early = verdict == LI_DROP_EARLY
     assert not np.any(verdict == LI_DROP_FORCED)
     # successive drops are negatively correlated (uniform spacing): binomial errors bound them
@@ -198,11 +203,14 @@ def test_the_closed_form_of_the_spacing_is_floyd_jacobsons_for_one_kind():
     # arrival is dropped with p_b / (1 - c p_b), so each gap to the next drop has
     # probability p_b / (1 - p_b): uniform on {1, ..., 1/p_b - 1} (1/p_b an integer),
     # and the drop fraction is 1 / E[gap] = 2 p_b; for p_b = 1/10: gaps 1..9, mean 5
-    u, m = spaced_fractions(0.1, 0.1, 0.5)
+    u, m = spaced_fractions(0.1, 1.0, 0.5)
     assert u == pytest.approx(1 / 5, rel=1e-9) and m == pytest.approx(1 / 5, rel=1e-9)
-    # and with marked packets at p_b / 1.5 the marked fraction is below the unmarked / 1.5
-    u, m = spaced_fractions(0.1, 0.1 / 1.5, 0.5)
-    assert u / m > 1.5
+    # and with marked packets' p_a divided by 1.5 the marked fraction is exactly the
+    # unmarked one / 1.5, whatever the share of marked packets (the fewer marked drops
+    # let count grow further, so unmarked packets lose a little more than alone)
+    for share in (0.1, 0.5, 0.9):
+        u, m = spaced_fractions(0.1, 1.5, share)
+        assert u / m == pytest.approx(1.5, rel=1e-12) and m < 1 / 5 < u
 
 
 def test_marked_packets_are_ecn_marked_less_often():
@@ -265,3 +273,43 @@ def test_without_marked_packets_ered_is_red(kw):
     for k, series in red.traces.items():
         np.testing.assert_array_equal(series.to_numpy(), ered.traces[k].to_numpy(), err_msg=k)
         np.testing.assert_array_equal(series.index.to_numpy(), ered.traces[k].index.to_numpy())
+
+
+# ------------------------------------------------------------------ marked by an edge
+def test_an_edge_markers_packets_are_dropped_marked_factor_times_less():
+    # two Poisson streams of 0.55 Mb/s share a 1 Mb/s Ered link (10 % overload, which RED's
+    # early drops absorb with the average about 23 packets, now and then just above
+    # max_th: gentle, so that those arrivals are dropped early too); one crosses an
+    # AggregateBucket marker whose bucket it never empties, so all its packets are in
+    # profile.  Each stream is Poisson and independent of the queue's past, so its
+    # arrivals see the time-average state (average, count) (PASTA): a marked arrival is
+    # dropped early with on average 1 / marked_factor of an unmarked one's probability,
+    # and the ratio of the two streams' early-drop fractions is marked_factor in
+    # expectation.  Tolerance: each stream's drops are no more variable than binomial
+    # (the spacing makes them more regular), so the ratio's relative standard error is
+    # at most sqrt(1 / D_u + 1 / D_m) with D the drop counts; we allow 4 of them.
+    from qosmodels import Aggregate
+    from qosmodels.mechanisms import AggregateBucket, Poisson
+
+    q = Ered(min_th=5, max_th=40, max_p=0.1, w_q=0.002, gentle=True, marked_factor=1.5)
+    marker = AggregateBucket(rate=10e6, depth=1e6, max_packet=1000, sharing="common",
+                             action="mark")
+    net = Network([Link("s", "d", 1e6, 0.01, buffer=300, queue=q)],
+                  [Flow(["s", "d"], source=Poisson(rate=0.55e6), packet_size=1000,
+                        name="marked"),
+                   Flow(["s", "d"], source=Poisson(rate=0.55e6), packet_size=1000,
+                        name="plain")],
+                  aggregates=[Aggregate("in", flows=["marked"], edge=marker)])
+    res = simulate(net, 420.0, seed=11, warmup=20.0, progress=False)
+    c = res.counters
+    assert c["edge_out_of_profile"][0] == 0 and c["edge_in_profile"][0] == c["sent"][0]
+    assert c["edge_in_profile"][1] == 0  # the plain stream has no edge
+    # every drop is an early one: the fractions compare ERED's two probabilities only
+    assert res.link_drops["forced"][0] == 0 and res.link_drops["overflow"][0] == 0
+    drops = c["dropped_window"].astype(float)
+    offered = drops + c["arrived_window"]
+    frac = drops / offered
+    ratio = frac[1] / frac[0]
+    se = ratio * np.sqrt(1 / drops[0] + 1 / drops[1])
+    assert drops.min() > 1000
+    assert abs(ratio - q.marked_factor) <= 4 * se, (ratio, se, frac)

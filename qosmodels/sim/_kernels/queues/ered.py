@@ -1,5 +1,6 @@
 """Enhanced RED (spec: :class:`qosmodels.mechanisms.Ered`): RED whose early-drop
-probability is divided by ``marked_factor`` for packets carrying ``MARK_IN_PROFILE``.
+probability ``p_a`` (after the count spacing) is divided by ``marked_factor`` for packets
+carrying ``MARK_IN_PROFILE``.
 
 Everything else is :mod:`.red`'s: the average, the shared ``count``, the
 forced drops, the ECN marking and the parameter columns (``RED_*``), with
@@ -36,7 +37,7 @@ def divisor(S, code, l, p):
 @handler
 def admit(S, l, p):
     """-1 to admit (possibly marked), else the drop cause's column: RED's verdict with
-    ``p_b`` divided by ``marked_factor`` if packet ``p`` is in profile."""
+    ``p_a`` divided by ``marked_factor`` if packet ``p`` is in profile."""
     divisor = 1.0
     if (S.pi[p, PI_MARK] & MARK_IN_PROFILE) != 0:
         divisor = S.lf[l, LF_QP + ERED_MARKED_FACTOR]

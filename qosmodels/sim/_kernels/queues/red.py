@@ -51,9 +51,12 @@ def traces(spec) -> tuple[str, ...]:
 def verdict(S, l, divisor):
     """Update the average queue; 0 accept, 1 early (drop or mark), 2 forced drop.
 
-    ``divisor`` (>= 1) divides the early-drop probability ``p_b`` of this
-    arrival before the uniform spacing (ERED's marked packets; 1.0 for RED,
-    exact in floating point: ``p_b / 1.0 == p_b``).  ``count`` is shared."""
+    ``divisor`` (>= 1) divides this arrival's final early-drop probability,
+    after the uniform spacing: ``p_a = min(1, p_b / (1 - count p_b)) / divisor``
+    (ERED's marked packets, whose probability is then exactly ``1 / divisor``
+    of an unmarked one's in the same state; 1.0 for RED, exact in floating
+    point, and capping ``p_a`` at 1 changes no verdict since ``rand() < 1``).
+    ``count`` is shared."""
     lf, li = S.lf, S.li
     now = S.gf[GF_NOW]
     waiting = li[l, LI_WAITING]
@@ -83,9 +86,11 @@ def verdict(S, l, divisor):
         pb = maxp * (avg - minth) / (maxth - minth)
     else:
         pb = maxp + (1.0 - maxp) * (avg - maxth) / maxth
-    pb = pb / divisor
     den = 1.0 - cnt * pb
     pa = pb / den if den > 0.0 else 1.0
+    if pa > 1.0:
+        pa = 1.0
+    pa = pa / divisor
     if rand(S) < pa:
         li[l, LI_RED_COUNT] = 0
         return 1
@@ -100,7 +105,8 @@ def admit(S, l, p):
 
 @handler
 def admit_divided(S, l, p, divisor):
-    """:func:`admit` with the early-drop probability divided by ``divisor`` (see :func:`verdict`)."""
+    """:func:`admit` with the early-drop probability ``p_a`` divided by ``divisor`` (see
+    :func:`verdict`)."""
     v = verdict(S, l, divisor)
     if v == 2:
         return LI_DROP_FORCED
