@@ -33,12 +33,3 @@ def divisor(S, code, l, p):
         return S.lf[l, LF_QP + ERED_MARKED_FACTOR]
     return 1.0
 
-
-@handler
-def admit(S, l, p):
-    """-1 to admit (possibly marked), else the drop cause's column: RED's verdict with
-    ``p_a`` divided by ``marked_factor`` if packet ``p`` is in profile."""
-    divisor = 1.0
-    if (S.pi[p, PI_MARK] & MARK_IN_PROFILE) != 0:
-        divisor = S.lf[l, LF_QP + ERED_MARKED_FACTOR]
-    return red.admit_divided(S, l, p, divisor)
