@@ -1,8 +1,9 @@
-"""Timer slots: deadlines owned by a link's queue or a flow's source, on one event kind.
+"""Timer slots: deadlines owned by a link's queue, a flow's source or an edge element,
+on one event kind.
 
 Each owner whose mechanism needs timers gets consecutive slots (its first slot
-in ``LI_TIMER0`` / ``FI_TIMER0``; a flow's slot 0 is its retransmission
-timer); a slot holds a deadline and the time of its pending event.  Deadlines
+in ``LI_TIMER0`` / ``FI_TIMER0`` / ``EI_TIMER0``; a flow's slot 0 is its
+retransmission timer); a slot holds a deadline and the time of its pending event.  Deadlines
 are lazy: moving one later leaves the pending event in the heap, and when it
 fires the owner's handler is not called but the event sleeps on to the new
 deadline; moving one earlier pushes a new event only when ``early`` is asked
