@@ -9,7 +9,6 @@ RFC 2001; S. Floyd, T. Henderson, RFC 2582; RFC 6298; RFC 6582.
 from __future__ import annotations
 
 import numbers
-import weakref
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -423,19 +422,16 @@ class TcpReno(SourceSpec):
         return float(tb.window_increase(rtt[group])[k])
 
 
-#: The last network :meth:`TcpReno.increase_factor` worked on and what it derived from it:
-#: ``(weak reference, ack_size, (rtts, member_of, ungrouped))``.  A compile asks once per
-#: flow; deriving anew each time would cost F^2.
-_MEMO: list = [None]
-
-
 def _derived(network, ack_size: int):
     """Every flow's ``rtt_j`` (:func:`_flow_rtts`), the aggregates holding each flow
     (``{flow: [aggregate index, ...]}``) and the flows in no aggregate with a TcpReno
-    source, by increase (``{increase: [flow, ...]}``)."""
-    entry = _MEMO[0]
-    if entry is not None and entry[0]() is network and entry[1] == ack_size:
-        return entry[2]
+    source, by increase (``{increase: [flow, ...]}``).
+
+    Kept in the network's derived state (as its link index is) for each ``ack_size``: a
+    compile asks once per flow, and deriving anew each time would cost F^2."""
+    key = f"_increase_derived_{ack_size}"
+    if key in network.__dict__:
+        return network.__dict__[key]
     member_of: dict[int, list[int]] = {}
     for k in range(network.n_aggregates):
         for j in network.aggregate_members(k):
@@ -445,7 +441,7 @@ def _derived(network, ack_size: int):
         if j not in member_of and isinstance(f.source, TcpReno):
             ungrouped.setdefault(f.source.increase, []).append(j)
     data = (_flow_rtts(network, ack_size), member_of, ungrouped)
-    _MEMO[0] = (weakref.ref(network), ack_size, data)
+    network.__dict__[key] = data
     return data
 
 
