@@ -225,6 +225,15 @@ def _water_fill(S, e, add):
         add -= step * k
 
 
+@handler
+def _partition_level(S, f, now):
+    """A partitioned bucket's member ``f``: its tokens at ``now``, as refilling would make
+    them (the state is not changed)."""
+    ff = S.ff
+    v = ff[f, M_TOK] + ff[f, M_RATE] * (now - ff[f, M_LAST])
+    return v if v < ff[f, M_DEPTH] else ff[f, M_DEPTH]
+
+
 @rare_handler
 def _refill(S, e, f):
     """Bring the tokens member ``f`` draws on up to now."""
@@ -235,9 +244,8 @@ def _refill(S, e, f):
     if ef[e, EF_EP + TB_SHARING] == SH_PARTITIONED:
         dt = now - ff[f, M_LAST]
         if dt > 0.0:
+            ff[f, M_TOK] = _partition_level(S, f, now)
             ff[f, M_LAST] = now
-            v = ff[f, M_TOK] + ff[f, M_RATE] * dt
-            ff[f, M_TOK] = v if v < ff[f, M_DEPTH] else ff[f, M_DEPTH]
             if pk > 0.0:
                 v = ff[f, M_PTOK] + pk * dt
                 ff[f, M_PTOK] = v if v < lm else lm
@@ -348,14 +356,9 @@ def _record(S, e, f, sent):
         m0 = S.ei[e, EI_M0]
         for j in range(m0, m0 + S.ei[e, EI_N]):
             g = S.e_mem[j, EM_FLOW] & POS
-            v = ff[g, M_TOK]
-            if sh == SH_PARTITIONED:
-                # the member's level now, read without refilling: recording must not
-                # change the run (refilling in two steps rounds differently)
-                v += ff[g, M_RATE] * (now - ff[g, M_LAST])
-                if v > ff[g, M_DEPTH]:
-                    v = ff[g, M_DEPTH]
-            total += v
+            # a partition's level now, read without refilling: recording must not change
+            # the run (refilling in two steps rounds differently)
+            total += _partition_level(S, g, now) if sh == SH_PARTITIONED else ff[g, M_TOK]
         record(S, ch, total)
         record(S, ch + 2 + S.fi[f, FI_MEMBER], ff[f, M_TOK])
     if sent > 0.0:
