@@ -283,16 +283,14 @@ def fair_shares(net: Network) -> np.ndarray:
 def predicted_rates(net: Network, sc: Scenario) -> np.ndarray:
     """The rates the theory predicts for a shaped scenario, bit/s.
 
-    Partitioned: ``min(r_i, c_i)`` with ``r_i = r_m / n`` from
-    :func:`qosmodels.tokenbucket.partition` and ``c_i`` the client link (tokens
-    a connection cannot use are lost).  Common and logical buckets pass unused
-    tokens on: the max-min fair shares (:func:`fair_shares`).
+    Partitioned: ``min(r_i, c_i)`` with ``r_i = r_m / n`` from the scenario's
+    bucket (``AggregateBucket.partition``, i.e. :func:`qosmodels.tokenbucket.partition`)
+    and ``c_i`` the client link (tokens a connection cannot use are lost).  Common
+    and logical buckets pass unused tokens on: the max-min fair shares
+    (:func:`fair_shares`).
     """
     if sc.sharing == "partitioned":
-        from ..tokenbucket import TokenBucket, partition
-
-        part = partition(TokenBucket(depth=DEPTH, rate=RATE, max_packet=PACKET), net.rtt,
-                         sc.depths)
+        part = sc.edge().partition(net.rtt)
         caps = np.array([net.capacities[net.link_id(f"P->{f.route[-1]}")] for f in net.flows])
         return np.minimum(part.rates, caps)
     return fair_shares(net)
