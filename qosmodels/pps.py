@@ -56,6 +56,7 @@ import numpy as np
 
 from . import _validate as v
 from .errors import ScenarioError, ScenarioTypeError, SolverError
+from .mechanisms.tickets import TRED_K as _TRED_K
 from .network import Network
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,6 +68,8 @@ __all__ = [
     "TicketAllocation",
     "fair_rates",
     "receiver_fair_rates",
+    "with_tickets",
+    "network_tickets",
     "packet_tag",
     "exchange_rate",
     "poor_flow_rate",
@@ -92,7 +95,7 @@ FIG6_TICKETS: dict[tuple[str, str], float] = {
 #: Figure 9 (Section 3.6): Figure 6's tickets plus 1200 t/s issued by S6 to (S5, S6).
 FIG9_TICKETS: dict[tuple[str, str], float] = {**FIG6_TICKETS, ("S5", "S6"): 1200.0}
 #: TRED's ticket window factor: ExpectTkt averages the tags in [MinTkt, K MinTkt] (Section 2.4.2).
-TRED_K = 1.4
+TRED_K = _TRED_K
 
 _OWNER = "fair_rates"
 _MAX_SWEEPS = 100_000
@@ -312,7 +315,7 @@ class TicketAllocation:
 
 
 # ============================================================================ the verbs
-def fair_rates(network: Network, tickets: Mapping, demand=None, *, active=None,
+def fair_rates(network: Network, tickets: Mapping | None = None, demand=None, *, active=None,
                flow_tickets: Mapping | None = None) -> TicketAllocation:
     """PPS fair rates of a network's flows, sender-based (Sections 2.1-2.6).
 
@@ -337,11 +340,14 @@ def fair_rates(network: Network, tickets: Mapping, demand=None, *, active=None,
         The links (capacities in bit/s) and flows (routes).  ``Flow.weight``
         is not used: tickets come from ``tickets``.  ``Flow.max_rate`` caps a
         flow's rate like a demand.
-    tickets : mapping from link to float, tickets/s
+    tickets : mapping from link to float, tickets/s, optional
         Keys are links as ``(src, dst)`` (or ``"src->dst"``); values > 0.  Every
         link that is the first link of an active flow needs an entry (unless
         ``flow_tickets`` gives all its flows' tickets); a link without an entry
-        hands its tickets on unchanged (XRate = 1).
+        hands its tickets on unchanged (XRate = 1).  Omitted: the tickets the
+        network holds (its :class:`~qosmodels.mechanisms.TicketRed` links and
+        :class:`~qosmodels.mechanisms.TicketTagger` elements, as
+        :func:`with_tickets` installs them; :func:`network_tickets`).
     demand : sequence of float or mapping from flow to float, bit/s, optional
         The most each flow can use (a constant-bit-rate source's rate), > 0;
         ``None`` or ``inf`` for a greedy flow.  A sequence has one entry per
@@ -411,6 +417,8 @@ def fair_rates(network: Network, tickets: Mapping, demand=None, *, active=None,
     """
     owner = _OWNER
     net = _check_network(owner, network)
+    if tickets is None:
+        tickets, flow_tickets = _from_network(owner, net, "sender", flow_tickets)
     act = _check_active(owner, net, active)
     T = _check_issued(owner, "tickets", net, tickets)
     cap = _check_demand(owner, net, demand)
@@ -423,7 +431,8 @@ def fair_rates(network: Network, tickets: Mapping, demand=None, *, active=None,
     return _allocate(net, "sender", T, act, cap, IN, OUT, in_rate, out_rate, xr)
 
 
-def receiver_fair_rates(network: Network, ack_tickets: Mapping, demand=None, *, active=None,
+def receiver_fair_rates(network: Network, ack_tickets: Mapping | None = None, demand=None, *,
+                        active=None,
                         sink_tickets: Mapping | None = None) -> TicketAllocation:
     """PPS fair rates, receiver-based: tickets travel on ACKs (Section 2.7).
 
@@ -447,11 +456,12 @@ def receiver_fair_rates(network: Network, ack_tickets: Mapping, demand=None, *, 
     ----------
     network : Network
         Links and flows; routes are the data direction (source to sink).
-    ack_tickets : mapping from link to float, tickets/s
+    ack_tickets : mapping from link to float, tickets/s, optional
         ``(src, dst)`` (or ``"src->dst"``) to the R-currency t/s ``src`` issues
         to the link, > 0.  Every link that is the last link of an active flow
         needs an entry (unless ``sink_tickets`` gives its flows' tickets); a
-        link without one hands ACK tickets on unchanged.
+        link without one hands ACK tickets on unchanged.  Omitted: the tickets the
+        network holds (:func:`network_tickets`).
     demand : sequence or mapping, bit/s, optional
         As for :func:`fair_rates`.
     active : optional
@@ -480,6 +490,8 @@ def receiver_fair_rates(network: Network, ack_tickets: Mapping, demand=None, *, 
     """
     owner = "receiver_fair_rates"
     net = _check_network(owner, network)
+    if ack_tickets is None:
+        ack_tickets, sink_tickets = _from_network(owner, net, "receiver", sink_tickets)
     act = _check_active(owner, net, active)
     T = _check_issued(owner, "ack_tickets", net, ack_tickets)
     cap = _check_demand(owner, net, demand)
@@ -491,6 +503,211 @@ def receiver_fair_rates(network: Network, ack_tickets: Mapping, demand=None, *, 
                            node_of=lambda key: key[1])
     IN, OUT, in_rate, out_rate, xr = _ledger(net.n_links, paths, T, start)
     return _allocate(net, "receiver", T, act, cap, IN, OUT, in_rate, out_rate, xr)
+
+
+# ============================================================================ in packets
+def with_tickets(network: Network, tickets: Mapping, variant: str = "sender", *,
+                 flow_tickets: Mapping | None = None, red=None, window: float = 60.0,
+                 bits: int | None = 8, unit="auto", k: float = TRED_K, min_interval: float = 1.0,
+                 rule: str = "tcp", police: bool = False, record: bool = False) -> Network:
+    """The network with PPS installed, for the packet simulator: tagging, relabelling, TRED.
+
+    Every link's queue becomes a :class:`~qosmodels.mechanisms.TicketRed`
+    issued ``tickets[link]`` (keeping the thresholds of a :class:`Red` queue,
+    or taking ``red``'s), and every flow gets an :class:`~qosmodels.Aggregate`
+    of its own (``"pps:<flow>"``) with a :class:`~qosmodels.mechanisms.TicketTagger`
+    holding the tickets it starts with -- the ones :func:`fair_rates` (or
+    :func:`receiver_fair_rates`) gives it from the same ``tickets``.  So
+    ``fair_rates(network, tickets)`` is the theory of
+    ``simulate(with_tickets(network, tickets), ...)``, and
+    ``fair_rates(with_tickets(network, tickets))`` reads the tickets back.
+
+    Parameters
+    ----------
+    network : Network
+        Links with :class:`DropTail` or :class:`Red` queues; flows with any
+        sources (window sources are TCP, open-loop ones UDP-like; receiver
+        tickets need window sources).  No flow may already stand behind an
+        edge element.
+    tickets : mapping from link to float, tickets/s
+        As for :func:`fair_rates` (``variant="sender"``: t/s issued to each
+        link by the node it enters) or :func:`receiver_fair_rates`
+        (``"receiver"``: receiver-currency t/s issued by the node it leaves).
+    variant : {"sender", "receiver"}
+        Data tickets (Section 2.5) or ACK tickets (Section 2.7).
+    flow_tickets : mapping from flow to float, optional
+        As ``flow_tickets`` of :func:`fair_rates` (``sink_tickets`` of
+        :func:`receiver_fair_rates`).
+    red : Red, optional
+        RED parameters for every link (default: each link's own if it has a
+        :class:`Red` queue, else ``Red()``'s).
+    window : float, s
+        TSW window of the taggers and links (default 60 s, the paper's).
+    bits : int or None
+        Tag width (default 8, the paper's); ``None``: unquantised tags.
+    unit : "auto" or float, tickets
+        Tickets per tag level.  ``"auto"``: each writer of tags (a flow's
+        tagger, a link relabelling) gets the unit that puts the largest tag it
+        is expected to write (the fair allocation's tickets over the flow's
+        fair packet rate) at half its range, ``2^(bits-1)`` levels: a flow can
+        fall to half its fair rate before its tags saturate.  A number: one
+        unit for all; an expected tag beyond ``2^bits - 1`` levels is refused.
+    k, min_interval, rule, police, record
+        As for :class:`~qosmodels.mechanisms.TicketRed` (``police`` and
+        ``record`` for the taggers too).
+
+    Returns
+    -------
+    Network
+
+    Raises
+    ------
+    ScenarioError
+        For what :func:`fair_rates` refuses (a flow whose first link is issued
+        no tickets, tickets <= 0, NaN or infinite, ...), a link queue other
+        than DropTail or Red, a flow already behind an edge element, a unit
+        whose expected tags overflow ``bits``, or receiver tickets for a flow
+        without ACKs.
+
+    References
+    ----------
+    Zhang, Wang, Peterson, Krishnamurthy, "Probabilistic Packet Scheduling",
+    Sections 2.3-2.8 and 3 (WinLength 60 s, 8-bit tags).
+
+    Examples
+    --------
+    >>> from qosmodels.pps import with_tickets, fair_rates, FIG6_TICKETS
+    >>> from qosmodels.topologies import pps_multi_hop
+    >>> net = with_tickets(pps_multi_hop(), FIG6_TICKETS)
+    >>> net.links[0].queue.kind, net.aggregates[0].edge.kind
+    ('ticket-red', 'ticket-tagger')
+    >>> [round(float(x) / 1e6, 3) for x in fair_rates(net).rates]
+    [0.5, 0.25, 0.25]
+    """
+    import dataclasses
+
+    from .mechanisms import DropTail, Red
+    from .mechanisms.tickets import VARIANTS, TicketRed, TicketTagger
+    from .network import Aggregate
+
+    owner = "with_tickets"
+    net = _check_network(owner, network)
+    if not isinstance(variant, str) or variant not in VARIANTS:
+        raise ScenarioError(f"{owner}.variant must be one of {list(VARIANTS)}, got {variant!r}")
+    if red is not None and not isinstance(red, Red):
+        raise ScenarioTypeError(f"{owner}.red must be a qosmodels.mechanisms.Red (its thresholds "
+                                f"for every link) or None, got {red!r}")
+    for link in net.links:
+        if not isinstance(link.queue, (DropTail, Red)) or isinstance(link.queue, TicketRed):
+            raise ScenarioError(
+                f"{owner}: link {link.name!r} has a {type(link.queue).__name__} queue; PPS runs "
+                f"TRED at every link and replaces DropTail or Red queues only: give the link one "
+                f"of those")
+    for agg in net.aggregates:
+        if agg.edge is not None:
+            raise ScenarioError(
+                f"{owner}: aggregate {agg.name!r} already has an edge element "
+                f"({type(agg.edge).__name__}); PPS puts a ticket tagger at every flow's ingress, "
+                f"and a flow stands behind one edge element at most")
+    # the theory, from the same tickets: it validates them, and gives each flow's start
+    # tickets and the tags to expect
+    demand = [getattr(f.source, "rate", None) if not f.source.windowed else None
+              for f in net.flows]
+    demand = [np.inf if d is None else float(d) for d in demand]
+    if variant == "sender":
+        alloc = fair_rates(net, tickets, demand, flow_tickets=flow_tickets)
+    else:
+        alloc = receiver_fair_rates(net, tickets, demand, sink_tickets=flow_tickets)
+        for f in net.flows:
+            if not f.source.windowed:
+                raise ScenarioError(
+                    f"{owner}: flow {f.name or net.flow_names[net.flows.index(f)]!r} has a "
+                    f"{type(f.source).__name__} source, which sends no ACKs to carry receiver "
+                    f"tickets; use variant='sender'")
+    T = _check_issued(owner, "tickets", net, tickets)
+    pkt_rate = alloc.rates / (8.0 * np.array([f.packet_size for f in net.flows], dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tags = np.maximum(alloc.link_tickets, alloc.out_tickets) / pkt_rate[None, :]
+    tags = np.where(np.isfinite(tags), tags, 0.0)  # (L, F): the largest expected tag per hop
+    firsts = [int(net.flow_links(i)[0 if variant == "sender" else -1]) for i in range(net.n_flows)]
+    levels = 0 if bits is None else (1 << v.integer(owner, "bits", bits, ge=1)) - 1
+
+    def unit_for(expected, who):
+        if bits is None:
+            return 1.0
+        if isinstance(unit, str) and unit == "auto":
+            return float(expected) / (1 << (bits - 1)) if expected > 0 else 1.0
+        u = v.real(owner, "unit", unit, gt=0, unit="tickets")
+        if expected / u > levels:
+            raise ScenarioError(
+                f"{owner}: {who} is expected to write tags of {expected:.4g} tickets, "
+                f"{expected / u:.0f} units of {u:g}, more than {bits} bits hold ({levels}); "
+                f"raise unit to at least {expected / levels:.4g}, use more bits, or unit='auto'")
+        return u
+
+    links = []
+    for l, link in enumerate(net.links):
+        base = red if red is not None else (link.queue if isinstance(link.queue, Red) else Red())
+        fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(Red)}
+        q = TicketRed(**fields, tickets=None if math.isnan(T[l]) else float(T[l]), k=k,
+                      window=window, min_interval=min_interval, rule=rule, police=police,
+                      variant=variant, bits=bits,
+                      unit=unit_for(tags[l].max(), f"link {link.name!r}"), record=record)
+        links.append(dataclasses.replace(link, queue=q))
+    aggs = list(net.aggregates)
+    taken = {a.name for a in aggs}
+    for i, name in enumerate(net.flow_names):
+        agg_name = f"pps:{name}"
+        while agg_name in taken:
+            agg_name += "'"
+        taken.add(agg_name)
+        start = float(alloc.link_tickets[firsts[i], i])
+        tagger = TicketTagger(tickets=start, window=window, bits=bits,
+                              unit=unit_for(tags[:, i].max(), f"flow {name!r}'s tagger"),
+                              police=police, variant=variant, record=record)
+        aggs.append(Aggregate(agg_name, flows=[i], edge=tagger))
+    return net.replace(links=links, aggregates=aggs)
+
+
+def network_tickets(network: Network) -> tuple[str, dict, dict]:
+    """The tickets a network with PPS installed holds: ``(variant, tickets, flow_tickets)``.
+
+    ``tickets`` maps each link whose :class:`~qosmodels.mechanisms.TicketRed`
+    is issued tickets to them; ``flow_tickets`` each flow whose
+    :class:`~qosmodels.mechanisms.TicketTagger` gives its tickets explicitly.
+    :func:`fair_rates` and :func:`receiver_fair_rates` read them when called
+    without ``tickets``.
+
+    Raises
+    ------
+    ScenarioError
+        If no link holds tickets, or the links and taggers mix the two variants.
+    """
+    from .mechanisms.tickets import TicketRed, TicketTagger
+
+    net = _check_network("network_tickets", network)
+    variants = set()
+    tickets = {}
+    for link in net.links:
+        if isinstance(link.queue, TicketRed):
+            variants.add(link.queue.variant)
+            if link.queue.tickets is not None:
+                tickets[link.key] = link.queue.tickets
+    flow_tickets = {}
+    for agg in net.aggregates:
+        if isinstance(agg.edge, TicketTagger):
+            variants.add(agg.edge.variant)
+            members = net.aggregate_members(agg.name)
+            given = agg.edge.member_tickets(len(members))
+            if given is not None:
+                flow_tickets.update({net.flow_names[f]: t for f, t in zip(members, given)})
+    if not tickets or len(variants) > 1:
+        raise ScenarioError(
+            "network_tickets: the network holds no PPS tickets (no TicketRed link is issued "
+            "any) or mixes the sender and receiver variants; install PPS with "
+            "qosmodels.pps.with_tickets, or pass the tickets explicitly" if not tickets else
+            f"network_tickets: the network mixes PPS variants {sorted(variants)}; use one")
+    return variants.pop(), tickets, flow_tickets
 
 
 # ============================================================================ the machinery
@@ -564,6 +781,16 @@ def _allocate(net, variant, T, act, cap, IN, OUT, in_rate, out_rate, xr) -> Tick
         out_tickets=_ro(OUT), poor=_ro(poor), bottlenecks=tuple(bottlenecks), active=_ro(act),
         demand=_ro(cap), allocation=alloc,
     )
+
+
+def _from_network(owner, net, variant, given):
+    """Tickets and per-flow tickets a network with PPS installed holds (``network_tickets``)."""
+    held, tickets, flow_tickets = network_tickets(net)
+    if held != variant:
+        raise ScenarioError(
+            f"{owner}: the network holds {held}-based PPS tickets; use "
+            f"{'fair_rates' if held == 'sender' else 'receiver_fair_rates'}, or pass the tickets")
+    return tickets, (flow_tickets or None) if given is None else given
 
 
 def _start_tickets(owner, net, paths, T, given, act, *, issued_name, start_name, where,

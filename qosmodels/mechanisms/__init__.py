@@ -9,10 +9,10 @@ models (which read :class:`Red`'s parameters) and the closed forms.  This
 package imports neither Numba nor the simulator (DESIGN.md, practice 2).
 
 Queues: :class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
-:class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`.
+:class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`TicketRed`.
 Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`.
-Edge elements: :class:`AggregateBucket`.
+Edge elements: :class:`AggregateBucket`, :class:`TicketTagger`.
 """
 
 from ._base import EdgeSpec, QueueSpec, SourceSpec, Spec
@@ -24,6 +24,7 @@ from .priority import Priority
 from .random_loss import RandomLoss
 from .red import Ered, Red
 from .tcp import TcpNewReno, TcpReno
+from .tickets import TicketRed, TicketTagger
 from .token_bucket import AggregateBucket
 from .window import GenericWindow
 
@@ -31,5 +32,5 @@ __all__ = [
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec",
     "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit",
     "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
-    "AggregateBucket",
+    "AggregateBucket", "TicketTagger", "TicketRed",
 ]

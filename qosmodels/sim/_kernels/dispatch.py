@@ -16,14 +16,14 @@ import numpy as np
 
 from ._jit import handler
 from .layout import MARK_CE, MARK_DECBIT, MARK_ECE, PI_MARK
-from .queues import decbit, droptail, ered, fair_queueing, priority, random_loss, red
+from .queues import decbit, droptail, ered, fair_queueing, priority, random_loss, red, ticket_red
 from .sources import cbr, onoff, poisson, reno, window
 from .sources import decbit as decbit_window
 
 #: Kernel modules by the ``kernel`` name their specs give.
 QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": priority,
           "queues.random_loss": random_loss, "queues.fair_queueing": fair_queueing,
-          "queues.decbit": decbit, "queues.ered": ered}
+          "queues.decbit": decbit, "queues.ered": ered, "queues.ticket_red": ticket_red}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window}
 #: (Edge elements, :data:`EDGES`, have their hooks in :mod:`.dispatch_edges`.)
@@ -48,6 +48,8 @@ def queue_admit(S, code, l, p):
     """The queue's verdict on an arrival: -1 to admit (possibly marked), else a drop cause."""
     if code == red.CODE or code == ered.CODE:  # ERED: RED, its probability divided (one copy)
         return red.admit_divided(S, l, p, ered.divisor(S, code, l, p))
+    if code == ticket_red.CODE:
+        return ticket_red.admit(S, l, p)
     if code == random_loss.CODE:
         return random_loss.admit(S, l, p)
     if code == fair_queueing.CODE:

@@ -8,11 +8,11 @@ per hook here.
 """
 
 from ._jit import rare_handler
-from .edges import token_bucket
+from .edges import ticket_tagger, token_bucket
 from .layout import EDGE_PASS
 
 #: Kernel modules of edge elements by the ``kernel`` name their specs give.
-EDGES = {"edges.token_bucket": token_bucket}
+EDGES = {"edges.token_bucket": token_bucket, "edges.ticket_tagger": ticket_tagger}
 
 
 # ---------------------------------------------------------------------- edge elements
@@ -25,6 +25,8 @@ def edge_ingress(S, code, e, f, p):
     ``EDGE_GONE`` (the edge dropped it, or holds it and forwards it later)."""
     if code == token_bucket.CODE:
         return token_bucket.ingress(S, e, f, p)
+    if code == ticket_tagger.CODE:
+        return ticket_tagger.ingress(S, e, f, p)
     return EDGE_PASS
 
 
@@ -42,3 +44,18 @@ def edge_timer(S, code, e, k):
     """Edge ``e``'s timer slot ``k`` has come due."""
     if code == token_bucket.CODE:
         token_bucket.on_timer(S, e)
+
+
+@rare_handler
+def edge_ack(S, code, e, f, p, acked):
+    """An ACK ``p`` of member ``f`` reaches the sender, newly acknowledging ``acked``
+    packets (before the source reacts to it)."""
+    if code == ticket_tagger.CODE:
+        ticket_tagger.on_ack(S, e, f, p, acked)
+
+
+@rare_handler
+def edge_echo(S, code, e, f, p):
+    """Member ``f``'s receiver has just turned a data packet into its ACK ``p``."""
+    if code == ticket_tagger.CODE:
+        ticket_tagger.on_echo(S, e, f, p)

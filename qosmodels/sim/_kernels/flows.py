@@ -6,7 +6,7 @@ The generic parts live here; what differs between sources is reached through
 
 from ._jit import POS, handler, rare_handler
 from .dispatch import source_next_tick, source_send_limit, source_start, source_timeout
-from .dispatch_edges import edge_gate
+from .dispatch_edges import edge_ack, edge_gate
 from .heap import push
 from .layout import (
     EI_CODE,
@@ -107,6 +107,10 @@ def ack_arrives(S, p):
     f = S.pi[p, PI_FLOW] & POS
     a = S.pi[p, PI_SEQ]
     ece = (S.pi[p, PI_MARK] & (MARK_ECE | MARK_DECBIT)) != 0
+    e = fi[f, FI_EDGE]
+    if e >= 0:  # the flow's edge element sees the ACK first (a ticket tagger's rate)
+        una = fi[f, FI_SND_UNA]
+        edge_ack(S, S.ei[e & POS, EI_CODE], e & POS, f, p, a - una if a > una else 0)
     release(S, p)
     fi[f, FI_ACKS_ARRIVED] += 1
     if fi[f, FI_ACTIVE] == 0:

@@ -18,7 +18,7 @@ LF_IDLE_SINCE = LF_RED_AVG + 1  # s
 LF_BUSY = LF_IDLE_SINCE + 1     # s of transmission inside the measurement window
 LF_BITS_W = LF_BUSY + 1         # bits departed inside the window
 LF_QS = LF_BITS_W + 1           # the queue mechanism's float state: LF_QS .. LF_QS + N_QS - 1
-N_QS = 8                        # (named by the kernel module, e.g. fair queueing's round number)
+N_QS = 12                       # (named by the kernel module, e.g. fair queueing's round number)
 N_LF = LF_QS + N_QS
 
 # ----------------------------------------------------------------- links, integer columns
@@ -71,7 +71,7 @@ FF_SS = FF_CWND + 10            # the source mechanism's float state: FF_SS .. F
 N_SS = 6
 FF_RTT_SUM_W = FF_SS + N_SS     # sum of the RTT samples the source's estimator took in the window, s
 FF_ES = FF_RTT_SUM_W + 1        # the flow's edge element's float state for it (a member's tokens):
-N_ES = 7                        # FF_ES .. FF_ES + N_ES - 1, named by the edge's kernel module
+N_ES = 8                        # FF_ES .. FF_ES + N_ES - 1, named by the edge's kernel module
 N_FF = FF_ES + N_ES
 
 # ----------------------------------------------------------------- flows, integer columns

@@ -4,7 +4,9 @@ import numpy as np
 
 from ._jit import POS, handler
 from .dispatch import receiver_echo
+from .dispatch_edges import edge_echo
 from .layout import (
+    EI_CODE,
     FF_ACK_BITS,
     FF_BITS,
     FF_BYTES_W,
@@ -16,6 +18,7 @@ from .layout import (
     FI_CODE,
     FI_DELIV_W,
     FI_DELIVERED,
+    FI_EDGE,
     FI_MARKED,
     FI_OOO_MASK,
     FI_OOO_OFF,
@@ -100,4 +103,7 @@ def on_data(S, p):
     S.pf[p, PF_BITS] = ff[f, FF_ACK_BITS]
     S.pf[p, PF_QDELAY] = 0.0
     fi[f, FI_ACKS_SENT] += 1
+    e = fi[f, FI_EDGE]
+    if e >= 0:  # the flow's edge element may put tickets on the ACK (receiver-based PPS)
+        edge_echo(S, S.ei[e & POS, EI_CODE], e & POS, f, p)
     defer(S, (p << W_BITS) | W_FORWARD)

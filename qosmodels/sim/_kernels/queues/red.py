@@ -48,15 +48,9 @@ def traces(spec) -> tuple[str, ...]:
 
 
 @handler
-def verdict(S, l, divisor):
-    """Update the average queue; 0 accept, 1 early (drop or mark), 2 forced drop.
-
-    ``divisor`` (>= 1) divides this arrival's final early-drop probability,
-    after the uniform spacing: ``p_a = min(1, p_b / (1 - count p_b)) / divisor``
-    (ERED's marked packets, whose probability is then exactly ``1 / divisor``
-    of an unmarked one's in the same state; 1.0 for RED, exact in floating
-    point, and capping ``p_a`` at 1 changes no verdict since ``rand() < 1``).
-    ``count`` is shared."""
+def average(S, l):
+    """Update link ``l``'s average queue for an arrival (the low-pass filter, after the
+    idle decay) and return it (packets)."""
     lf, li = S.lf, S.li
     now = S.gf[GF_NOW]
     waiting = li[l, LI_WAITING]
@@ -70,6 +64,23 @@ def verdict(S, l, divisor):
     lf[l, LF_RED_AVG] = avg
     if li[l, LI_TRACE0] >= 0:
         record(S, li[l, LI_TRACE0], avg)
+    return avg
+
+
+@handler
+def verdict(S, l, divisor):
+    """Update the average queue; 0 accept, 1 early (drop or mark), 2 forced drop.
+
+    ``divisor`` (> 0) divides this arrival's final early-drop probability,
+    after the uniform spacing: ``p_a = min(1, p_b / (1 - count p_b)) / divisor``
+    (ERED's marked packets, whose probability is then exactly ``1 / divisor``
+    of an unmarked one's in the same state; 1.0 for RED, exact in floating
+    point, and capping ``p_a`` at 1 changes no verdict since ``rand() < 1``;
+    a divisor below 1, TRED's for a packet with few tickets, raises it, and the
+    packet is dropped for sure once ``p_a / divisor >= 1``).
+    ``count`` is shared."""
+    lf, li = S.lf, S.li
+    avg = average(S, l)
     minth = lf[l, LF_QP + RED_MIN_TH]
     maxth = lf[l, LF_QP + RED_MAX_TH]
     maxp = lf[l, LF_QP + RED_MAX_P]
