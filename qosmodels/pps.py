@@ -75,6 +75,7 @@ __all__ = [
     "poor_flow_rate",
     "tred_multiplier",
     "tred_drop_probability",
+    "tred_tcp_shares",
     "udp_drop_probability",
     "udp_one_hop",
     "UDPOutcome",
@@ -1139,6 +1140,52 @@ def tred_drop_probability(red_probability, expect_tkt, in_tkt):
     """
     p = _arr("tred_drop_probability", "red_probability", red_probability, ge=0, le=1)
     return _out(np.minimum(1.0, p * np.asarray(tred_multiplier(expect_tkt, in_tkt))))
+
+
+def tred_tcp_shares(tickets, exponent: float = 3.0) -> np.ndarray:
+    """Steady-state shares of one bottleneck's poor TCP flows under TRED: ``tickets^(n/(n+2))``.
+
+    Flow ``i`` brings ``T_i`` t/s (in the bottleneck's currency) at a rate of
+    ``x_i`` packets/s, so its packets carry ``t_i = T_i / x_i`` tickets; TRED
+    drops them with ``p_i = p (E / t_i)^n`` (``n`` the exponent, 3 in the
+    paper; ``p`` and ``E`` common to all flows), and a TCP flow's rate follows
+    the square-root law ``x_i = c / (R sqrt(p_i))`` (equal RTTs ``R``).  Then
+    ``x_i`` is proportional to ``t_i^(n/2) = (T_i / x_i)^(n/2)``, so
+    ``x_i^(1 + n/2)`` is proportional to ``T_i^(n/2)``: the rates are in
+    proportion to ``T_i^(n / (n + 2))`` -- ``T^(3/5)`` for the cubic, not the
+    tickets themselves.  The paper's argument that poor flows' tags converge
+    to one ``AvgTkt`` (Section 2.4.2) would give shares in proportion to the
+    tickets; the packet simulator follows this steady state instead (the
+    ``pps-table1`` experiment).
+
+    Parameters
+    ----------
+    tickets : array_like, tickets/s
+        Each poor flow's tickets in the bottleneck's currency, > 0.
+    exponent : float
+        The power of TRED's multiplier, > 0.
+
+    Returns
+    -------
+    ndarray
+        The shares of the poor flows' total rate, summing to 1.
+
+    References
+    ----------
+    Zhang et al., "Probabilistic Packet Scheduling", Section 2.4.2 (TRED);
+    M. Mathis, J. Semke, J. Mahdavi, T. Ott, "The macroscopic behavior of the
+    TCP congestion avoidance algorithm", CCR 27(3), 1997 (the square-root law).
+
+    Examples
+    --------
+    >>> from qosmodels.pps import tred_tcp_shares
+    >>> [round(float(x), 3) for x in tred_tcp_shares([600, 300, 300])]
+    [0.431, 0.284, 0.284]
+    """
+    t = _arr("tred_tcp_shares", "tickets", tickets, gt=0, unit="tickets/s")
+    n = v.real("tred_tcp_shares", "exponent", exponent, gt=0)
+    x = np.atleast_1d(t) ** (n / (n + 2.0))
+    return x / x.sum()
 
 
 def udp_drop_probability(in_tkt, avg_tkt):

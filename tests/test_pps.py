@@ -629,8 +629,10 @@ def test_pps_import_does_not_pull_sympy_or_matplotlib():
 def test_registered_experiment_uses_the_papers_values():
     from qosmodels.experiments import validate
 
-    report = validate([f"pps-table{k}" for k in (1, 2, 3, 4, 5, 7, 8, 9)])
-    assert report.ok and len(report.checks) == 24
+    report = validate([f"pps-table{k}" for k in (1, 2, 3, 4, 5, 7, 8, 9)], sides="theory")
+    assert len(report.checks) == 25  # 3 flows per table, and Section 2.6's B-silent ratio
+    assert [(c.experiment, c.quantity) for c in report.failures] == [
+        ("pps-table1", "Section 2.6, B silent: A/C rate ratio")]  # the printed 2:1 against 3:1
     by = {(c.experiment, c.quantity): c for c in report.checks}
     assert by["pps-table3", "flow A rate"].expected == 1.33
     assert by["pps-table3", "flow A rate"].paper == 1.24  # the paper's measured rate
