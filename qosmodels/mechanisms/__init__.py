@@ -9,10 +9,12 @@ models (which read :class:`Red`'s parameters) and the closed forms.  This
 package imports neither Numba nor the simulator (DESIGN.md, practice 2).
 
 Queues: :class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
-:class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`.
+:class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio` (RED with
+In and Out, Clark and Fang 1998).
 Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`.
-Edge elements: :class:`AggregateBucket`.
+Edge elements: :class:`AggregateBucket`, :class:`ProfileMarker` (Clark and Fang's TSW
+tagger).
 """
 
 from ._base import EdgeSpec, QueueSpec, SourceSpec, Spec
@@ -21,15 +23,17 @@ from .droptail import DropTail
 from .fair_queueing import FairQueueing
 from .open_loop import Cbr, OnOff, Poisson
 from .priority import Priority
+from .profile_marker import ProfileMarker
 from .random_loss import RandomLoss
 from .red import Ered, Red
+from .rio import Rio
 from .tcp import TcpNewReno, TcpReno
 from .token_bucket import AggregateBucket
 from .window import GenericWindow
 
 __all__ = [
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec",
-    "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit",
+    "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit", "Rio",
     "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
-    "AggregateBucket",
+    "AggregateBucket", "ProfileMarker",
 ]

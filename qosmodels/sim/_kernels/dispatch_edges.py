@@ -8,11 +8,11 @@ per hook here.
 """
 
 from ._jit import rare_handler
-from .edges import token_bucket
+from .edges import profile_marker, token_bucket
 from .layout import EDGE_PASS
 
 #: Kernel modules of edge elements by the ``kernel`` name their specs give.
-EDGES = {"edges.token_bucket": token_bucket}
+EDGES = {"edges.token_bucket": token_bucket, "edges.profile_marker": profile_marker}
 
 
 # ---------------------------------------------------------------------- edge elements
@@ -25,6 +25,8 @@ def edge_ingress(S, code, e, f, p):
     ``EDGE_GONE`` (the edge dropped it, or holds it and forwards it later)."""
     if code == token_bucket.CODE:
         return token_bucket.ingress(S, e, f, p)
+    if code == profile_marker.CODE:
+        return profile_marker.ingress(S, e, f, p)
     return EDGE_PASS
 
 
