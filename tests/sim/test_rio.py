@@ -19,7 +19,9 @@ The references are independent of the kernel under test:
 * the exact count of in packets waiting, checked against the ring's content at many
   points of a TCP run;
 * closed forms: an in-profile constant-rate flow below the capacity loses nothing on
-  an overloaded link and gets its rate; the out flows share what is left.
+  an overloaded link and gets its rate; the out flows share what is left;
+* the PPS paper's DiffServ measurements (Section 3.8, Tables 7-9), with the RIO queue
+  and TSW markers of this library on a reconstruction of its lost Figure 13.
 """
 
 from __future__ import annotations
@@ -371,3 +373,47 @@ def test_reproducible_with_a_seed():
     assert_same_run(a, b)
     other = simulate(net, 10.0, seed=8, warmup=1.0, progress=False)
     assert not np.array_equal(a.counters["dropped"], other.counters["dropped"])
+
+
+# ------------------------------------------------------------------ the PPS paper's baseline
+#: The PPS paper's Section 3.8 (Tables 7, 8, 9): profiles of flows A, B, C (bit/s) and the
+#: rates DiffServ achieved through the 1.2 Mb/s link (P, Q) in its ns-2 runs
+PPS_TABLES = {
+    "matches": ((0.6e6, 0.4e6, 0.2e6), (0.59e6, 0.40e6, 0.21e6)),
+    "below": ((0.15e6, 0.1e6, 0.05e6), (0.43e6, 0.42e6, 0.35e6)),
+    "above": ((1.2e6, 0.8e6, 0.4e6), (0.41e6, 0.42e6, 0.37e6)),
+}
+
+
+def pps_diffserv(profiles, seed):
+    """Three TCP flows behind TSW markers with ``profiles`` sharing a 1.2 Mb/s Rio link
+    (the PPS paper's Figure 13, lost in its text: reconstructed as one access link and
+    the bottleneck (P, Q); Rio's and the marker's defaults)."""
+    net = Network([Link("s", "p", 10e6, 0.005, buffer=1000),
+                   Link("p", "q", 1.2e6, 0.01, buffer=100, queue=Rio())],
+                  [Flow(["s", "p", "q"], source=TcpNewReno(), start=0.1 * i, name=n)
+                   for i, n in enumerate("ABC")],
+                  aggregates=[Aggregate("hosts", flows=["A", "B", "C"],
+                                        edge=ProfileMarker(profile=profiles))])
+    return simulate(net, 300.0, seed=seed, warmup=50.0, progress=False).throughput
+
+
+@pytest.mark.parametrize("case", list(PPS_TABLES))
+def test_the_pps_papers_diffserv_tables(case):
+    # the paper's point: DiffServ meets the profiles when they match the capacity (Table
+    # 7), shares the excess arbitrarily when they are below it (Table 8), and degenerates
+    # to best effort when they exceed it (Table 9).  Averaged over three seeds; the
+    # paper's topology and RIO settings are not given, so the tolerances are loose
+    profiles, paper = (np.array(v) for v in PPS_TABLES[case])
+    thr = np.mean([pps_diffserv(tuple(profiles), seed) for seed in (1, 2, 3)], axis=0)
+    assert thr.sum() == pytest.approx(1.2e6, rel=0.01)  # the link is saturated
+    if case == "matches":
+        np.testing.assert_allclose(thr, profiles, rtol=0.1)  # measured: 0.59, 0.40, 0.21
+        np.testing.assert_allclose(thr, paper, rtol=0.05)
+    elif case == "below":
+        assert np.all(thr > 2.5 * profiles)  # everybody well above its profile ...
+        assert thr[0] / thr[2] < 1.5          # ... not in the profiles' ratio 3 (paper: 1.23)
+    else:
+        assert np.all(thr < profiles)         # nobody gets its profile ...
+        assert thr[0] / thr[2] < 2.0          # ... nor the profiles' ratio 3 (paper: 1.11)
+        assert thr[1] / thr[2] < 2.0
