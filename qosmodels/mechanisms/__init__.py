@@ -9,10 +9,12 @@ models (which read :class:`Red`'s parameters) and the closed forms.  This
 package imports neither Numba nor the simulator (DESIGN.md, practice 2).
 
 Queues: :class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
-:class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`TicketRed`.
+:class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio` (RED with
+In and Out, Clark and Fang 1998), :class:`TicketRed` (PPS's ticket-based RED).
 Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`.
-Edge elements: :class:`AggregateBucket`, :class:`TicketTagger`.
+Edge elements: :class:`AggregateBucket`, :class:`ProfileMarker` (Clark and Fang's TSW
+tagger), :class:`TicketTagger` (PPS's ticket tagger).
 """
 
 from ._base import EdgeSpec, QueueSpec, SourceSpec, Spec
@@ -21,8 +23,10 @@ from .droptail import DropTail
 from .fair_queueing import FairQueueing
 from .open_loop import Cbr, OnOff, Poisson
 from .priority import Priority
+from .profile_marker import ProfileMarker
 from .random_loss import RandomLoss
 from .red import Ered, Red
+from .rio import Rio
 from .tcp import TcpNewReno, TcpReno
 from .tickets import TicketRed, TicketTagger
 from .token_bucket import AggregateBucket
@@ -30,7 +34,7 @@ from .window import GenericWindow
 
 __all__ = [
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec",
-    "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit",
+    "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit", "Rio",
     "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
-    "AggregateBucket", "TicketTagger", "TicketRed",
+    "AggregateBucket", "ProfileMarker", "TicketTagger", "TicketRed",
 ]

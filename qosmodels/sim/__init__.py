@@ -2,7 +2,7 @@
 
 Describe mechanisms as specs (:mod:`qosmodels.mechanisms`) -- queue
 disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
-:class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`) on links and sources
+:class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio`) on links and sources
 (:class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`, :class:`DecbitWindow`,
 :class:`Cbr`, :class:`Poisson`, :class:`OnOff`) on flows -- and run the network with
 :func:`simulate`.  The
@@ -27,6 +27,7 @@ from ..mechanisms import (
     QueueSpec,
     RandomLoss,
     Red,
+    Rio,
     SourceSpec,
     TcpNewReno,
     TcpReno,
@@ -38,5 +39,5 @@ from .simulate import replicate, simulate
 __all__ = [
     "simulate", "replicate", "SimulationResult", "ReplicationResult", "Record", "Limits",
     "QueueSpec", "SourceSpec", "DropTail", "Red", "Ered", "Priority", "RandomLoss",
-    "FairQueueing", "Decbit", "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
+    "FairQueueing", "Decbit", "Rio", "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
 ]

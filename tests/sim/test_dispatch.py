@@ -36,9 +36,11 @@ from qosmodels.mechanisms import (
     OnOff,
     Poisson,
     Priority,
+    ProfileMarker,
     QueueSpec,
     RandomLoss,
     Red,
+    Rio,
     SourceSpec,
     Spec,
     TcpNewReno,
@@ -46,8 +48,16 @@ from qosmodels.mechanisms import (
 )
 from qosmodels.sim import _kernels
 from qosmodels.sim._kernels import dispatch, dispatch_edges, layout
-from qosmodels.sim._kernels.edges import token_bucket
-from qosmodels.sim._kernels.queues import decbit, ered, fair_queueing, priority, random_loss, red
+from qosmodels.sim._kernels.edges import profile_marker, token_bucket
+from qosmodels.sim._kernels.queues import (
+    decbit,
+    ered,
+    fair_queueing,
+    priority,
+    random_loss,
+    red,
+    rio,
+)
 from qosmodels.sim._kernels.sources import cbr, onoff, poisson, reno, window
 from qosmodels.sim._kernels.sources import decbit as decbit_window
 from qosmodels.sim.compile import kernel_module, pack_params
@@ -71,7 +81,7 @@ def _spec_classes() -> list[type]:
 SPECS = _spec_classes()
 
 #: Arguments of the spec classes that have required fields.
-REQUIRED = {"AggregateBucket": {"rate": 1e6, "depth": 20_000}}
+REQUIRED = {"AggregateBucket": {"rate": 1e6, "depth": 20_000}, "ProfileMarker": {"profile": 1e6}}
 
 
 def _example(cls):
@@ -216,6 +226,12 @@ PACK_CASES = [
       (token_bucket.TB_LM, 1500), (token_bucket.TB_SHARING, token_bucket.SH_LOGICAL),
       (token_bucket.TB_ORDER, 0), (token_bucket.TB_ACTION, token_bucket.ACT_SHAPE),
       (token_bucket.TB_TIMER, 0.015)]),
+    (Rio(min_in=30, max_in=60, max_p_in=0.05, min_out=5, max_out=25, max_p_out=0.4, w_q=0.01,
+         gentle=True, typical_packet_size=1500),
+     [(rio.RIO_MIN_IN, 30), (rio.RIO_MAX_IN, 60), (rio.RIO_MAX_P_IN, 0.05), (rio.RIO_MIN_OUT, 5),
+      (rio.RIO_MAX_OUT, 25), (rio.RIO_MAX_P_OUT, 0.4), (rio.RIO_W_Q, 0.01), (rio.RIO_GENTLE, 1),
+      (rio.RIO_TYPICAL_SIZE, 1500)]),
+    (ProfileMarker(profile=[1e5, 2e5], window=0.25), [(profile_marker.PM_WINDOW, 0.25)]),
     (OnOff(rate=3e6, on_time=0.2, off_time=0.7, exponential=False),
      [(onoff.ONOFF_RATE, 3e6), (onoff.ONOFF_ON, 0.2), (onoff.ONOFF_OFF, 0.7),
       (onoff.ONOFF_EXP, 0)]),

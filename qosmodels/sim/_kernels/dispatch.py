@@ -16,14 +16,25 @@ import numpy as np
 
 from ._jit import handler
 from .layout import MARK_CE, MARK_DECBIT, MARK_ECE, PI_MARK
-from .queues import decbit, droptail, ered, fair_queueing, priority, random_loss, red, ticket_red
+from .queues import (
+    decbit,
+    droptail,
+    ered,
+    fair_queueing,
+    priority,
+    random_loss,
+    red,
+    rio,
+    ticket_red,
+)
 from .sources import cbr, onoff, poisson, reno, window
 from .sources import decbit as decbit_window
 
 #: Kernel modules by the ``kernel`` name their specs give.
 QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": priority,
           "queues.random_loss": random_loss, "queues.fair_queueing": fair_queueing,
-          "queues.decbit": decbit, "queues.ered": ered, "queues.ticket_red": ticket_red}
+          "queues.decbit": decbit, "queues.ered": ered, "queues.rio": rio,
+          "queues.ticket_red": ticket_red}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window}
 #: (Edge elements, :data:`EDGES`, have their hooks in :mod:`.dispatch_edges`.)
@@ -56,6 +67,8 @@ def queue_admit(S, code, l, p):
         return fair_queueing.admit(S, l, p)
     if code == decbit.CODE:
         return decbit.admit(S, l, p)
+    if code == rio.CODE:
+        return rio.admit(S, l, p)
     return -1
 
 
@@ -65,6 +78,8 @@ def queue_store(S, code, l, p, s):
     way: True if it did (and counted it waiting), False for the class rings."""
     if code == fair_queueing.CODE:
         return fair_queueing.store(S, l, p, s)
+    if code == rio.CODE:  # counts an in packet, which then joins the ring
+        rio.store(S, l, p)
     return False
 
 
@@ -73,11 +88,14 @@ def queue_select(S, code, l):
     """The packet link ``l`` sends next, taken out of the discipline's store (-1: none
     waiting), or :data:`RINGS` for a discipline that keeps its packets in the rings.
     Called when a transmission ends, before the link's counts change (DECbit
-    integrates its queue length here)."""
+    integrates its queue length here; RIO uncounts the ring's head if it is in
+    profile)."""
     if code == fair_queueing.CODE:
         return fair_queueing.select(S, l)
     if code == decbit.CODE:
         decbit.on_depart(S, l)
+    elif code == rio.CODE:
+        rio.on_depart(S, l)
     return RINGS
 
 

@@ -8,11 +8,12 @@ per hook here.
 """
 
 from ._jit import rare_handler
-from .edges import ticket_tagger, token_bucket
+from .edges import profile_marker, ticket_tagger, token_bucket
 from .layout import EDGE_PASS
 
 #: Kernel modules of edge elements by the ``kernel`` name their specs give.
-EDGES = {"edges.token_bucket": token_bucket, "edges.ticket_tagger": ticket_tagger}
+EDGES = {"edges.token_bucket": token_bucket, "edges.profile_marker": profile_marker,
+         "edges.ticket_tagger": ticket_tagger}
 
 
 # ---------------------------------------------------------------------- edge elements
@@ -27,6 +28,8 @@ def edge_ingress(S, code, e, f, p):
         return token_bucket.ingress(S, e, f, p)
     if code == ticket_tagger.CODE:
         return ticket_tagger.ingress(S, e, f, p)
+    if code == profile_marker.CODE:
+        return profile_marker.ingress(S, e, f, p)
     return EDGE_PASS
 
 
