@@ -25,7 +25,9 @@ ten flows with 200 t/s each on 1 Mb/s, all RTTs 30 ms and RTTs from 30 to
 300 ms (Table 6); Figure 13's three flows over 1.2 Mb/s with tickets 3:2:1
 (600, 400 and 200 t/s; "the tables do not show the actual ticket assignment
 used by PPS, but they were at the same ratio (3:2:1)"; Tables 7-9's "Measured
-PPS" column, the same PPS run for the three tables).  The paper states no TCP
+PPS" column, the same PPS run for the three tables) and, beside it, the "Measured DiffServ" column
+against DiffServ in packets (a TSW profile marker per flow and RIO at the
+shared link).  The paper states no TCP
 settings: TCP Reno with ns-2's default window of 20 packets, 1000-byte
 packets, RED's default thresholds (5 and 15 packets, max_p 0.1, w_q 0.002).
 
@@ -91,6 +93,13 @@ TABLE6_VARIED = {300: 0.093, 270: 0.093, 240: 0.095, 210: 0.095, 180: 0.097, 150
 MEASURED_TOTAL = {"Table 1": 0.98, "Table 2": 0.98, "Table 6 equal": 0.997,
                   "Table 6 varied": 0.977, "Table 7": 1.19}
 
+#: Section 3.8: DiffServ's service profiles of A, B, C (bit/s) and its "Measured DiffServ"
+#: column (Mb/s), Tables 7-9.
+PROFILES = {"Table 7": (0.6e6, 0.4e6, 0.2e6), "Table 8": (0.15e6, 0.1e6, 0.05e6),
+            "Table 9": (1.2e6, 0.8e6, 0.4e6)}
+MEASURED_DIFFSERV = {"Table 7": (0.59, 0.40, 0.21), "Table 8": (0.43, 0.42, 0.35),
+                     "Table 9": (0.41, 0.42, 0.37)}
+
 #: Relative tolerance of the packets against the paper's measured rates (the issue's target).
 PACKET_TOL = 0.05
 #: (duration s, seeds) of the packet runs, full and ``--quick``: the paper's 600 s, throughput
@@ -135,6 +144,23 @@ def packet_network(net, tickets, demand=None):
                                  else TcpReno(max_window=TCP_WINDOW))
              for f, n in zip(net.flows, net.flow_names)]
     return with_tickets(net.replace(flows=flows), tickets)
+
+
+def diffserv_network(profiles):
+    """Figure 13 with DiffServ: each flow behind a TSW profile marker
+    (:class:`~qosmodels.mechanisms.ProfileMarker`, ``profiles`` in bit/s) and a RIO queue
+    (:class:`~qosmodels.mechanisms.Rio`, its defaults) at the shared link, TCP Reno."""
+    from ..mechanisms import ProfileMarker, Rio, TcpReno
+    from ..network import Aggregate
+
+    net, _ = figure13()
+    shared = net.link_id(("r0", "r1"))
+    links = [dataclasses.replace(link, queue=Rio()) if l == shared else link
+             for l, link in enumerate(net.links)]
+    flows = [dataclasses.replace(f, source=TcpReno(max_window=TCP_WINDOW)) for f in net.flows]
+    aggs = [Aggregate(f"diffserv:{n}", flows=[i], edge=ProfileMarker(profile=profiles[i]))
+            for i, n in enumerate(net.flow_names)]
+    return net.replace(links=links, flows=flows, aggregates=aggs)
 
 
 def packet_rates(net, *, quick: bool) -> tuple[np.ndarray, str]:
@@ -215,6 +241,8 @@ def _table(table, what, build, reference, expected):
                     source="paper (measured)", unit="Mb/s", paper=MEASURED_TOTAL[table],
                     packets=_packets(pk.sum(axis=1), method),
                     reference=f"paper, {table}, Measured Rate, Total"))
+        if table in PROFILES and "packets" in sides:
+            rows += _diffserv_rows(name, table, quick)
         if table == "Table 1":
             rows += _table1_extras(sides, quick)
         return rows
@@ -222,6 +250,29 @@ def _table(table, what, build, reference, expected):
     run.__name__ = run.__qualname__ = name.replace("-", "_")
     run.__doc__ = f"{table} ({what}): PPS rates of flows A, B, C, Mb/s, theory and packets."
     return run
+
+
+def _diffserv_rows(name, table, quick) -> list[Check]:
+    """Section 3.8's baseline: the paper's "Measured DiffServ" column beside packets."""
+    profiles = PROFILES[table]
+    pk, _ = packet_rates(diffserv_network(profiles), quick=quick)
+    duration, n = RUNS[bool(quick)]
+    method = (f"simulate: ProfileMarker (TSW, 1 s) per flow, Rio at (P, Q), Reno window "
+              f"{TCP_WINDOW}; {duration:g} s, whole run; {n} seeds")
+    rows = []
+    for k, (flow, ref) in enumerate(zip("ABC", MEASURED_DIFFSERV[table])):
+        got = float(pk[:, k].mean())
+        note = "" if abs(got - ref) <= PACKET_TOL * ref else (
+            f"DiffServ packets {got:.3f} Mb/s against the paper's {ref:.2f} (profile "
+            f"{profiles[k] / 1e6:.2f} Mb/s): the paper gives neither RIO's thresholds nor the "
+            f"marker's window (here Rio's defaults and the 1 s window ns-2 gives Clark and "
+            f"Fang's tagger), which set how far each flow stays from its profile")
+        rows.append(Check(
+            name, f"flow {flow} rate with DiffServ in packets", ref, source="paper (measured)",
+            unit="Mb/s", paper=ref, packets=_packets(pk[:, k], method),
+            reference=f"paper, {table}, Measured DiffServ (service profile "
+                      f"{profiles[k] / 1e6:.2f} Mb/s)", note=note))
+    return rows
 
 
 def _table1_extras(sides, quick) -> list[Check]:

@@ -39,6 +39,9 @@ FAILING = {
     ("pps-table6", "RTT varied: flow 9 (RTT 270 ms) rate in packets"),
     ("pps-table6", "RTT varied: flow 10 (RTT 300 ms) rate in packets"),
     *((f"pps-table{k}", f"flow {f} rate in packets") for k in (7, 8, 9) for f in "AC"),
+    # DiffServ: the paper's RIO and marker settings are not given
+    ("pps-table7", "flow C rate with DiffServ in packets"),
+    *(("pps-table9", f"flow {f} rate with DiffServ in packets") for f in "ABC"),
 }
 
 
@@ -82,6 +85,20 @@ def test_the_packets_follow_treds_steady_state_not_the_tickets(report):
     got = [t7[f"flow {f} rate in packets"].packets.value for f in "ABC"]
     assert got[0] > got[1] > got[2]
     np.testing.assert_allclose(got, pe.FIG13_SHARES, rtol=0.25)
+
+
+def test_pps_shares_in_proportion_where_diffserv_does_not(report):
+    # Section 3.8: with profiles far below the capacity (Table 8) DiffServ shares the excess
+    # "arbitrarily" while PPS keeps the order of the tickets; with profiles above it (Table
+    # 9) DiffServ "degenerates to best effort"
+    t8, t9 = rows(report, "pps-table8"), rows(report, "pps-table9")
+    ds8 = [t8[f"flow {f} rate with DiffServ in packets"].packets.value for f in "ABC"]
+    pps8 = [t8[f"flow {f} rate in packets"].packets.value for f in "ABC"]
+    assert pps8[0] / pps8[2] > 1.8 > 1.4 > ds8[0] / ds8[2]
+    assert all(x > 2.5 * p / 1e6 for x, p in zip(ds8, pe.PROFILES["Table 8"]))
+    ds9 = [t9[f"flow {f} rate with DiffServ in packets"].packets.value for f in "ABC"]
+    assert all(x < p / 1e6 for x, p in zip(ds9, pe.PROFILES["Table 9"]))
+    assert t8["flow A rate with DiffServ in packets"].expected == 0.43
 
 
 def test_scenarios_install_pps_and_the_papers_sources():

@@ -45,10 +45,12 @@ from qosmodels.mechanisms import (
     Spec,
     TcpNewReno,
     TcpReno,
+    TicketRed,
+    TicketTagger,
 )
 from qosmodels.sim import _kernels
 from qosmodels.sim._kernels import dispatch, dispatch_edges, layout
-from qosmodels.sim._kernels.edges import profile_marker, token_bucket
+from qosmodels.sim._kernels.edges import profile_marker, ticket_tagger, token_bucket
 from qosmodels.sim._kernels.queues import (
     decbit,
     ered,
@@ -57,6 +59,7 @@ from qosmodels.sim._kernels.queues import (
     random_loss,
     red,
     rio,
+    ticket_red,
 )
 from qosmodels.sim._kernels.sources import cbr, onoff, poisson, reno, window
 from qosmodels.sim._kernels.sources import decbit as decbit_window
@@ -232,6 +235,24 @@ PACK_CASES = [
       (rio.RIO_MAX_OUT, 25), (rio.RIO_MAX_P_OUT, 0.4), (rio.RIO_W_Q, 0.01), (rio.RIO_GENTLE, 1),
       (rio.RIO_TYPICAL_SIZE, 1500)]),
     (ProfileMarker(profile=[1e5, 2e5], window=0.25), [(profile_marker.PM_WINDOW, 0.25)]),
+    (TicketRed(min_th=3, max_th=9, max_p=0.25, w_q=0.01, tickets=900, k=1.5, window=30,
+               min_interval=2, exponent=4, rule="udp", police=True, bits=6, unit=0.5),
+     [(red.RED_MIN_TH, 3), (red.RED_MAX_TH, 9), (red.RED_MAX_P, 0.25), (red.RED_W_Q, 0.01),
+      (red.RED_GENTLE, 0), (red.RED_MARK, 0), (red.RED_TYPICAL_SIZE, 1000),
+      (ticket_red.TR_TICKETS, 900), (ticket_red.TR_K, 1.5), (ticket_red.TR_WINDOW, 30),
+      (ticket_red.TR_MIN_INT, 2), (ticket_red.TR_EXP, 4),
+      (ticket_red.TR_FLAGS, ticket_red.F_UDP | ticket_red.F_POLICE), (ticket_red.TR_LEVELS, 63),
+      (ticket_red.TR_UNIT, 0.5)]),
+    (TicketRed(variant="receiver", bits=None),
+     [(red.RED_MIN_TH, 5), (red.RED_MAX_TH, 15), (red.RED_MAX_P, 0.1), (red.RED_W_Q, 0.002),
+      (red.RED_GENTLE, 0), (red.RED_MARK, 0), (red.RED_TYPICAL_SIZE, 1000),
+      (ticket_red.TR_TICKETS, 0), (ticket_red.TR_K, 1.4), (ticket_red.TR_WINDOW, 60),
+      (ticket_red.TR_MIN_INT, 1), (ticket_red.TR_EXP, 3),
+      (ticket_red.TR_FLAGS, ticket_red.F_RECEIVER), (ticket_red.TR_LEVELS, 0),
+      (ticket_red.TR_UNIT, 1)]),
+    (TicketTagger(tickets=300, window=10, bits=8, unit=0.25, police=True, variant="receiver"),
+     [(ticket_tagger.TT_WINDOW, 10), (ticket_tagger.TT_LEVELS, 255), (ticket_tagger.TT_UNIT, 0.25),
+      (ticket_tagger.TT_POLICE, 1), (ticket_tagger.TT_RECEIVER, 1)]),
     (OnOff(rate=3e6, on_time=0.2, off_time=0.7, exponential=False),
      [(onoff.ONOFF_RATE, 3e6), (onoff.ONOFF_ON, 0.2), (onoff.ONOFF_OFF, 0.7),
       (onoff.ONOFF_EXP, 0)]),

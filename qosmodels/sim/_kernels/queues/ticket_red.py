@@ -24,7 +24,7 @@ tickets), 2.8 (policing), 4 (UDP).
 
 import math
 
-from .._jit import handler
+from .._jit import handler, rare_handler
 from ..layout import (
     GF_NOW,
     KIND_DATA,
@@ -149,7 +149,9 @@ def _udp(S, l, p, tag, in_rate):
     return -1
 
 
-@handler
+# A real function (``rare_handler``), not inlined: only arrivals at TicketRed links pay a
+# call, and the loop's compile time does not grow by a second copy of RED's verdict.
+@rare_handler
 def admit(S, l, p):
     """TRED's (or the UDP rule's) verdict; a data packet kept is relabelled."""
     lf = S.lf
