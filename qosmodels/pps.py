@@ -619,12 +619,11 @@ def with_tickets(network: Network, tickets: Mapping, variant: str = "sender", *,
         alloc = fair_rates(net, tickets, demand, flow_tickets=flow_tickets)
     else:
         alloc = receiver_fair_rates(net, tickets, demand, sink_tickets=flow_tickets)
-        for f in net.flows:
+        for f, name in zip(net.flows, net.flow_names):
             if not f.source.windowed:
                 raise ScenarioError(
-                    f"{owner}: flow {f.name or net.flow_names[net.flows.index(f)]!r} has a "
-                    f"{type(f.source).__name__} source, which sends no ACKs to carry receiver "
-                    f"tickets; use variant='sender'")
+                    f"{owner}: flow {name!r} has a {type(f.source).__name__} source, which sends "
+                    f"no ACKs to carry receiver tickets; use variant='sender'")
     T = _check_issued(owner, "tickets", net, tickets)
     pkt_rate = alloc.rates / (8.0 * np.array([f.packet_size for f in net.flows], dtype=float))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -702,12 +701,13 @@ def network_tickets(network: Network) -> tuple[str, dict, dict]:
             given = agg.edge.member_tickets(len(members))
             if given is not None:
                 flow_tickets.update({net.flow_names[f]: t for f, t in zip(members, given)})
-    if not tickets or len(variants) > 1:
+    if not tickets:
         raise ScenarioError(
             "network_tickets: the network holds no PPS tickets (no TicketRed link is issued "
-            "any) or mixes the sender and receiver variants; install PPS with "
-            "qosmodels.pps.with_tickets, or pass the tickets explicitly" if not tickets else
-            f"network_tickets: the network mixes PPS variants {sorted(variants)}; use one")
+            "any); install PPS with qosmodels.pps.with_tickets, or pass the tickets explicitly")
+    if len(variants) > 1:
+        raise ScenarioError(f"network_tickets: the network mixes PPS variants "
+                            f"{sorted(variants)}; use one")
     return variants.pop(), tickets, flow_tickets
 
 
