@@ -108,3 +108,34 @@ def test_window_source_tags_follow_its_acked_rate():
     assert (T / window).mean() == pytest.approx(good, rel=0.02)
     # one tag per data packet sent (retransmissions included)
     assert len(s) == res.counters["sent"][0]
+
+
+def policed_tags(times, tickets, window):
+    """:func:`tsw_tags` policed at the source (Section 2.8): each tag times
+    ``OutTktRate / ActualTktRate`` (from the second packet on), ``ActualTktRate`` the TSW
+    rate of the unpoliced tags, updated after each packet."""
+    act = act_front = 0.0
+    out = []
+    for t, raw in zip(times, tsw_tags(times, tickets, window)):
+        out.append(raw * tickets / act if act > 0 else raw)
+        act = (act * window + raw) / (t - act_front + window)
+        act_front = t
+    return np.array(out)
+
+
+def test_policed_cbr_tags_are_the_replay_and_settle_at_t_dt():
+    # Section 2.8 at the source, OutTkt = OutTktRate / AvgRate * OutTktRate /
+    # ActualTktRate, every tag as the replay computes it; a constant-rate source's
+    # unpoliced tags settle at T dt and their rate at T, so ActualTktRate -> T and the
+    # policed tags settle at T dt too.  (Measuring ActualTktRate on the policed tags
+    # instead gives other tags from the second packet on, which this test tells apart.)
+    T, W, rate, size, duration = 100.0, 1.0, 0.4e6, 1000, 30.01
+    res = one_flow(Cbr(rate=rate), TicketTagger(tickets=T, window=W, bits=None, record=True,
+                                                police=True),
+                   size=size, start=2.0, duration=duration)
+    times = cbr_arrivals(rate, size, 2.0, duration)
+    got = res.traces["tag_m0"].to_numpy()
+    want = policed_tags(times, T, W)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert not np.allclose(want[1:50], tsw_tags(times, T, W)[1:50], rtol=1e-3)  # it acted
+    np.testing.assert_allclose(got[-10:], T * size * 8 / rate, rtol=1e-9)
