@@ -114,7 +114,10 @@ class TicketTagger(EdgeSpec):
     police : bool
         Ticket policing at the source (Section 2.8): the tag is multiplied by
         ``OutTktRate / ActualTktRate``, ``ActualTktRate`` the TSW estimate of
-        the tickets the member has put on its packets.
+        the tickets the member would put on its packets unpoliced, so that the
+        policed tags average ``OutTktRate`` t/s.  (Measured on the policed tags
+        it would settle at the geometric mean of the unpoliced rate and
+        ``OutTktRate``, correcting only half the excess or shortfall.)
     variant : {"sender", "receiver"}
         ``"receiver"`` (Section 2.7, window sources only): the member's sink
         tags each ACK with ``AckOutTktRate / AckAvgRate`` (``PF_TAG1``;
@@ -214,9 +217,11 @@ class TicketRed(Red):
     3. A packet kept is relabelled into the currency of the node the link
        enters: ``OutTkt = InTkt * XRate``, ``XRate = tickets / InTktRate``
        (Section 2.5); with ``police``, times ``tickets / ActualTktRate``
-       (Section 2.8, ``ActualTktRate`` the TSW rate of the tickets handed
-       on).  A link issued no tickets (``tickets=None``) keeps the currency.
-       The new tag is quantised to ``bits`` bits.
+       (Section 2.8, ``ActualTktRate`` the TSW rate of the tickets it would
+       hand on unpoliced, ``InTkt * XRate`` over the packets kept, so that
+       what it hands on averages ``tickets`` t/s whatever it drops).  A link
+       issued no tickets (``tickets=None``) keeps the currency.  The new tag
+       is quantised to ``bits`` bits.
 
     Acknowledgements crossing the link meet plain RED (probability
     unchanged) and keep their tags.

@@ -151,9 +151,11 @@ def ingress(S, e, f, p):
     floor = 1.0 / win  # before any estimate: one packet per window
     tag = ff[f, M_TKT] / (rate if rate > floor else floor)
     if ef[e, EF_EP + TT_POLICE] > 0.0:
+        # ActualTktRate: the TSW rate of the unpoliced tags (see ticket_red.relabel)
+        raw = tag
         if ff[f, M_ACT] > 0.0:
             tag *= ff[f, M_TKT] / ff[f, M_ACT]
-        update(ff, f, M_ACT, M_ACT_F, tag, now, win)
+        update(ff, f, M_ACT, M_ACT_F, raw, now, win)
     tag = quantise(tag, ef[e, EF_EP + TT_LEVELS], ef[e, EF_EP + TT_UNIT])
     S.pf[p, PF_TAG0] = tag
     if S.ei[e, EI_TRACE0] >= 0:

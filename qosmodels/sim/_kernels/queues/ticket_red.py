@@ -75,7 +75,7 @@ Q_EXP_F = LF_QS + 4      # their front
 Q_MIN_CUR = LF_QS + 5    # least tag of the current MinTkt interval
 Q_MIN_PREV = LF_QS + 6   # ... of the previous one
 Q_MIN_T0 = LF_QS + 7     # start of the current interval, s
-Q_ACT = LF_QS + 8        # ActualTktRate: the tickets handed on (policing)
+Q_ACT = LF_QS + 8        # ActualTktRate: the tickets handed on unpoliced (policing)
 Q_ACT_F = LF_QS + 9
 Q_ACK = LF_QS + 10       # AckInTktRate (receiver variant)
 Q_ACK_F = LF_QS + 11
@@ -186,9 +186,13 @@ def relabel(S, l, p, in_rate, flags, now):
     xr = out_rate / in_rate if issued > 0.0 and out_rate > 0.0 else 1.0
     tag = S.pf[p, PF_TAG0] * xr
     if flags & F_POLICE and issued > 0.0:
+        # ActualTktRate: the TSW rate of the tickets the link would hand on unpoliced
+        # (InTkt * XRate of the packets kept), so that the policed ones average out_rate;
+        # measured on the policed tags it would settle at sqrt(unpoliced * out_rate)
+        raw = tag
         if lf[l, Q_ACT] > 0.0:
             tag *= out_rate / lf[l, Q_ACT]
-        update(lf, l, Q_ACT, Q_ACT_F, tag, now, lf[l, LF_QP + TR_WINDOW])
+        update(lf, l, Q_ACT, Q_ACT_F, raw, now, lf[l, LF_QP + TR_WINDOW])
     S.pf[p, PF_TAG0] = quantise(tag, lf[l, LF_QP + TR_LEVELS], lf[l, LF_QP + TR_UNIT])
     if S.li[l, QI_TRACE] >= 0:
         record(S, S.li[l, QI_TRACE], xr)
