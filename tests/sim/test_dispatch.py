@@ -43,11 +43,21 @@ from qosmodels.mechanisms import (
     Spec,
     TcpNewReno,
     TcpReno,
+    TicketRed,
+    TicketTagger,
 )
 from qosmodels.sim import _kernels
 from qosmodels.sim._kernels import dispatch, dispatch_edges, layout
-from qosmodels.sim._kernels.edges import token_bucket
-from qosmodels.sim._kernels.queues import decbit, ered, fair_queueing, priority, random_loss, red
+from qosmodels.sim._kernels.edges import ticket_tagger, token_bucket
+from qosmodels.sim._kernels.queues import (
+    decbit,
+    ered,
+    fair_queueing,
+    priority,
+    random_loss,
+    red,
+    ticket_red,
+)
 from qosmodels.sim._kernels.sources import cbr, onoff, poisson, reno, window
 from qosmodels.sim._kernels.sources import decbit as decbit_window
 from qosmodels.sim.compile import kernel_module, pack_params
@@ -170,6 +180,22 @@ PACK_CASES = [
      [(red.RED_MIN_TH, 2), (red.RED_MAX_TH, 8), (red.RED_MAX_P, 0.3), (red.RED_W_Q, 0.05),
       (red.RED_GENTLE, 1), (red.RED_MARK, 1), (red.RED_TYPICAL_SIZE, 1000),
       (ered.ERED_MARKED_FACTOR, 2.5)]),
+    (TicketRed(min_th=3, max_th=9, max_p=0.25, w_q=0.01, gentle=True, tickets=450, k=1.6,
+               window=30, min_interval=0.5, exponent=2, rule="udp", police=True, bits=6,
+               unit=0.25),
+     [(red.RED_MIN_TH, 3), (red.RED_MAX_TH, 9), (red.RED_MAX_P, 0.25), (red.RED_W_Q, 0.01),
+      (red.RED_GENTLE, 1), (red.RED_MARK, 0), (red.RED_TYPICAL_SIZE, 1000),
+      (ticket_red.TR_TICKETS, 450), (ticket_red.TR_K, 1.6), (ticket_red.TR_WINDOW, 30),
+      (ticket_red.TR_MIN_INT, 0.5), (ticket_red.TR_EXP, 2),
+      (ticket_red.TR_FLAGS, ticket_red.F_UDP + ticket_red.F_POLICE), (ticket_red.TR_LEVELS, 63),
+      (ticket_red.TR_UNIT, 0.25)]),
+    (TicketRed(variant="receiver", bits=None),
+     [(red.RED_MIN_TH, 5), (red.RED_MAX_TH, 15), (red.RED_MAX_P, 0.1), (red.RED_W_Q, 0.002),
+      (red.RED_GENTLE, 0), (red.RED_MARK, 0), (red.RED_TYPICAL_SIZE, 1000),
+      (ticket_red.TR_TICKETS, 0), (ticket_red.TR_K, 1.4), (ticket_red.TR_WINDOW, 60),
+      (ticket_red.TR_MIN_INT, 1), (ticket_red.TR_EXP, 3),
+      (ticket_red.TR_FLAGS, ticket_red.F_RECEIVER), (ticket_red.TR_LEVELS, 0),
+      (ticket_red.TR_UNIT, 1)]),
     (Priority(classes=5), [(priority.PRIO_CLASSES, 5)]),
     (RandomLoss(0.07), [(random_loss.LOSS_P, 0.07)]),
     (FairQueueing(delta=125), [(fair_queueing.FQ_DELTA, 1000), (fair_queueing.FQ_BIT, 0)]),
@@ -216,6 +242,12 @@ PACK_CASES = [
       (token_bucket.TB_LM, 1500), (token_bucket.TB_SHARING, token_bucket.SH_LOGICAL),
       (token_bucket.TB_ORDER, 0), (token_bucket.TB_ACTION, token_bucket.ACT_SHAPE),
       (token_bucket.TB_TIMER, 0.015)]),
+    (TicketTagger(tickets=300, window=20, bits=4, unit=0.5, police=True, variant="receiver"),
+     [(ticket_tagger.TT_WINDOW, 20), (ticket_tagger.TT_LEVELS, 15), (ticket_tagger.TT_UNIT, 0.5),
+      (ticket_tagger.TT_POLICE, 1), (ticket_tagger.TT_RECEIVER, 1)]),
+    (TicketTagger(),
+     [(ticket_tagger.TT_WINDOW, 60), (ticket_tagger.TT_LEVELS, 255), (ticket_tagger.TT_UNIT, 1),
+      (ticket_tagger.TT_POLICE, 0), (ticket_tagger.TT_RECEIVER, 0)]),
     (OnOff(rate=3e6, on_time=0.2, off_time=0.7, exponential=False),
      [(onoff.ONOFF_RATE, 3e6), (onoff.ONOFF_ON, 0.2), (onoff.ONOFF_OFF, 0.7),
       (onoff.ONOFF_EXP, 0)]),

@@ -42,6 +42,7 @@ from ..trace import record
 from ..tsw import quantise, update
 
 CODE = 2
+TICKET_RED = "ticket-red"  # the kind of the links' spec (specs are above the kernels: by name)
 
 # parameter columns
 TT_WINDOW = 0
@@ -77,7 +78,6 @@ def setup_edge(spec, network, members, ef, ff, fi) -> None:
     """Each member's tickets: given, or the tickets issued to its first link (receiver
     variant: its last link) shared equally among the tagged flows starting (ending) there."""
     from ....errors import ScenarioError
-    from ....mechanisms.tickets import TicketRed, TicketTagger
 
     names = network.flow_names
     receiver = spec.variant == "receiver"
@@ -91,7 +91,7 @@ def setup_edge(spec, network, members, ef, ff, fi) -> None:
                 f"TicketTagger(variant='sender') for it")
         for l in route:
             q = network.links[l].queue
-            if isinstance(q, TicketRed) and q.variant != spec.variant:
+            if q.kind == TICKET_RED and q.variant != spec.variant:
                 raise ScenarioError(
                     f"flow {names[f]!r} is tagged {spec.variant}-based but link "
                     f"{network.links[l].name!r} runs TicketRed(variant={q.variant!r}); use one "
@@ -101,17 +101,17 @@ def setup_edge(spec, network, members, ef, ff, fi) -> None:
         else:
             end = int(route[-1] if receiver else route[0])
             q = network.links[end].queue
-            if not isinstance(q, TicketRed) or q.tickets is None:
+            if q.kind != TICKET_RED or q.tickets is None:
                 which = "last" if receiver else "first"
                 raise ScenarioError(
                     f"flow {names[f]!r}'s {which} link {network.links[end].name!r} is issued no "
                     f"tickets (its queue is {type(q).__name__}"
-                    f"{'' if not isinstance(q, TicketRed) else ' with tickets=None'}), so the "
+                    f"{'' if q.kind != TICKET_RED else ' with tickets=None'}), so the "
                     f"flow has nothing to tag with; give that link TicketRed(tickets=...) or the "
                     f"flow TicketTagger(tickets=...)")
             sharing = [g for g in range(network.n_flows)
                        if int(network.flow_links(g)[-1 if receiver else 0]) == end
-                       and _tagged(network, g, TicketTagger)]
+                       and _tagged(network, g, spec.kind)]
             tickets = q.tickets / len(sharing)
         if receiver:
             ff[f, M_SINK] = tickets
@@ -121,8 +121,9 @@ def setup_edge(spec, network, members, ef, ff, fi) -> None:
         ff[f, M_SINK_AVG] = ff[f, M_SINK_F] = 0.0
 
 
-def _tagged(network, g, cls) -> bool:
-    return any(agg.edge is not None and isinstance(agg.edge, cls)
+def _tagged(network, g, kind) -> bool:
+    """Whether flow ``g`` stands behind an edge element of ``kind``."""
+    return any(agg.edge is not None and agg.edge.kind == kind
                and g in network.aggregate_members(agg.name) for agg in network.aggregates)
 
 
