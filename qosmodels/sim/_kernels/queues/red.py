@@ -48,19 +48,26 @@ def traces(spec) -> tuple[str, ...]:
 
 
 @handler
+def smoothed(avg, waiting, idle, now, idle_since, wq, typical_size, capacity):
+    """RED's low-pass filter for one arrival: ``avg`` (packets), first decayed as if
+    ``(now - idle_since) / s`` empty packets had arrived when the queue was ``idle``
+    (``s`` the transmission time of a ``typical_size``-byte packet at ``capacity``
+    bit/s), then moved by ``wq`` towards ``waiting``.  Shared with RIO's two averages."""
+    if idle:
+        s = typical_size * 8.0 / capacity
+        m = (now - idle_since) / s
+        avg *= (1.0 - wq) ** m
+    return (1.0 - wq) * avg + wq * waiting
+
+
+@handler
 def average(S, l):
     """Update link ``l``'s average queue for an arrival (the low-pass filter, after the
     idle decay) and return it (packets)."""
     lf, li = S.lf, S.li
-    now = S.gf[GF_NOW]
-    waiting = li[l, LI_WAITING]
-    wq = lf[l, LF_QP + RED_W_Q]
-    avg = lf[l, LF_RED_AVG]
-    if li[l, LI_TX] < 0:
-        s = lf[l, LF_QP + RED_TYPICAL_SIZE] * 8.0 / lf[l, LF_CAP]
-        m = (now - lf[l, LF_IDLE_SINCE]) / s
-        avg *= (1.0 - wq) ** m
-    avg = (1.0 - wq) * avg + wq * waiting
+    avg = smoothed(lf[l, LF_RED_AVG], li[l, LI_WAITING], li[l, LI_TX] < 0, S.gf[GF_NOW],
+                   lf[l, LF_IDLE_SINCE], lf[l, LF_QP + RED_W_Q],
+                   lf[l, LF_QP + RED_TYPICAL_SIZE], lf[l, LF_CAP])
     lf[l, LF_RED_AVG] = avg
     if li[l, LI_TRACE0] >= 0:
         record(S, li[l, LI_TRACE0], avg)
@@ -79,20 +86,26 @@ def verdict(S, l, divisor):
     a divisor below 1, TRED's for a packet with few tickets, raises it, and the
     packet is dropped for sure once ``p_a / divisor >= 1``).
     ``count`` is shared."""
-    lf, li = S.lf, S.li
-    avg = average(S, l)
-    minth = lf[l, LF_QP + RED_MIN_TH]
-    maxth = lf[l, LF_QP + RED_MAX_TH]
-    maxp = lf[l, LF_QP + RED_MAX_P]
-    gentle = lf[l, LF_QP + RED_GENTLE] > 0.0
+    lf = S.lf
+    return curve(S, l, average(S, l), lf[l, LF_QP + RED_MIN_TH], lf[l, LF_QP + RED_MAX_TH],
+                 lf[l, LF_QP + RED_MAX_P], lf[l, LF_QP + RED_GENTLE] > 0.0, LI_RED_COUNT,
+                 divisor)
+
+
+@handler
+def curve(S, l, avg, minth, maxth, maxp, gentle, col, divisor):
+    """RED's decision at average ``avg`` on the curve ``(minth, maxth, maxp, gentle)``, the
+    curve's ``count`` in ``li[l, col]`` (Floyd and Jacobson's Figure 2): 0 accept, 1 early,
+    2 forced.  :func:`verdict` on RED's own curve; RIO's two curves (``divisor`` 1)."""
+    li = S.li
     if avg < minth:
-        li[l, LI_RED_COUNT] = -1
+        li[l, col] = -1
         return 0
     if avg >= maxth and (not gentle or avg >= 2.0 * maxth):
-        li[l, LI_RED_COUNT] = 0
+        li[l, col] = 0
         return 2
-    cnt = li[l, LI_RED_COUNT] + 1
-    li[l, LI_RED_COUNT] = cnt
+    cnt = li[l, col] + 1
+    li[l, col] = cnt
     if avg < maxth:
         pb = maxp * (avg - minth) / (maxth - minth)
     else:
@@ -103,7 +116,7 @@ def verdict(S, l, divisor):
         pa = 1.0
     pa = pa / divisor
     if rand(S) < pa:
-        li[l, LI_RED_COUNT] = 0
+        li[l, col] = 0
         return 1
     return 0
 

@@ -52,8 +52,8 @@ from ..layout import (
     PI_MARK,
     SL_COUNT,
 )
-from ..rng import rand
 from ..trace import record
+from . import red
 
 CODE = 9
 
@@ -98,33 +98,6 @@ def _is_in(S, p):
     return (S.pi[p, PI_MARK] & MARK_IN_PROFILE) != 0
 
 
-@handler
-def _curve(S, l, avg, lo, hi, maxp, gentle, col):
-    """RED's decision on one curve (Floyd and Jacobson's Figure 2; RED's arithmetic, op for
-    op): 0 accept, 1 early drop, 2 forced drop.  ``col``: the curve's ``count`` column."""
-    li = S.li
-    if avg < lo:
-        li[l, col] = -1
-        return 0
-    if avg >= hi and (not gentle or avg >= 2.0 * hi):
-        li[l, col] = 0
-        return 2
-    cnt = li[l, col] + 1
-    li[l, col] = cnt
-    if avg < hi:
-        pb = maxp * (avg - lo) / (hi - lo)
-    else:
-        pb = maxp + (1.0 - maxp) * (avg - hi) / hi
-    den = 1.0 - cnt * pb
-    pa = pb / den if den > 0.0 else 1.0
-    if pa > 1.0:
-        pa = 1.0
-    if rand(S) < pa:
-        li[l, col] = 0
-        return 1
-    return 0
-
-
 @rare_handler
 def admit(S, l, p):
     """Update the averages on arrival ``p`` at link ``l`` and judge it on its curve: -1 to
@@ -134,13 +107,9 @@ def admit(S, l, p):
     wq = lf[l, LF_QP + RIO_W_Q]
     tx = li[l, LI_TX]
     # the whole queue's average, on every arrival (RED's average and idle decay)
-    waiting = li[l, LI_WAITING]
-    avg = lf[l, LF_RED_AVG]
-    if tx < 0:
-        s = lf[l, LF_QP + RIO_TYPICAL_SIZE] * 8.0 / lf[l, LF_CAP]
-        m = (now - lf[l, LF_IDLE_SINCE]) / s
-        avg *= (1.0 - wq) ** m
-    avg = (1.0 - wq) * avg + wq * waiting
+    size, cap = lf[l, LF_QP + RIO_TYPICAL_SIZE], lf[l, LF_CAP]
+    avg = red.smoothed(lf[l, LF_RED_AVG], li[l, LI_WAITING], tx < 0, now, lf[l, LF_IDLE_SINCE],
+                       wq, size, cap)
     lf[l, LF_RED_AVG] = avg
     ch = li[l, LI_TRACE0]
     gentle = lf[l, LF_QP + RIO_GENTLE] > 0.0
@@ -148,23 +117,20 @@ def admit(S, l, p):
         # the in queue's average, on in arrivals; decayed over the time the in queue was
         # idle (no in packet waiting nor in service)
         n_in = li[l, RIO_N_IN]
-        a = lf[l, RIO_AVG_IN]
-        if n_in == 0 and (tx < 0 or not _is_in(S, tx & POS)):
-            s = lf[l, LF_QP + RIO_TYPICAL_SIZE] * 8.0 / lf[l, LF_CAP]
-            m = (now - lf[l, RIO_IN_IDLE_SINCE]) / s
-            a *= (1.0 - wq) ** m
-        a = (1.0 - wq) * a + wq * n_in
+        idle = n_in == 0 and (tx < 0 or not _is_in(S, tx & POS))
+        a = red.smoothed(lf[l, RIO_AVG_IN], n_in, idle, now, lf[l, RIO_IN_IDLE_SINCE], wq, size,
+                         cap)
         lf[l, RIO_AVG_IN] = a
         if ch >= 0:
             record(S, ch, a)
             record(S, ch + 1, avg)
-        v = _curve(S, l, a, lf[l, LF_QP + RIO_MIN_IN], lf[l, LF_QP + RIO_MAX_IN],
-                   lf[l, LF_QP + RIO_MAX_P_IN], gentle, RIO_COUNT_IN)
+        v = red.curve(S, l, a, lf[l, LF_QP + RIO_MIN_IN], lf[l, LF_QP + RIO_MAX_IN],
+                      lf[l, LF_QP + RIO_MAX_P_IN], gentle, RIO_COUNT_IN, 1.0)
     else:
         if ch >= 0:
             record(S, ch + 1, avg)
-        v = _curve(S, l, avg, lf[l, LF_QP + RIO_MIN_OUT], lf[l, LF_QP + RIO_MAX_OUT],
-                   lf[l, LF_QP + RIO_MAX_P_OUT], gentle, LI_RED_COUNT)
+        v = red.curve(S, l, avg, lf[l, LF_QP + RIO_MIN_OUT], lf[l, LF_QP + RIO_MAX_OUT],
+                      lf[l, LF_QP + RIO_MAX_P_OUT], gentle, LI_RED_COUNT, 1.0)
     if v == 2:
         return LI_DROP_FORCED
     if v == 1:
