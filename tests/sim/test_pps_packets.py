@@ -242,6 +242,18 @@ def test_a_tagger_without_tickets_needs_a_ticketed_first_link(queue, what):
         assert simulate(fixed, 1.0, seed=1, progress=False).counters["sent"][0] > 0
 
 
+def test_an_untagged_flow_through_tred_is_refused():
+    # its packets would carry no tickets (tag 0) and TRED would starve it
+    net = Network([Link("s", "d", 1e6, 0.01, buffer=100, queue=TicketRed(tickets=100.0))],
+                  [Flow(["s", "d"], source=TcpReno(), name="f"),
+                   Flow(["s", "d"], source=TcpReno(), name="g")],
+                  aggregates=[Aggregate("a", flows=["f"], edge=TicketTagger())])
+    with pytest.raises(ScenarioError, match=(
+            r"flow 'g' crosses link 's->d', which runs TicketRed, but no TicketTagger tags its "
+            r"packets.*put the flow behind a TicketTagger")):
+        simulate(net, 1.0, seed=1, progress=False)
+
+
 def test_a_links_tickets_are_shared_by_the_tagged_flows_starting_on_it():
     # a tagger without tickets takes its first link's, shared equally among the flows
     # that start on that link behind a ticket tagger (an untagged one takes no share):

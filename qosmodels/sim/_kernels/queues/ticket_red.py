@@ -91,7 +91,21 @@ def traces(spec) -> tuple[str, ...]:
 
 def setup_link(spec, network, l, xs, x_flow, lf, li, hs, hsi) -> None:
     """No history; this module's trace channels after RED's (RED records at
-    ``LI_TRACE0`` only if it has its channel)."""
+    ``LI_TRACE0`` only if it has its channel).  Refuses a flow whose data cross the link
+    untagged (its packets would carry no tickets and TRED would starve it)."""
+    from ....errors import ScenarioError
+
+    tagged = {f for agg in network.aggregates
+              if agg.edge is not None and agg.edge.kind == "ticket-tagger"
+              for f in network.aggregate_members(agg.name)}
+    for f in range(network.n_flows):
+        if f not in tagged and l in network.flow_links(f):
+            raise ScenarioError(
+                f"flow {network.flow_names[f]!r} crosses link {network.links[l].name!r}, which "
+                f"runs TicketRed, but no TicketTagger tags its packets: they would carry no "
+                f"tickets and TRED would drop them first; put the flow behind a TicketTagger "
+                f"(Aggregate(..., edge=TicketTagger(...)); qosmodels.pps.with_tickets does) or "
+                f"give the link another queue")
     lf[Q_MIN_CUR] = lf[Q_MIN_PREV] = math.inf
     first = li[LI_TRACE0]
     n_red = len(red.traces(spec))
