@@ -256,11 +256,11 @@ def test_an_untagged_flow_through_tred_is_refused():
 
 def test_a_links_tickets_are_shared_by_the_tagged_flows_starting_on_it():
     # a tagger without tickets takes its first link's, shared equally among the flows
-    # that start on that link behind a ticket tagger (an untagged one takes no share):
-    # 100 t/s for two tagged flows, 50 each; a Cbr member's first tag is its tickets over
-    # the floor of one packet per window (1 s), i.e. 50
+    # that start on that link behind a ticket tagger: 100 t/s for two tagged flows, 50
+    # each; a Cbr member's first tag is its tickets over the floor of one packet per window
+    # (1 s), i.e. 50
     net = Network([Link("s", "d", 10e6, 0.001, buffer=100, queue=TicketRed(tickets=100.0))],
-                  [Flow(["s", "d"], source=Cbr(rate=1e5), name=n) for n in ("x", "y", "z")],
+                  [Flow(["s", "d"], source=Cbr(rate=1e5), name=n) for n in ("x", "y")],
                   aggregates=[Aggregate("a", flows=["x", "y"], edge=TicketTagger(
                       window=1.0, bits=None, record=True))])
     res = simulate(net, 2.0, seed=1, progress=False)

@@ -32,8 +32,8 @@ import numpy as np
 import pytest
 from numba import njit
 
-from qosmodels import Flow, Link, Network
-from qosmodels.mechanisms import TcpReno, TicketRed
+from qosmodels import Aggregate, Flow, Link, Network
+from qosmodels.mechanisms import TcpReno, TicketRed, TicketTagger
 from qosmodels.sim._kernels import dispatch
 from qosmodels.sim._kernels.layout import (
     GF_NOW,
@@ -91,8 +91,11 @@ class Link1:
 
     def __init__(self, queue):
         self.q = queue
+        # (the flow stands behind a tagger, as TicketRed requires; the driver writes the
+        # tags itself and never calls it)
         net = Network([Link("a", "b", CAP, 0.0, buffer=1000, queue=queue)],
-                      [Flow(["a", "b"], source=TcpReno())])
+                      [Flow(["a", "b"], source=TcpReno())],
+                      aggregates=[Aggregate("t", flows=[0], edge=TicketTagger(tickets=1.0))])
         self.S = compile_scenario(net, 1.0, seed=12)
         self.S.pi[0, PI_FLOW] = 0
         self.S.pf[0, PF_BITS] = BITS
