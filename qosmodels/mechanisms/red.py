@@ -13,6 +13,24 @@ from ._base import QueueSpec, _flag
 __all__ = ["Red", "Ered"]
 
 
+def curve_fields(owner: str, spec, lo: str, hi: str, mp: str, curve: str = "") -> None:
+    """Validate, in place, one RED curve of ``spec``: thresholds ``lo < hi`` (packets,
+    ``lo >= 0``) and the drop probability ``mp`` at ``hi`` in (0, 1].  ``curve`` names it
+    in messages (``"in curve's "``: RIO's two curves)."""
+    set_ = object.__setattr__
+    set_(spec, lo, real(owner, lo, getattr(spec, lo), ge=0, unit="packets"))
+    set_(spec, hi, real(owner, hi, getattr(spec, hi), gt=0, unit="packets"))
+    if not getattr(spec, lo) < getattr(spec, hi):
+        raise ScenarioError(
+            f"{owner}.{lo} must be below {owner}.{hi}, got {lo} = {getattr(spec, lo)!r} and "
+            f"{hi} = {getattr(spec, hi)!r} packets; raise {hi} or lower {lo}")
+    set_(spec, mp, real(owner, mp, getattr(spec, mp), gt=0))
+    if getattr(spec, mp) > 1:
+        raise ScenarioError(
+            f"{owner}.{mp} must be in (0, 1] (the {curve}drop probability at {hi}), got "
+            f"{getattr(spec, mp)!r}")
+
+
 @dataclass(frozen=True)
 class Red(QueueSpec):
     """Random early detection (Floyd and Jacobson 1993).
@@ -71,16 +89,7 @@ class Red(QueueSpec):
     def __post_init__(self):
         owner = type(self).__name__  # "Red", or a subclass's name (Ered) in its messages
         set_ = object.__setattr__
-        set_(self, "min_th", real(owner, "min_th", self.min_th, ge=0, unit="packets"))
-        set_(self, "max_th", real(owner, "max_th", self.max_th, gt=0, unit="packets"))
-        if not self.min_th < self.max_th:
-            raise ScenarioError(
-                f"{owner}.min_th must be below {owner}.max_th, got min_th = {self.min_th!r} and "
-                f"max_th = {self.max_th!r} packets"
-            )
-        set_(self, "max_p", real(owner, "max_p", self.max_p, gt=0))
-        if self.max_p > 1:
-            raise ScenarioError(f"{owner}.max_p must be in (0, 1], got {self.max_p!r}")
+        curve_fields(owner, self, "min_th", "max_th", "max_p")
         set_(self, "w_q", real(owner, "w_q", self.w_q, gt=0))
         if self.w_q > 1:
             raise ScenarioError(f"{owner}.w_q must be in (0, 1], got {self.w_q!r}")

@@ -9,6 +9,7 @@ from typing import ClassVar
 from .._validate import integer, real
 from ..errors import ScenarioError
 from ._base import QueueSpec, _flag
+from .red import curve_fields
 
 __all__ = ["Rio"]
 
@@ -110,18 +111,8 @@ class Rio(QueueSpec):
         set_ = object.__setattr__
         o = "Rio"
         for side in ("in", "out"):
-            lo, hi, mp = f"min_{side}", f"max_{side}", f"max_p_{side}"
-            set_(self, lo, real(o, lo, getattr(self, lo), ge=0, unit="packets"))
-            set_(self, hi, real(o, hi, getattr(self, hi), gt=0, unit="packets"))
-            if not getattr(self, lo) < getattr(self, hi):
-                raise ScenarioError(
-                    f"Rio.{lo} must be below Rio.{hi}, got {lo} = {getattr(self, lo)!r} and "
-                    f"{hi} = {getattr(self, hi)!r} packets; raise {hi} or lower {lo}")
-            set_(self, mp, real(o, mp, getattr(self, mp), gt=0))
-            if getattr(self, mp) > 1:
-                raise ScenarioError(
-                    f"Rio.{mp} must be in (0, 1] (the {side} curve's drop probability at "
-                    f"{hi}), got {getattr(self, mp)!r}")
+            curve_fields(o, self, f"min_{side}", f"max_{side}", f"max_p_{side}",
+                         curve=f"{side} curve's ")
         set_(self, "w_q", real(o, "w_q", self.w_q, gt=0))
         if self.w_q > 1:
             raise ScenarioError(f"Rio.w_q must be in (0, 1] (the averages' weight), got "
