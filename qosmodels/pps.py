@@ -624,7 +624,6 @@ def with_tickets(network: Network, tickets: Mapping, variant: str = "sender", *,
                 raise ScenarioError(
                     f"{owner}: flow {name!r} has a {type(f.source).__name__} source, which sends "
                     f"no ACKs to carry receiver tickets; use variant='sender'")
-    T = _check_issued(owner, "tickets", net, tickets)
     pkt_rate = alloc.rates / (8.0 * np.array([f.packet_size for f in net.flows], dtype=float))
     with np.errstate(divide="ignore", invalid="ignore"):
         tags = np.maximum(alloc.link_tickets, alloc.out_tickets) / pkt_rate[None, :]
@@ -649,7 +648,7 @@ def with_tickets(network: Network, tickets: Mapping, variant: str = "sender", *,
     for l, link in enumerate(net.links):
         base = red if red is not None else (link.queue if isinstance(link.queue, Red) else Red())
         fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(Red)}
-        q = TicketRed(**fields, tickets=None if math.isnan(T[l]) else float(T[l]), k=k,
+        q = TicketRed(**fields, tickets=alloc.issued.get(link.name), k=k,
                       window=window, min_interval=min_interval, rule=rule, police=police,
                       variant=variant, bits=bits,
                       unit=unit_for(tags[l].max(), f"link {link.name!r}"), record=record)
