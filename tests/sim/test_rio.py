@@ -39,6 +39,8 @@ from qosmodels.sim._kernels import layout as K
 from qosmodels.sim._kernels.queues import rio as rio_kernel
 from qosmodels.sim.compile import compile_scenario
 
+from .test_ered import _fields
+
 SIZE = 1000  # bytes, every packet of these tests
 
 
@@ -167,19 +169,6 @@ def cbr_arrivals(rate, start, stop, duration):
         times.append(t)
         t = t + gap
     return times
-
-
-def _fields(res) -> dict:
-    """Every array and number of a result (wall and compile time left out)."""
-    out = {}
-    for name, value in vars(res).items():
-        if name in ("network", "wall_time", "compile_time", "limits"):
-            continue
-        items = value.items() if isinstance(value, dict) else [("", value)]
-        for k, v in items:
-            if isinstance(v, (np.ndarray, int, float, np.number)):
-                out[f"{name}.{k}"] = np.asarray(v)
-    return out
 
 
 def assert_same_run(a, b):
