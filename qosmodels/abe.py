@@ -64,6 +64,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "throughput",
     "throughput_small_loss",
+    "loss_for_throughput",
     "alpha",
     "throughput_ratio",
     "green_loss_target",
@@ -76,6 +77,7 @@ __all__ = [
     "LoopRun",
     "run_loop",
     "PAPER_LAW",
+    "law_step",
 ]
 
 
@@ -184,6 +186,43 @@ def throughput(loss, rtt):
     q = _loss("abe.throughput", "loss", loss)
     tau = _rtt("abe.throughput", "rtt", rtt)
     return _out(_x(q, tau), loss, rtt)
+
+
+def loss_for_throughput(rate, rtt):
+    """The loss ratio at which eq (2) gives ``rate``: its inverse, ``q = 2 / (y (y + 2))``, ``y = x tau``.
+
+    From ``2 / (x tau) = q + sqrt(q^2 + 2 q)``: squaring ``sqrt(q^2 + 2 q) =
+    2/y - q`` gives ``2 q + 4 q / y = 4 / y^2``.  The packet simulator's
+    :class:`~qosmodels.mechanisms.TcpFriendly` source uses it to start its loss
+    history at its first loss (RFC 5348, Section 6.3.1).
+
+    Parameters
+    ----------
+    rate : float or array_like, packets/s
+        Throughput ``x``, > 0.
+    rtt : float or array_like, s
+        Round-trip time ``tau``, > 0.
+
+    Returns
+    -------
+    float or ndarray
+        The loss ratio ``q``, in (0, 1] when ``x tau >= sqrt(3) - 1``.
+
+    Examples
+    --------
+    >>> q = loss_for_throughput(100.0, 0.14)
+    >>> round(throughput(q, 0.14), 9)
+    100.0
+    """
+    x = _arr("abe.loss_for_throughput", "rate", rate, lo=0.0, lo_open=True, unit="packets/s")
+    tau = _rtt("abe.loss_for_throughput", "rtt", rtt)
+    return _out(_q_of_x(x * tau), rate, rtt)
+
+
+def _q_of_x(y):
+    """Eq (2) inverted for ``y = x tau`` (packets per round trip); plain arithmetic (the
+    packet simulator compiles it)."""
+    return 2.0 / (y * (y + 2.0))
 
 
 def throughput_small_loss(loss, rtt):
@@ -546,6 +585,31 @@ class LoopState(NamedTuple):
     boost: float
 
 
+def law_step(alpha, q_blue, q_green, boost, q_blue_m, q_green_m, boost_m, beta_star, rtt,
+             k1, k2, gamma1, gamma2):
+    """One period of the control loop in plain float arithmetic: the EWMA filters, then eq (7).
+
+    The single copy of the law: :meth:`ControlLaw.update` calls it, and the packet
+    simulator's ABE router (``qosmodels.sim._kernels.queues.abe``) compiles it with
+    Numba, so it uses scalar ``math`` only.
+
+    Returns
+    -------
+    (alpha, q_blue, q_green, boost, ok)
+        The filtered state and the new ``alpha``; ``ok`` is False (and ``alpha``
+        unchanged) when a filtered loss ratio is not > 0, where eq (7) is undefined.
+    """
+    qb = gamma1 * q_blue + (1.0 - gamma1) * q_blue_m
+    qg = gamma1 * q_green + (1.0 - gamma1) * q_green_m
+    B = gamma2 * boost + (1.0 - gamma2) * boost_m
+    if not (qb > 0.0 and qg > 0.0):
+        return alpha, qb, qg, B, False
+    c = beta_star * (1.0 + B / rtt)
+    s = -2.0 * qb / (qb + math.sqrt(qb * (qb + 2.0)))  # q_b - sqrt(q_b (q_b + 2)), eq (6)
+    d = 1.0 + (1.0 - c) * s
+    return alpha * (c * c * qb / qg) ** k1 * d ** (-k2), qb, qg, B, True
+
+
 @dataclass(frozen=True)
 class ControlLaw:
     """The multiplicative control law for ``alpha``, eqs (6)-(7), with its EWMA filters.
@@ -638,20 +702,17 @@ class ControlLaw:
         Hurley, Le Boudec, Thiran, Section III-C.2 ("The action performed
         every T1 seconds").
         """
-        g1, g2 = self.gamma1, self.gamma2
-        qb = g1 * state.q_blue + (1.0 - g1) * q_blue_m
-        qg = g1 * state.q_green + (1.0 - g1) * q_green_m
-        B = g2 * state.boost + (1.0 - g2) * boost_m
-        if qb <= 0 or qg <= 0:
+        a, qb, qg, B, ok = law_step(
+            float(state.alpha), float(state.q_blue), float(state.q_green), float(state.boost),
+            float(q_blue_m), float(q_green_m), float(boost_m), self.beta_star, self.rtt,
+            self.k1, self.k2, self.gamma1, self.gamma2)
+        if not ok:
             raise ScenarioError(
                 f"ControlLaw.update: the filtered loss ratios must stay > 0 for eq (7), got "
                 f"q_blue={qb!r}, q_green={qg!r} (start the filters from positive values; with "
                 f"gamma1 = 0 a period without losses empties them: use gamma1 > 0 or measure "
                 f"over more packets)")
-        c = self.beta_star * (1.0 + B / self.rtt)
-        d = 1.0 + (1.0 - c) * _s(qb)
-        a = state.alpha * (c * c * qb / qg) ** self.k1 * d ** (-self.k2)
-        return LoopState(float(a), float(qb), float(qg), float(B))
+        return LoopState(a, qb, qg, B)
 
     def closed_loop(self, state: LoopState, q_blue: float, boost: float,
                     bias: float = 1.0) -> LoopState:

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 
 from . import _validate as v
-from .errors import ScenarioError
+from .errors import ScenarioError, ScenarioTypeError
 from .network import DEFAULT_BUFFER, Flow, Link, Network
 from .units import Mbps, kbps, ms
 
@@ -637,6 +637,9 @@ def abe_dumbbell(
     capacity: float = Mbps(2),
     rtt: float = 0.14,
     *,
+    queue=None,
+    green_source=None,
+    blue_source=None,
     delay: float = 0.0,
     buffer: int = 50,
     access_capacity: float | None = None,
@@ -647,12 +650,12 @@ def abe_dumbbell(
 
     Green flows ``green0..`` leave ``g0..``, Blue flows ``blue0..`` leave
     ``b0..``; every flow follows ``source -> r1 -> r2`` and the bottleneck is
-    the output of router r1, ``r1->r2``, with a 50-packet buffer.  Green flows
-    come first.  **Green and Blue are told apart only by the flow names**
-    (``green*`` / ``blue*``); every flow has weight 1 and a
-    :class:`~qosmodels.mechanisms.TcpReno` source.  In the paper Blue flows are TCP
-    Reno and Green flows a rate-based TCP-friendly source, which the
-    simulator does not have yet.
+    the output of router r1, ``r1->r2``, with a 50-packet buffer and, by
+    default, the paper's ABE router
+    (:class:`~qosmodels.mechanisms.AbeQueue` with the Section IV-B
+    parameters).  Green flows come first.  Green flows have the rate-based
+    TCP-friendly source :class:`~qosmodels.mechanisms.TcpFriendly` (Green),
+    Blue flows TCP Reno, as in the paper; every flow has weight 1.
 
     Every source "has the same propagation delay to their respective sinks":
     the round-trip propagation delay of every flow is 0.14 s (the paper's
@@ -670,6 +673,16 @@ def abe_dumbbell(
         offsets D = 0.1 and 0.2 s the paper uses.
     rtt : float, s
         Round-trip propagation delay of every flow (paper: 0.14 s).
+    queue : QueueSpec, optional
+        The bottleneck's queue; default ``AbeQueue()`` (the paper's parameters,
+        D = 0.1 s).  Flat best effort is ``AbeQueue.flat()`` (RED, packet for
+        packet).  With a queue that does not read colours (``Red()``, say) the
+        Green flows' sources are sent Blue (``green=False``): they are Green
+        by name only.
+    green_source, blue_source : SourceSpec, optional
+        The sources of Green and Blue flows; defaults ``TcpFriendly()`` and
+        ``TcpReno()``.  A Green flow's source is made Green (``green=True``)
+        when the queue reads colours, a Blue flow's Blue.
     delay : float, s
         Propagation delay of the bottleneck (default 0; the text gives only the RTT).
     buffer : int, packets
@@ -685,25 +698,32 @@ def abe_dumbbell(
     ------
     ScenarioError
         If ``n_green`` or ``n_blue`` is negative, both are 0, or ``rtt < 2 * delay``.
-
-    Notes
-    -----
-    The paper's router at r1 runs RED (min_th 0, max_th 40, max_p 0.2,
-    w 0.02) with Green drops scaled by alpha and EDF scheduling (Green deadline
-    = arrival, Blue = arrival + D, L0 = 10); the queue here is the default
-    drop-tail until an ABE queue spec exists.
+    ScenarioTypeError
+        If ``queue`` is not a queue spec or a source is not a source spec.
 
     References
     ----------
     P. Hurley, J.-Y. Le Boudec, P. Thiran, "The Asymmetric Best-Effort
     Service", Section IV-B, Figure 5.
     """
+    from .mechanisms import AbeQueue, QueueSpec, SourceSpec, TcpFriendly, TcpReno
+
     owner = "abe_dumbbell"
     ng = v.integer(owner, "n_green", n_green, ge=0)
     nb = v.integer(owner, "n_blue", n_blue, ge=0)
     if ng + nb == 0:
         raise ScenarioError(f"{owner} needs at least one flow: set n_green or n_blue above 0")
     cap = v.real(owner, "capacity", capacity, gt=0, unit="bit/s")
+    queue = AbeQueue() if queue is None else queue
+    if not isinstance(queue, QueueSpec):
+        raise ScenarioTypeError(f"{owner}: queue must be a queue spec such as AbeQueue(), got "
+                                f"{queue!r}")
+    green_source = TcpFriendly() if green_source is None else green_source
+    blue_source = TcpReno() if blue_source is None else blue_source
+    for name, src in (("green_source", green_source), ("blue_source", blue_source)):
+        if not isinstance(src, SourceSpec):
+            raise ScenarioTypeError(f"{owner}: {name} must be a source spec such as "
+                                    f"TcpReno(), got {src!r}")
     if access_capacity is None:
         access_capacity = 100 * cap
     names = [f"green{i}" for i in range(ng)] + [f"blue{i}" for i in range(nb)]
@@ -711,9 +731,12 @@ def abe_dumbbell(
     rtt = v.real(owner, "rtt", rtt, gt=0, unit="s")
     net = _star(owner, names, sources, rtt, [1.0] * (ng + nb), cap, delay, access_capacity,
                 buffer, access_buffer, packet_size, routers=("r1", "r2"))
-    from .mechanisms import TcpReno
-
-    return net.replace(flows=[dataclasses.replace(f, source=TcpReno()) for f in net.flows])
+    green = dataclasses.replace(green_source, green=queue.colour_aware)
+    blue = dataclasses.replace(blue_source, green=False)
+    links = [dataclasses.replace(link, queue=queue) if link.name == "r1->r2" else link
+             for link in net.links]
+    return net.replace(links=links, flows=[dataclasses.replace(f, source=green if i < ng else blue)
+                                           for i, f in enumerate(net.flows)])
 
 
 #: Client link capacity by RTT in the paper's unequal-bandwidth case (Section 4.1).

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from qosmodels.errors import ScenarioError
+from qosmodels.errors import ScenarioError, ScenarioTypeError
+from qosmodels.mechanisms import AbeQueue, Red, TcpFriendly, TcpReno
 from qosmodels.topologies import (
     TOPOLOGIES,
     abe_dumbbell,
@@ -255,7 +256,10 @@ def test_abe_dumbbell_structure():
     # tau_e = 0.14 s "corresponds to the propagation delay of all sources"
     np.testing.assert_array_equal(net.rtt, np.full(30, 0.14))
     assert (net.weights == 1).all()
-    assert {f.source.kind for f in net.flows} == {"reno"}  # the paper's Blue source
+    # the paper's sources: Green rate-based TCP-friendly (Green), Blue TCP Reno (Blue)
+    assert [f.source.kind for f in net.flows] == ["tcp-friendly"] * 15 + ["reno"] * 15
+    assert [f.source.green for f in net.flows] == [True] * 15 + [False] * 15
+    assert net.links[bottleneck].queue == AbeQueue()  # the Section IV-B router
     # equal weights on one bottleneck: everyone gets capacity / 30
     np.testing.assert_allclose(weighted_maxmin(net), net.capacities[bottleneck] / 30)
 
@@ -265,6 +269,13 @@ def test_abe_dumbbell_parameters():
     assert net.flow_names == ("green0",)
     assert cap_of(net, "r1->r2") == Mbps(10)
     np.testing.assert_array_equal(net.rtt, [0.2])
+    # a queue that does not read colours: Green by name only
+    net = abe_dumbbell(1, 1, queue=Red())
+    assert [f.source.green for f in net.flows] == [False, False]
+    assert net.flows[0].source.kind == "tcp-friendly"
+    net = abe_dumbbell(1, 1, green_source=TcpReno(), blue_source=TcpFriendly())
+    assert [(f.source.kind, f.source.green) for f in net.flows] == [
+        ("reno", True), ("tcp-friendly", False)]
 
 
 @pytest.mark.parametrize(
@@ -278,6 +289,13 @@ def test_abe_dumbbell_parameters():
 )
 def test_abe_dumbbell_bad_parameters(kwargs, match):
     with pytest.raises(ScenarioError, match=match):
+        abe_dumbbell(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs", [{"queue": "abe"}, {"green_source": Red()},
+                                    {"blue_source": None, "green_source": 3}])
+def test_abe_dumbbell_bad_specs(kwargs):
+    with pytest.raises(ScenarioTypeError, match="abe_dumbbell"):
         abe_dumbbell(**kwargs)
 
 

@@ -10,14 +10,18 @@ package imports neither Numba nor the simulator (DESIGN.md, practice 2).
 
 Queues: :class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio` (RED with
-In and Out, Clark and Fang 1998), :class:`TicketRed` (PPS's ticket-based RED).
+In and Out, Clark and Fang 1998), :class:`TicketRed` (PPS's ticket-based RED), :class:`AbeQueue` (the Asymmetric
+Best-Effort router).
 Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`,
-:class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`.
+:class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`,
+:class:`TcpFriendly` (a rate-based TCP-friendly source, ABE's Green source).
+Every source takes ``green=True`` to send ABE Green packets.
 Edge elements: :class:`AggregateBucket`, :class:`ProfileMarker` (Clark and Fang's TSW
 tagger), :class:`TicketTagger` (PPS's ticket tagger).
 """
 
 from ._base import EdgeSpec, QueueSpec, SourceSpec, Spec
+from .abe import AbeQueue
 from .decbit import Decbit, DecbitWindow
 from .droptail import DropTail
 from .fair_queueing import FairQueueing
@@ -28,6 +32,7 @@ from .random_loss import RandomLoss
 from .red import Ered, Red
 from .rio import Rio
 from .tcp import TcpNewReno, TcpReno
+from .tcp_friendly import TcpFriendly
 from .tickets import TicketRed, TicketTagger
 from .token_bucket import AggregateBucket
 from .window import GenericWindow
@@ -35,6 +40,8 @@ from .window import GenericWindow
 __all__ = [
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec",
     "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit", "Rio",
+    "AbeQueue",
     "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
+    "TcpFriendly",
     "AggregateBucket", "ProfileMarker", "TicketTagger", "TicketRed",
 ]

@@ -12,6 +12,7 @@ without loading Numba.
 from __future__ import annotations
 
 import abc
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from .._validate import integer, real
@@ -46,21 +47,34 @@ class QueueSpec(Spec):
     #: packets; a :class:`DecbitWindow` flow must cross at least one.
     sets_decbit: ClassVar[bool] = False
 
+    #: True for disciplines that treat Green and Blue packets differently (ABE); a flow
+    #: whose source is ``green`` must cross at least one.
+    colour_aware: ClassVar[bool] = False
+
     #: Number of FIFO classes the discipline keeps.
     @property
     def n_classes(self) -> int:
         return 1
 
 
+@dataclass(frozen=True)
 class SourceSpec(Spec):
     """Base class of traffic sources (the ``source`` of a :class:`~qosmodels.Flow`).
 
     Every source has ``packet_size`` (bytes, ``None``: the flow's
-    ``packet_size``) and ``priority`` (the class it uses in a
-    :class:`~qosmodels.mechanisms.Priority` queue, 0 the highest)."""
+    ``packet_size``), ``priority`` (the class it uses in a
+    :class:`~qosmodels.mechanisms.Priority` queue, 0 the highest) and the
+    keyword-only ``green`` (Asymmetric Best-Effort's colour: True sends every
+    data packet Green, low delay and more losses at an
+    :class:`~qosmodels.mechanisms.AbeQueue`; False, the default, Blue)."""
+
+    green: bool = field(default=False, kw_only=True)
 
     #: True for sources whose receiver acknowledges packets (window sources).
     windowed: ClassVar[bool] = False
+    #: True for open-loop sources whose receiver still returns a feedback packet for
+    #: every data packet (:class:`~qosmodels.mechanisms.TcpFriendly`).
+    feedback: ClassVar[bool] = False
     #: True for sources that adjust their window from echoed DECbits: their path must
     #: hold a gateway that sets them (a queue spec with ``sets_decbit``).
     needs_decbit: ClassVar[bool] = False
@@ -86,6 +100,11 @@ def _flag(owner, field, value):
     if not isinstance(value, bool):
         raise ScenarioTypeError(f"{owner}.{field} must be True or False, got {value!r}")
     return value
+
+
+def _colour(owner, spec):
+    """Validate a source's ``green`` flag (every source's ``__post_init__`` calls this)."""
+    _flag(owner, "green", spec.green)
 
 
 def _generic_timeout(owner, spec):

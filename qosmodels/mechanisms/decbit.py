@@ -20,7 +20,7 @@ from typing import ClassVar
 
 from .._validate import integer, real
 from ..errors import ScenarioError
-from ._base import QueueSpec, SourceSpec, _flag, _generic_timeout, _packet_size, _priority
+from ._base import QueueSpec, SourceSpec, _colour, _flag, _generic_timeout, _packet_size, _priority
 
 __all__ = ["Decbit", "DecbitWindow"]
 
@@ -214,6 +214,7 @@ class DecbitWindow(SourceSpec):
     def __post_init__(self):
         set_ = object.__setattr__
         n = "DecbitWindow"
+        _colour(n, self)
         set_(self, "max_window", integer(n, "max_window", self.max_window, ge=1, unit="packets"))
         set_(self, "initial_window",
              real(n, "initial_window", self.initial_window, ge=1, unit="packets"))

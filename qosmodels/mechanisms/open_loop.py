@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .._validate import integer, real
-from ._base import SourceSpec, _flag, _generic_timeout, _packet_size, _priority
+from ._base import SourceSpec, _colour, _flag, _generic_timeout, _packet_size, _priority
 
 __all__ = ["Cbr", "Poisson", "OnOff"]
 
@@ -42,6 +42,7 @@ class Cbr(SourceSpec):
 
     def __post_init__(self):
         set_ = object.__setattr__
+        _colour("Cbr", self)
         set_(self, "rate", real("Cbr", "rate", self.rate, gt=0, unit="bit/s"))
         set_(self, "packet_size", _packet_size("Cbr", self.packet_size))
         set_(self, "priority", _priority("Cbr", self.priority))
@@ -81,6 +82,7 @@ class Poisson(SourceSpec):
 
     def __post_init__(self):
         set_ = object.__setattr__
+        _colour("Poisson", self)
         set_(self, "rate", real("Poisson", "rate", self.rate, gt=0, unit="bit/s"))
         set_(self, "packet_size", _packet_size("Poisson", self.packet_size))
         if self.window is not None:
@@ -122,6 +124,7 @@ class OnOff(SourceSpec):
 
     def __post_init__(self):
         set_ = object.__setattr__
+        _colour("OnOff", self)
         set_(self, "rate", real("OnOff", "rate", self.rate, gt=0, unit="bit/s"))
         set_(self, "on_time", real("OnOff", "on_time", self.on_time, gt=0, unit="s"))
         set_(self, "off_time", real("OnOff", "off_time", self.off_time, gt=0, unit="s"))

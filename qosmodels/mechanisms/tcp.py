@@ -16,7 +16,7 @@ import numpy as np
 
 from .._validate import integer, real
 from ..errors import ScenarioError, ScenarioTypeError
-from ._base import SourceSpec, _flag, _packet_size, _priority
+from ._base import SourceSpec, _colour, _flag, _packet_size, _priority
 
 __all__ = ["TcpReno", "TcpNewReno"]
 
@@ -279,6 +279,7 @@ class TcpReno(SourceSpec):
     def __post_init__(self):
         name = type(self).__name__
         set_ = object.__setattr__
+        _colour(name, self)
         set_(self, "packet_size", _packet_size(name, self.packet_size))
         set_(self, "max_window", integer(name, "max_window", self.max_window, ge=1, unit="packets"))
         set_(self, "initial_window",

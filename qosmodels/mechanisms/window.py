@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .._validate import integer
-from ._base import SourceSpec, _generic_timeout, _packet_size, _priority
+from ._base import SourceSpec, _colour, _generic_timeout, _packet_size, _priority
 
 __all__ = ["GenericWindow"]
 
@@ -66,6 +66,7 @@ class GenericWindow(SourceSpec):
 
     def __post_init__(self):
         set_ = object.__setattr__
+        _colour("GenericWindow", self)
         set_(self, "window", integer("GenericWindow", "window", self.window, ge=1, unit="packets"))
         set_(self, "packet_size", _packet_size("GenericWindow", self.packet_size))
         _generic_timeout("GenericWindow", self)

@@ -306,6 +306,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         fi[i, K.FI_RECOVER] = -1
         fi[i, K.FI_ECN_RECOVER] = -1
         fi[i, K.FI_APP_LIMIT] = _GREEDY
+        fi[i, K.FI_MARK0] = K.MARK_GREEN if src.green else 0
         window = kmod.setup(src, ff[i], fi[i])  # the mechanism's initial state; its window
         if hasattr(kmod, "setup_flow"):  # the mechanism's state that depends on the network
             kmod.setup_flow(src, network, i, ff[i], fi[i])
@@ -395,6 +396,17 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
                 f"link of its route a bit-setting queue (queue=Decbit()) or use another source"
             )
 
+    # Green packets mean something only at a queue that reads the colour (ABE)
+    for i, flow in enumerate(flows):
+        if flow.source.green and not any(links[j].queue.colour_aware
+                                         for j in fwd_all[ptr[i]:ptr[i + 1]]):
+            raise ScenarioError(
+                f"flow {network.flow_names[i]!r} sends Green packets (its source has "
+                f"green=True), but no link on its route has an AbeQueue, the only queue that "
+                f"treats Green and Blue differently; give a link of its route "
+                f"queue=AbeQueue(...) or make the source Blue (green=False)"
+            )
+
     # ---------------------------------------------------------------- paths
     r_ptr = np.asarray(network.route_ptr, dtype=np.int64).copy()
     r_link = np.asarray(network.route_links, dtype=np.int64).copy()
@@ -426,7 +438,9 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
 
     # ---------------------------------------------------------------- crossings (_kernels.crossings)
     x_link = np.concatenate((r_link, a_link))  # forward positions, then reverse ones
-    acked = np.repeat(fi[:, K.FI_WINDOWED] != 0, np.diff(a_ptr))  # flows that send ACKs
+    sends_acks = np.array([flow.source.windowed or flow.source.feedback for flow in flows],
+                          dtype=bool)
+    acked = np.repeat(sends_acks, np.diff(a_ptr))  # flows whose receivers send ACKs
     listed = x_link >= 0
     listed[r_link.shape[0]:] &= acked
     declared = np.flatnonzero(listed)

@@ -69,6 +69,10 @@ class SimulationResult:
         Mean time a data packet arriving at its receiver in the window spent
         waiting in queues (transmission and propagation excluded); NaN for a
         flow with no such packet.
+    queueing_delay_std : ndarray, shape (F,), s
+        Their standard deviation (population; NaN for a flow with none).
+    max_queueing_delay : ndarray, shape (F,), s
+        The longest of those queueing delays (NaN for a flow with none).
     delay_histogram : ndarray, shape (F, bins)
         Counts of those packets' queueing delays; edges in ``delay_bin_edges``
         (shape (F, bins + 1), s); the last bin also counts longer delays.
@@ -147,6 +151,8 @@ class SimulationResult:
     peak_events_pending: int = 0
     traces: dict = field(default_factory=dict)
     mean_rtt_estimate: np.ndarray | None = None
+    queueing_delay_std: np.ndarray | None = None
+    max_queueing_delay: np.ndarray | None = None
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -158,6 +164,9 @@ class SimulationResult:
         qn = fi[:, K.FI_QD_N]
         with np.errstate(invalid="ignore", divide="ignore"):
             mean_qd = np.where(qn > 0, ff[:, K.FF_QD_SUM] / np.maximum(qn, 1), np.nan)
+            var_qd = ff[:, K.FF_QD_SQ] / np.maximum(qn, 1) - np.nan_to_num(mean_qd) ** 2
+            std_qd = np.where(qn > 0, np.sqrt(np.maximum(var_qd, 0.0)), np.nan)
+            max_qd = np.where(qn > 0, ff[:, K.FF_QD_MAX], np.nan)
         rn = fi[:, K.FI_RTT_N_W]
         with np.errstate(invalid="ignore", divide="ignore"):
             mean_rtt = np.where(rn > 0, ff[:, K.FF_RTT_SUM_W] / np.maximum(rn, 1), np.nan)
@@ -215,6 +224,8 @@ class SimulationResult:
             throughput=_ro(ff[:, K.FF_BYTES_W] * 8.0 / window),
             delivered_packets=_ro(fi[:, K.FI_DELIV_W]),
             mean_queueing_delay=_ro(mean_qd),
+            queueing_delay_std=_ro(std_qd),
+            max_queueing_delay=_ro(max_qd),
             delay_histogram=_ro(c.hist),
             delay_bin_edges=_ro(edges),
             utilisation=_ro(lf[:, K.LF_BUSY] / window),
@@ -256,6 +267,8 @@ class SimulationResult:
                 "throughput_bps": self.throughput,
                 "delivered_packets": self.delivered_packets,
                 "mean_queueing_delay_s": self.mean_queueing_delay,
+                "queueing_delay_std_s": self.queueing_delay_std,
+                "max_queueing_delay_s": self.max_queueing_delay,
                 "sent": c["sent"], "retransmitted": c["retransmitted"], "dropped": c["dropped"],
                 "timeouts": c["timeouts"], "fast_retransmits": c["fast_retransmits"],
                 "source": [f.source.kind for f in net.flows],

@@ -17,6 +17,7 @@ import numpy as np
 from ._jit import handler
 from .layout import MARK_CE, MARK_DECBIT, MARK_ECE, PI_MARK
 from .queues import (
+    abe,
     decbit,
     droptail,
     ered,
@@ -27,16 +28,17 @@ from .queues import (
     rio,
     ticket_red,
 )
-from .sources import cbr, onoff, poisson, reno, window
+from .sources import cbr, onoff, poisson, reno, tcp_friendly, window
 from .sources import decbit as decbit_window
 
 #: Kernel modules by the ``kernel`` name their specs give.
 QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": priority,
           "queues.random_loss": random_loss, "queues.fair_queueing": fair_queueing,
           "queues.decbit": decbit, "queues.ered": ered, "queues.rio": rio,
-          "queues.ticket_red": ticket_red}
+          "queues.ticket_red": ticket_red, "queues.abe": abe}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
-           "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window}
+           "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
+           "sources.tcp_friendly": tcp_friendly}
 #: (Edge elements, :data:`EDGES`, have their hooks in :mod:`.dispatch_edges`.)
 
 #: ``queue_select``'s answer for a discipline that keeps its packets in the class rings.
@@ -51,6 +53,8 @@ def queue_class(S, code, l, p):
         return priority.klass(S, l, p)
     if code == fair_queueing.CODE:
         return fair_queueing.klass(S, l, p)
+    if code == abe.CODE:
+        return abe.klass(S, l, p)
     return 0
 
 
@@ -69,6 +73,8 @@ def queue_admit(S, code, l, p):
         return decbit.admit(S, l, p)
     if code == rio.CODE:
         return rio.admit(S, l, p)
+    if code == abe.CODE:
+        return abe.admit(S, l, p)
     return -1
 
 
@@ -92,6 +98,8 @@ def queue_select(S, code, l):
     profile)."""
     if code == fair_queueing.CODE:
         return fair_queueing.select(S, l)
+    if code == abe.CODE:
+        return abe.select(S, l)
     if code == decbit.CODE:
         decbit.on_depart(S, l)
     elif code == rio.CODE:
@@ -102,7 +110,8 @@ def queue_select(S, code, l):
 @handler
 def queue_timer(S, code, l, k):
     """Link ``l``'s queue's timer slot ``k`` has come due."""
-    return
+    if code == abe.CODE:
+        abe.on_period(S, l)
 
 
 # ---------------------------------------------------------------------- sources
@@ -115,6 +124,8 @@ def source_start(S, code, f):
         cbr.start(S, f)
     elif code == onoff.CODE:
         onoff.start(S, f)
+    elif code == tcp_friendly.CODE:
+        tcp_friendly.start(S, f)
     else:
         return False
     return True
@@ -127,6 +138,8 @@ def source_next_tick(S, code, f, now):
         return cbr.next_tick(S, f, now)
     if code == poisson.CODE:
         return poisson.next_tick(S, f, now)
+    if code == tcp_friendly.CODE:
+        return tcp_friendly.next_tick(S, f, now)
     return onoff.next_tick(S, f, now)
 
 
@@ -137,6 +150,8 @@ def source_send_limit(S, code, f):
         return reno.send_limit(S, f)
     if code == decbit_window.CODE:
         return decbit_window.send_limit(S, f)
+    if code == tcp_friendly.CODE:
+        return tcp_friendly.send_limit(S, f)
     return window.send_limit(S, f)
 
 
@@ -148,6 +163,8 @@ def source_ack(S, code, f, a, ece):
         reno.on_ack(S, f, a, ece)
     elif code == decbit_window.CODE:
         decbit_window.on_ack(S, f, a, ece)
+    elif code == tcp_friendly.CODE:
+        tcp_friendly.on_feedback(S, f, a)
     else:
         window.on_ack(S, f, a)
 
@@ -157,6 +174,8 @@ def source_timeout(S, code, f):
     """A window source's reaction to its retransmission timeout (before going back N)."""
     if code == reno.CODE:
         reno.on_timeout(S, f)
+    elif code == tcp_friendly.CODE:
+        tcp_friendly.on_nofeedback(S, f)
 
 
 @handler
@@ -168,6 +187,15 @@ def receiver_echo(S, code, f, p):
     if code == decbit_window.CODE:
         return S.pi[p, PI_MARK] & MARK_DECBIT
     return MARK_ECE if (S.pi[p, PI_MARK] & MARK_CE) != 0 else 0
+
+
+@handler
+def receiver_feedback(S, code, f, p):
+    """Whether the receiver of open-loop flow ``f`` turns data packet ``p`` into a feedback
+    packet (then the hook sets its ``PI_SEQ``); False: the packet is freed."""
+    if code == tcp_friendly.CODE:
+        return tcp_friendly.feedback(S, f, p)
+    return False
 
 
 @handler

@@ -68,11 +68,13 @@ FF_QD_SUM = FF_CWND + 7         # sum of queueing delays of packets delivered in
 FF_HIST_W = FF_CWND + 8         # width of a queueing-delay histogram bin, s
 FF_BYTES_W = FF_CWND + 9        # bytes of unique packets received inside the window
 FF_SS = FF_CWND + 10            # the source mechanism's float state: FF_SS .. FF_SS + N_SS - 1
-N_SS = 6
+N_SS = 14
 FF_RTT_SUM_W = FF_SS + N_SS     # sum of the RTT samples the source's estimator took in the window, s
 FF_ES = FF_RTT_SUM_W + 1        # the flow's edge element's float state for it (a member's tokens):
 N_ES = 8                        # FF_ES .. FF_ES + N_ES - 1, named by the edge's kernel module
-N_FF = FF_ES + N_ES
+FF_QD_SQ = FF_ES + N_ES         # sum of squared queueing delays of FF_QD_SUM's packets, s^2
+FF_QD_MAX = FF_QD_SQ + 1        # the largest of those queueing delays, s
+N_FF = FF_QD_MAX + 1
 
 # ----------------------------------------------------------------- flows, integer columns
 FI_CODE = 0
@@ -133,7 +135,9 @@ FI_EDGE_OUT_W = FI_EDGE_IN_W + 1  # ... out of profile, inside the window
 FI_EDGE_DROPS = FI_EDGE_OUT_W + 1  # data packets the edge dropped (policed, or its hold full)
 FI_EDGE_HELD = FI_EDGE_DROPS + 1   # data packets the edge held back (shaping)
 FI_EDGE_BLOCKED = FI_EDGE_HELD + 1  # times the edge kept a window sender from sending (shaping)
-N_FI = FI_EDGE_BLOCKED + 1
+FI_MARK0 = FI_EDGE_BLOCKED + 1     # the mark bits each data packet starts with (MARK_GREEN: an
+                                   # ABE Green flow)
+N_FI = FI_MARK0 + 1
 
 # ----------------------------------------------------------------- edge elements (``ef``, ``ei``)
 # one row per aggregate with an edge element; its member flows in rows EI_M0 .. EI_M0 + EI_N - 1
@@ -193,7 +197,7 @@ MARK_CE = 1         # ECN congestion experienced (data)
 MARK_ECE = 2        # ECN echo (ACK)
 MARK_DECBIT = 4     # DECbit congestion indication
 MARK_IN_PROFILE = 8 # in profile (a marker or policer's verdict)
-MARK_GREEN = 16     # ABE colour: Green (else Blue)
+MARK_GREEN = 16     # ABE colour: Green (else Blue); set from the flow's FI_MARK0 when sent
 
 PF_BITS = 0
 PF_QDELAY = 1       # time spent waiting in queues so far, s

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ._jit import POS, handler
-from .dispatch import receiver_echo
+from .dispatch import receiver_echo, receiver_feedback
 from .dispatch_edges import edge_echo
 from .layout import (
     EI_CODE,
@@ -11,6 +11,8 @@ from .layout import (
     FF_BITS,
     FF_BYTES_W,
     FF_HIST_W,
+    FF_QD_MAX,
+    FF_QD_SQ,
     FF_QD_SUM,
     FI_ACKS_SENT,
     FI_ARRIVED,
@@ -57,7 +59,8 @@ def deliver(S, f, n):
 
 @handler
 def on_data(S, p):
-    """Data packet ``p`` reaches its receiver; window flows turn it into their ACK."""
+    """Data packet ``p`` reaches its receiver; window flows (and open-loop sources that
+    want feedback) turn it into their ACK."""
     ff, fi, pi, ooo = S.ff, S.fi, S.pi, S.ooo
     f = pi[p, PI_FLOW] & POS
     fi[f, FI_ARRIVED] += 1
@@ -67,37 +70,43 @@ def on_data(S, p):
         fi[f, FI_ARRIVED_W] += 1
         qd = S.pf[p, PF_QDELAY]
         ff[f, FF_QD_SUM] += qd
+        ff[f, FF_QD_SQ] += qd * qd
+        if qd > ff[f, FF_QD_MAX]:
+            ff[f, FF_QD_MAX] = qd
         fi[f, FI_QD_N] += 1
         b = np.int64(qd / ff[f, FF_HIST_W])
         nb = S.gi[GI_NBINS]
         S.hist[f, (b if b < nb else nb - 1) & POS] += 1.0
     if fi[f, FI_WINDOWED] == 0:
         deliver(S, f, 1)
-        release(S, p)
-        return
-    seq = pi[p, PI_SEQ]
-    rn = fi[f, FI_RCV_NXT]
-    off = fi[f, FI_OOO_OFF] & POS
-    mask = fi[f, FI_OOO_MASK] & POS
-    # goodput counts each packet once, when its first copy arrives (in order or
-    # not): counting at in-order delivery instead would credit a window's worth of
-    # buffered packets to the moment a hole is filled
-    if seq == rn:
-        deliver(S, f, 1)
-        rn += 1
-        while ooo[off + (rn & mask)] != 0:
-            ooo[off + (rn & mask)] = 0
-            rn += 1
-        fi[f, FI_RCV_NXT] = rn
-    elif seq > rn:
-        if seq - rn > mask:
-            S.gi[GI_STATUS] = ST_RECEIVER_WINDOW
-        elif ooo[off + (seq & mask)] == 0:
-            ooo[off + (seq & mask)] = 1
+        # an open-loop source may still want feedback (it sets the ACK's PI_SEQ)
+        if not receiver_feedback(S, fi[f, FI_CODE], f, p):
+            release(S, p)
+            return
+    else:
+        seq = pi[p, PI_SEQ]
+        rn = fi[f, FI_RCV_NXT]
+        off = fi[f, FI_OOO_OFF] & POS
+        mask = fi[f, FI_OOO_MASK] & POS
+        # goodput counts each packet once, when its first copy arrives (in order or
+        # not): counting at in-order delivery instead would credit a window's worth of
+        # buffered packets to the moment a hole is filled
+        if seq == rn:
             deliver(S, f, 1)
-    # the data packet becomes its cumulative acknowledgement
+            rn += 1
+            while ooo[off + (rn & mask)] != 0:
+                ooo[off + (rn & mask)] = 0
+                rn += 1
+            fi[f, FI_RCV_NXT] = rn
+        elif seq > rn:
+            if seq - rn > mask:
+                S.gi[GI_STATUS] = ST_RECEIVER_WINDOW
+            elif ooo[off + (seq & mask)] == 0:
+                ooo[off + (seq & mask)] = 1
+                deliver(S, f, 1)
+        pi[p, PI_SEQ] = rn  # the cumulative acknowledgement
+    # the data packet becomes its acknowledgement
     pi[p, PI_KIND] = KIND_ACK
-    pi[p, PI_SEQ] = rn
     pi[p, PI_HOP] = 0
     pi[p, PI_MARK] = receiver_echo(S, fi[f, FI_CODE], f, p)
     S.pf[p, PF_BITS] = ff[f, FF_ACK_BITS]

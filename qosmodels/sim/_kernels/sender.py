@@ -17,6 +17,7 @@ from .layout import (
     FI_CLASS,
     FI_EARLY_TIMER,
     FI_EDGE,
+    FI_MARK0,
     FI_MAXSEQ,
     FI_OOO_MASK,
     FI_OOO_OFF,
@@ -82,7 +83,7 @@ def transmit(S, f, seq):
     pi[p, PI_SEQ] = seq
     pi[p, PI_HOP] = 0
     pi[p, PI_KIND] = KIND_DATA
-    pi[p, PI_MARK] = 0
+    pi[p, PI_MARK] = fi[f, FI_MARK0]
     pi[p, PI_CLASS] = fi[f, FI_CLASS]
     pf[p, PF_BITS] = ff[f, FF_BITS]
     pf[p, PF_QDELAY] = 0.0
