@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from .._validate import real
+from ..errors import ScenarioError
 from ._base import SourceSpec, _colour, _flag, _packet_size, _priority
 
 __all__ = ["TcpFriendly"]
@@ -34,14 +35,27 @@ class TcpFriendly(SourceSpec):
     receive rate); without feedback for ``max(4 R, 2 / X)`` seconds it halves
     ``X`` (RFC 5348, Section 4.4).  Lost packets are not retransmitted.
 
+    At heavy loss (a loss ratio above about 30%) feedback gaps often outlast
+    the no-feedback interval, and the halvings they bring, recovered from at
+    most twice the receive rate per round trip, hold the rate below eq (2)'s
+    (about 0.7 of it at 40% independent losses; ``tests/sim/test_tcp_friendly.py``).
+
     Differences from RFC 5348, each a simplification: the sender (not the
     receiver) keeps the loss history, counting as lost every sequence number
     the receiver reports it has not received; losses are grouped into events
     by when the sender learns of them rather than by their send times; and
     the RTT is sampled once per round trip, without timestamps.
 
+    With ``loss="packets"`` every lost packet is a loss event of its own: the
+    intervals are those between consecutive losses and ``p`` estimates the
+    packet loss *ratio*, the ``q`` of eq (2)'s model (Hurley, Le Boudec and
+    Thiran's AIMD analysis, where each loss is a decrease), instead of TFRC's
+    loss event rate.
+
     Parameters
     ----------
+    loss : {"events", "packets"}
+        What the loss history counts: loss events (TFRC, default) or lost packets.
     initial_rate : float, packets/s
         Rate before the first RTT sample, > 0 (RFC 5348: one packet per second).
     packet_size : int or None, bytes
@@ -68,6 +82,7 @@ class TcpFriendly(SourceSpec):
     (True, False)
     """
 
+    loss: str = "events"
     initial_rate: float = 1.0
     packet_size: int | None = None
     priority: int = 0
@@ -82,6 +97,10 @@ class TcpFriendly(SourceSpec):
         n = "TcpFriendly"
         set_ = object.__setattr__
         _colour(n, self)
+        if self.loss not in ("events", "packets"):
+            raise ScenarioError(
+                f"TcpFriendly.loss must be 'events' (TFRC's loss event rate) or 'packets' (the "
+                f"packet loss ratio), got {self.loss!r}")
         set_(self, "initial_rate",
              real(n, "initial_rate", self.initial_rate, gt=0, unit="packets/s"))
         set_(self, "packet_size", _packet_size(n, self.packet_size))

@@ -94,3 +94,9 @@ def test_tcp_friendly_is_green_by_default_and_validates():
         TcpFriendly(initial_rate=0)
     with pytest.raises(ScenarioTypeError, match=r"TcpFriendly.record must be True or False"):
         TcpFriendly(record="yes")
+
+
+def test_tcp_friendly_loss_estimator():
+    assert TcpFriendly().loss == "events" and TcpFriendly(loss="packets").loss == "packets"
+    with pytest.raises(ScenarioError, match=r"TcpFriendly.loss must be 'events' .* got 'ratio'"):
+        TcpFriendly(loss="ratio")

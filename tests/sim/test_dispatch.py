@@ -24,6 +24,7 @@ import pytest
 
 import qosmodels.mechanisms as M
 from qosmodels.mechanisms import (
+    AbeQueue,
     AggregateBucket,
     Cbr,
     Decbit,
@@ -34,6 +35,7 @@ from qosmodels.mechanisms import (
     FairQueueing,
     GenericWindow,
     OnOff,
+    TcpFriendly,
     Poisson,
     Priority,
     ProfileMarker,
@@ -52,6 +54,7 @@ from qosmodels.sim import _kernels
 from qosmodels.sim._kernels import dispatch, dispatch_edges, layout
 from qosmodels.sim._kernels.edges import profile_marker, ticket_tagger, token_bucket
 from qosmodels.sim._kernels.queues import (
+    abe,
     decbit,
     ered,
     fair_queueing,
@@ -61,7 +64,7 @@ from qosmodels.sim._kernels.queues import (
     rio,
     ticket_red,
 )
-from qosmodels.sim._kernels.sources import cbr, onoff, poisson, reno, window
+from qosmodels.sim._kernels.sources import cbr, onoff, poisson, reno, tcp_friendly, window
 from qosmodels.sim._kernels.sources import decbit as decbit_window
 from qosmodels.sim.compile import kernel_module, pack_params
 
@@ -76,7 +79,7 @@ def _spec_classes() -> list[type]:
         mod = importlib.import_module(info.name)
         for obj in vars(mod).values():
             if (isinstance(obj, type) and issubclass(obj, Spec) and dataclasses.is_dataclass(obj)
-                    and obj.__module__ == mod.__name__):
+                    and obj.__module__ == mod.__name__ and hasattr(obj, "kernel")):
                 found.append(obj)
     return sorted(found, key=lambda c: c.__name__)
 
@@ -256,6 +259,20 @@ PACK_CASES = [
     (OnOff(rate=3e6, on_time=0.2, off_time=0.7, exponential=False),
      [(onoff.ONOFF_RATE, 3e6), (onoff.ONOFF_ON, 0.2), (onoff.ONOFF_OFF, 0.7),
       (onoff.ONOFF_EXP, 0)]),
+    (AbeQueue(beta_star=2.5, l0=7, blue_delay=0.3, rtt=0.2, k1=2.0, k2=0.9, gamma1=0.4,
+              gamma2=0.6, period=0.25, max_th=30),
+     [(red.RED_MIN_TH, 0), (red.RED_MAX_TH, 30), (red.RED_MAX_P, 0.2), (red.RED_W_Q, 0.02),
+      (red.RED_GENTLE, 0), (red.RED_MARK, 0), (red.RED_TYPICAL_SIZE, 1000), (abe.AB_BETA, 2.5), (abe.AB_L0, 7), (abe.AB_D, 0.3), (abe.AB_RTT, 0.2), (abe.AB_K1, 2.0),
+      (abe.AB_K2, 0.9), (abe.AB_G1, 0.4), (abe.AB_G2, 0.6), (abe.AB_T1, 0.25)]),
+    (AbeQueue(alpha=1.5, k1=1.2),  # a fixed alpha: zero gains, no loop
+     [(red.RED_MIN_TH, 0), (red.RED_MAX_TH, 40), (red.RED_MAX_P, 0.2), (red.RED_W_Q, 0.02),
+      (red.RED_GENTLE, 0), (red.RED_MARK, 0), (red.RED_TYPICAL_SIZE, 1000), (abe.AB_BETA, 1.5),
+      (abe.AB_L0, 10), (abe.AB_D, 0.1), (abe.AB_RTT, 0.14), (abe.AB_K1, 0), (abe.AB_K2, 0),
+      (abe.AB_G1, 0.3), (abe.AB_G2, 0.5), (abe.AB_T1, 0.5)]),
+    (TcpFriendly(initial_rate=3.0), [(tcp_friendly.TF_INIT_RATE, 3.0),
+                                     (tcp_friendly.TF_EVENTS, 1)]),
+    (TcpFriendly(loss="packets"), [(tcp_friendly.TF_INIT_RATE, 1.0),
+                                   (tcp_friendly.TF_EVENTS, 0)]),
 ]
 
 

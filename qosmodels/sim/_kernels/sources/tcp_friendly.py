@@ -14,7 +14,8 @@ on each feedback the sender
 * counts losses as sequence numbers the receiver never got (sent minus
   received), grouping losses detected within one RTT of a loss event's first
   into that event (RFC 5348 Section 5.2, with detection times standing in for
-  send times);
+  send times), or, with ``loss="packets"``, making every lost packet an event
+  of its own (the loss *ratio* of eq (2)'s model);
 * estimates the loss event rate ``p`` by the Average Loss Interval method over
   the last 8 loss intervals with weights 1, 1, 1, 1, 0.8, 0.6, 0.4, 0.2, the
   open interval counted when it raises the mean (RFC 5348 Section 5.4;
@@ -41,6 +42,7 @@ from ..layout import (
     EV_BITS,
     EV_SOURCE,
     FF_RTT_T0,
+    FF_SP,
     FF_SRTT,
     FF_SS,
     FI_ARRIVED,
@@ -60,7 +62,8 @@ from ..trace import record
 
 CODE = 7
 TF_INIT_RATE = 0
-PARAMS = ("initial_rate",)
+TF_EVENTS = 1                # 1: losses within one RTT form one event; 0: every loss is one
+PARAMS = ("initial_rate", ("events", lambda spec: spec.loss == "events"))
 #: Timer slots of a flow: the no-feedback timer (slot 0, the one a window flow's RTO uses).
 TIMERS = 1
 
@@ -177,6 +180,23 @@ def loss_event_rate(hist, open_interval):
 
 
 @handler
+def close_intervals(S, f, first, n):
+    """Losses at sequence numbers ``first .. first + n - 1`` each close a loss interval
+    (the oldest intervals drop out of the history of :data:`N_HIST`)."""
+    ff, fi = S.ff, S.fi
+    if n > N_HIST:  # the last N_HIST of them close intervals of one packet each
+        for j in range(N_HIST):
+            ff[f, TF_HIST + j] = 1.0
+        fi[f, TFI_EV_SEQ] = first + n - 1
+        return
+    for k in range(n):
+        for j in range(N_HIST - 1, 0, -1):
+            ff[f, TF_HIST + j] = ff[f, TF_HIST + j - 1]
+        ff[f, TF_HIST] = first + k - fi[f, TFI_EV_SEQ]
+        fi[f, TFI_EV_SEQ] = first + k
+
+
+@handler
 def on_feedback(S, f, a):
     """A feedback packet (``a``: its packed ``PI_SEQ``) reaches the sender."""
     ff, fi = S.ff, S.fi
@@ -206,19 +226,21 @@ def on_feedback(S, f, a):
     high = fi[f, TFI_HIGH]
     lost = seq + 1 - received
     if lost > fi[f, TFI_LOST] and rtt > 0.0:
+        new = lost - fi[f, TFI_LOST]
         fi[f, TFI_LOST] = lost
         first = high + 1  # the first sequence number the receiver missed
-        h0 = TF_HIST
+        events = ff[f, FF_SP + TF_EVENTS] > 0.0
         if fi[f, TFI_EV_SEQ] < 0:  # the first loss: an interval that gives the receive rate
             xr = ff[f, TF_XRECV] if ff[f, TF_XRECV] > 0.0 else ff[f, TF_X]
-            ff[f, h0] = 1.0 / _q_of_x(xr * rtt)
+            ff[f, TF_HIST] = 1.0 / _q_of_x(xr * rtt)
             fi[f, TFI_EV_SEQ] = first
             ff[f, TF_EV_T] = now
+            if not events:  # the other packets lost with it: one interval of 1 each
+                close_intervals(S, f, first + 1, new - 1)
+        elif not events:  # every lost packet closes an interval
+            close_intervals(S, f, first, new)
         elif now - ff[f, TF_EV_T] > rtt:  # a new loss event closes the open interval
-            for j in range(N_HIST - 1, 0, -1):
-                ff[f, h0 + j] = ff[f, h0 + j - 1]
-            ff[f, h0] = first - fi[f, TFI_EV_SEQ]
-            fi[f, TFI_EV_SEQ] = first
+            close_intervals(S, f, first, 1)
             ff[f, TF_EV_T] = now
     elif lost > fi[f, TFI_LOST]:
         fi[f, TFI_LOST] = lost  # before any RTT sample: not counted as loss events
