@@ -144,3 +144,22 @@ def test_fcfs_telnet_delay_figure_1(rho):
     expected = fcfs_telnet_delay(N, W, rho, packet_time=S)
     assert res.mean_queueing_delay[N] == pytest.approx(expected, rel=0.02)
     assert res.utilisation[-1] == pytest.approx(1.0, abs=1e-3)
+
+
+def test_delay_spread_and_longest_wait_of_a_deterministic_burst():
+    # a CBR source at twice the line rate for n packets: packet k arrives at k T / 2 and
+    # starts service at k T, so it waits k T / 2 (T = 8 ms, the packet time): mean
+    # (n - 1) T / 4, population standard deviation (T / 2) sqrt((n^2 - 1) / 12), longest
+    # (n - 1) T / 2
+    n, T = 9, 0.008
+    net = Network([Link("a", "b", 1e6, 0.01, buffer=100)],
+                  [Flow(["a", "b"], source=Cbr(rate=2e6), stop=(n - 0.5) * T / 2)])
+    r = simulate(net, 1.0, seed=0)
+    assert r.delivered_packets[0] == n
+    assert r.mean_queueing_delay[0] == pytest.approx((n - 1) * T / 4, rel=1e-9)
+    assert r.queueing_delay_std[0] == pytest.approx(T / 2 * np.sqrt((n * n - 1) / 12), rel=1e-6)
+    assert r.max_queueing_delay[0] == pytest.approx((n - 1) * T / 2, rel=1e-9)
+    # a flow with no packet in the window has none of the three
+    late = simulate(net, 1.0, seed=0, warmup=0.5)
+    assert np.isnan([late.mean_queueing_delay[0], late.queueing_delay_std[0],
+                     late.max_queueing_delay[0]]).all()
