@@ -2,11 +2,12 @@
 
 Describe mechanisms as specs (:mod:`qosmodels.mechanisms`) -- queue
 disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
-:class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio`) on links and sources
-(:class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`, :class:`DecbitWindow`,
-:class:`Cbr`, :class:`Poisson`, :class:`OnOff`) on flows -- and run the network with
-:func:`simulate`.  The
-specs are re-exported here.  Each spec names its kernel module
+:class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio`,
+:class:`TicketRed`, :class:`AbeQueue`) on links, sources (:class:`TcpReno`,
+:class:`TcpNewReno`, :class:`GenericWindow`, :class:`DecbitWindow`, :class:`Cbr`,
+:class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`) on flows and edge elements
+(:class:`AggregateBucket`, :class:`ProfileMarker`, :class:`TicketTagger`) on aggregates -- and
+run the network with :func:`simulate`.  Every spec is re-exported here.  Each spec names its kernel module
 (``_kernels/queues/``, ``_kernels/sources/``), which packs its parameters
 into a row and carries it out, so that the kernel compiles once for every mix
 of mechanisms (DESIGN.md, practice 2).  Numba is imported on the first run,
@@ -14,23 +15,31 @@ not with this package.
 """
 
 from ..mechanisms import (
+    AbeQueue,
+    AggregateBucket,
     Cbr,
     Decbit,
     DecbitWindow,
     DropTail,
+    EdgeSpec,
     Ered,
     FairQueueing,
     GenericWindow,
     OnOff,
     Poisson,
     Priority,
+    ProfileMarker,
     QueueSpec,
     RandomLoss,
     Red,
     Rio,
     SourceSpec,
+    Spec,
+    TcpFriendly,
     TcpNewReno,
     TcpReno,
+    TicketRed,
+    TicketTagger,
 )
 from .compile import Limits, Record
 from .result import ReplicationResult, SimulationResult
@@ -38,6 +47,8 @@ from .simulate import replicate, simulate
 
 __all__ = [
     "simulate", "replicate", "SimulationResult", "ReplicationResult", "Record", "Limits",
-    "QueueSpec", "SourceSpec", "DropTail", "Red", "Ered", "Priority", "RandomLoss",
-    "FairQueueing", "Decbit", "Rio", "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
+    "Spec", "QueueSpec", "SourceSpec", "EdgeSpec", "DropTail", "Red", "Ered", "Priority",
+    "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "TcpReno",
+    "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",
+    "AggregateBucket", "ProfileMarker", "TicketTagger",
 ]
