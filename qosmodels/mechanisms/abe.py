@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .._validate import integer, real
-from ..errors import ScenarioError
+from ..errors import ScenarioError, ScenarioTypeError
 from .red import Red
 
 __all__ = ["AbeQueue"]
@@ -130,26 +130,18 @@ class AbeQueue(Red):
             raise ScenarioError(
                 "AbeQueue.mark must be False: ABE's negative feedback is loss (Green packets "
                 "are dropped alpha times more often); use Red(mark=True) for ECN marking")
-        set_(self, "beta_star", real(n, "beta_star", self.beta_star, ge=1))
+        # the loop's fields, validated by the law itself (its messages, under this name)
+        law = _law(self)
+        for name in _LAW_FIELDS:
+            set_(self, name, getattr(law, name))
         set_(self, "l0", integer(n, "l0", self.l0, ge=1, unit="packets"))
         set_(self, "blue_delay", real(n, "blue_delay", self.blue_delay, ge=0, unit="s"))
-        set_(self, "rtt", real(n, "rtt", self.rtt, gt=0, unit="s"))
-        set_(self, "k1", real(n, "k1", self.k1, gt=0))
-        set_(self, "k2", real(n, "k2", self.k2, gt=0))
-        for name in ("gamma1", "gamma2"):
-            g = real(n, name, getattr(self, name), ge=0)
-            if not g < 1:
-                raise ScenarioError(
-                    f"AbeQueue.{name} must be in [0, 1) (an EWMA weight of the old value), got "
-                    f"{g!r}")
-            set_(self, name, g)
         bound = 2.0 * (1.0 + self.gamma1) / (1.0 - self.gamma1)
         if self.alpha is None and not self.k1 < bound:
             raise ScenarioError(
                 f"AbeQueue.k1 = {self.k1!r} is at or above the control loop's stability bound "
                 f"2 (1 + gamma1) / (1 - gamma1) = {bound:.4g} for gamma1 = {self.gamma1!r} "
                 f"(Jury test, qosmodels.abe.ControlLaw.stability); lower k1 or raise gamma1")
-        set_(self, "period", real(n, "period", self.period, gt=0, unit="s"))
         q0 = real(n, "initial_q_blue", self.initial_q_blue, gt=0)
         if q0 > 1:
             raise ScenarioError(f"AbeQueue.initial_q_blue must be in (0, 1] (a loss ratio), "
@@ -188,7 +180,18 @@ class AbeQueue(Red):
     def law(self):
         """The control law as a :class:`qosmodels.abe.ControlLaw` (for its fixed point and
         stability analysis)."""
-        from .. import abe
+        return _law(self)
 
-        return abe.ControlLaw(beta_star=self.beta_star, rtt=self.rtt, k1=self.k1, k2=self.k2,
-                              gamma1=self.gamma1, gamma2=self.gamma2, period=self.period)
+
+#: The fields an AbeQueue shares with :class:`qosmodels.abe.ControlLaw`.
+_LAW_FIELDS = ("beta_star", "rtt", "k1", "k2", "gamma1", "gamma2", "period")
+
+
+def _law(spec):
+    """``spec``'s control law; a bad field raises the law's error, named as the spec's."""
+    from .. import abe
+
+    try:
+        return abe.ControlLaw(**{name: getattr(spec, name) for name in _LAW_FIELDS})
+    except (ScenarioError, ScenarioTypeError) as e:
+        raise type(e)(str(e).replace("ControlLaw.", "AbeQueue.")) from None

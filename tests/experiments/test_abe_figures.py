@@ -12,6 +12,8 @@ from qosmodels import abe
 from qosmodels.experiments import abe_figures as af
 from qosmodels.experiments import validate
 
+from .test_pps_tables import rows
+
 NAMES = ["abe-fig2", "abe-fig3", "abe-fig6", "abe-fig7", "abe-fig8"]
 
 #: The rows that fail in the quick form (seeds 0-3).  The packets' throughput ratios miss
@@ -39,10 +41,6 @@ FAILING = {
 @pytest.fixture(scope="module")
 def report():
     return validate(NAMES, quick=True)
-
-
-def rows(report, experiment):
-    return {c.quantity: c for c in report.checks if c.experiment == experiment}
 
 
 def test_exactly_these_rows_fail_and_each_has_a_note(report):
