@@ -14,7 +14,8 @@ In and Out, Clark and Fang 1998), :class:`TicketRed` (PPS's ticket-based RED), :
 Best-Effort router).
 Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`,
-:class:`TcpFriendly` (a rate-based TCP-friendly source, ABE's Green source).
+:class:`TcpFriendly` (a rate-based TCP-friendly source, ABE's Green source),
+:class:`Accumulation` (ACC's window source: P, AIAD or Mo-Walrand law, Vegas estimators).
 Every source takes ``green=True`` to send ABE Green packets.
 Edge elements: :class:`AggregateBucket`, :class:`ProfileMarker` (Clark and Fang's TSW
 tagger), :class:`TicketTagger` (PPS's ticket tagger).
@@ -22,6 +23,7 @@ tagger), :class:`TicketTagger` (PPS's ticket tagger).
 
 from ._base import EdgeSpec, QueueSpec, SourceSpec, Spec
 from .abe import AbeQueue
+from .acc import Accumulation
 from .decbit import Decbit, DecbitWindow
 from .droptail import DropTail
 from .fair_queueing import FairQueueing
@@ -42,6 +44,6 @@ __all__ = [
     "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit", "Rio",
     "AbeQueue",
     "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
-    "TcpFriendly",
+    "TcpFriendly", "Accumulation",
     "AggregateBucket", "ProfileMarker", "TicketTagger", "TicketRed",
 ]

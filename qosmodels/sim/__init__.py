@@ -5,7 +5,7 @@ disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio`,
 :class:`TicketRed`, :class:`AbeQueue`) on links, sources (:class:`TcpReno`,
 :class:`TcpNewReno`, :class:`GenericWindow`, :class:`DecbitWindow`, :class:`Cbr`,
-:class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`) on flows and edge elements
+:class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`) on flows and edge elements
 (:class:`AggregateBucket`, :class:`ProfileMarker`, :class:`TicketTagger`) on aggregates -- and
 run the network with :func:`simulate`.  Every spec is re-exported here.  Each spec names its kernel module
 (``_kernels/queues/``, ``_kernels/sources/``), which packs its parameters
@@ -16,6 +16,7 @@ not with this package.
 
 from ..mechanisms import (
     AbeQueue,
+    Accumulation,
     AggregateBucket,
     Cbr,
     Decbit,
@@ -50,5 +51,6 @@ __all__ = [
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec", "DropTail", "Red", "Ered", "Priority",
     "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "TcpReno",
     "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",
+    "Accumulation",
     "AggregateBucket", "ProfileMarker", "TicketTagger",
 ]

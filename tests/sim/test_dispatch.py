@@ -25,6 +25,7 @@ import pytest
 import qosmodels.mechanisms as M
 from qosmodels.mechanisms import (
     AbeQueue,
+    Accumulation,
     AggregateBucket,
     Cbr,
     Decbit,
@@ -64,7 +65,15 @@ from qosmodels.sim._kernels.queues import (
     rio,
     ticket_red,
 )
-from qosmodels.sim._kernels.sources import cbr, onoff, poisson, reno, tcp_friendly, window
+from qosmodels.sim._kernels.sources import (
+    accumulation,
+    cbr,
+    onoff,
+    poisson,
+    reno,
+    tcp_friendly,
+    window,
+)
 from qosmodels.sim._kernels.sources import decbit as decbit_window
 from qosmodels.sim.compile import kernel_module, pack_params
 
@@ -273,6 +282,13 @@ PACK_CASES = [
                                      (tcp_friendly.TF_EVENTS, 1)]),
     (TcpFriendly(loss="packets"), [(tcp_friendly.TF_INIT_RATE, 1.0),
                                    (tcp_friendly.TF_EVENTS, 0)]),
+    (Accumulation(control="MW", estimator="vegas-k", kappa=0.3, target=2000, k=5,
+                  rtt_error=-0.002, max_window=80, beta=3, rtt_gain=0.25, initial_rtt=0.4),
+     [(accumulation.ACC_MAX_WINDOW, 80), (window.GEN_BETA, 3), (window.GEN_GAIN, 0.25),
+      (window.GEN_INIT_RTT, 0.4), (accumulation.ACC_CONTROL, accumulation.CTRL_MW),
+      (accumulation.ACC_ESTIMATOR, accumulation.EST_VEGAS_K), (accumulation.ACC_KAPPA, 0.3),
+      (accumulation.ACC_TARGET, 2000), (accumulation.ACC_K, 5),
+      (accumulation.ACC_RTT_ERROR, -0.002)]),
 ]
 
 

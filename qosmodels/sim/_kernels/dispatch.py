@@ -28,7 +28,7 @@ from .queues import (
     rio,
     ticket_red,
 )
-from .sources import cbr, onoff, poisson, reno, tcp_friendly, window
+from .sources import accumulation, cbr, onoff, poisson, reno, tcp_friendly, window
 from .sources import decbit as decbit_window
 
 #: Kernel modules by the ``kernel`` name their specs give.
@@ -38,7 +38,7 @@ QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": pri
           "queues.ticket_red": ticket_red, "queues.abe": abe}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
-           "sources.tcp_friendly": tcp_friendly}
+           "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation}
 #: (Edge elements, :data:`EDGES`, have their hooks in :mod:`.dispatch_edges`.)
 
 #: ``queue_select``'s answer for a discipline that keeps its packets in the class rings.
@@ -152,6 +152,8 @@ def source_send_limit(S, code, f):
         return decbit_window.send_limit(S, f)
     if code == tcp_friendly.CODE:
         return tcp_friendly.send_limit(S, f)
+    if code == accumulation.CODE:
+        return accumulation.send_limit(S, f)
     return window.send_limit(S, f)
 
 
@@ -165,6 +167,8 @@ def source_ack(S, code, f, a, ece):
         decbit_window.on_ack(S, f, a, ece)
     elif code == tcp_friendly.CODE:
         tcp_friendly.on_feedback(S, f, a)
+    elif code == accumulation.CODE:
+        accumulation.on_ack(S, f, a)
     else:
         window.on_ack(S, f, a)
 
@@ -176,6 +180,8 @@ def source_timeout(S, code, f):
         reno.on_timeout(S, f)
     elif code == tcp_friendly.CODE:
         tcp_friendly.on_nofeedback(S, f)
+    elif code == accumulation.CODE:
+        accumulation.on_timeout(S, f)
 
 
 @handler
@@ -205,6 +211,8 @@ def source_window(S, code, f, windowed):
         return reno.window(S, f)
     if code == decbit_window.CODE:
         return decbit_window.window(S, f)
+    if code == accumulation.CODE:
+        return accumulation.window(S, f)
     if windowed:
         return window.window(S, f)
     return np.nan

@@ -1,0 +1,148 @@
+"""Accumulation-based congestion control sources (Xia, Harrison, Kalyanaraman, Ramachandran,
+Venkatesan): a window steered towards a target accumulation by one of three control laws."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from .._validate import integer, real
+from ..errors import ScenarioError, ScenarioTypeError
+from ._base import SourceSpec, _colour, _generic_timeout, _packet_size, _priority
+
+__all__ = ["Accumulation"]
+
+#: Control laws (Section III-B) and the accumulation estimators of the packet simulator.
+CONTROLS = ("P", "AIAD", "MW")
+ESTIMATORS = ("vegas", "vegas-k")
+#: Most round trips Vegas-k's minimum may span in the packet simulator.
+K_MAX = 8
+
+
+@dataclass(frozen=True)
+class Accumulation(SourceSpec):
+    """An ACC window source: once per round trip, the window moves by a control law of
+    the accumulation estimate and its target.
+
+    Each round trip (the time for the window sent at the last decision to be
+    acknowledged) the sender estimates its accumulation ``a`` (packets it
+    keeps queued in the network) and moves its window ``W`` (packets, real;
+    ``floor(W)`` may be outstanding) by the discrete form of the paper's
+    laws over one round trip, ``a*`` the target in packets:
+
+    * ``"P"``, eq (6): ``W <- W - kappa (a - a*)``;
+    * ``"AIAD"``, eq (3): ``W <- W - kappa sgn(a - a*)`` (kappa packets);
+    * ``"MW"`` (Mo and Walrand), eq (5): ``W <- W - kappa (rtt_p / rtt) (a - a*) / W``;
+
+    then clips ``W`` to ``[1, max_window]``.  A retransmission timeout halves
+    ``W`` ("halving on loss"; the timer is the generic one, ``beta`` times the
+    averaged RTT, and the sender goes back N: no fast retransmit).  There is
+    no slow start: from ``initial_window`` the law itself opens the window.
+
+    Estimators (Section IV-A), from the round's RTT samples (one per ACK
+    that acknowledges new data, timed from the packet's first transmission):
+    ``rtt`` their mean, and
+
+    * ``"vegas"``, eqs (7)-(8): ``a = (W / rtt) (rtt - rtt_p)``, ``rtt_p`` the
+      smallest RTT seen since the flow started plus ``rtt_error``; a standing
+      queue at the start or queueing on the reverse path biases it (eq (12));
+    * ``"vegas-k"`` (Mo et al.): ``rtt_p`` the smallest RTT of the last ``k``
+      round trips (at most 8), plus ``rtt_error``.
+
+    Monaco's out-of-band, receiver-based estimator needs control packets
+    served ahead of data at every queue, which the packet simulator does not
+    carry yet; ``estimator="monaco"`` is refused with that message (the fluid
+    model has it: :func:`qosmodels.fluid.solve_fluid`).
+
+    Parameters
+    ----------
+    control : {"P", "AIAD", "MW"}
+        The control law.
+    estimator : {"vegas", "vegas-k"}
+        The accumulation estimator.
+    kappa : float
+        Gain, > 0 (the paper's Table I: 0.5).
+    target : float, bytes
+        Target accumulation ``a*``, > 0 (Table I: 3000 bytes, three 1000-byte packets).
+    k : int
+        Vegas-k's window of round trips, in [1, 8].
+    rtt_error : float, s
+        Added to the ``rtt_p`` estimate (an estimation error, Section IV-A); may be negative.
+    max_window, initial_window : float, packets
+        Window bounds at the start, ``1 <= initial_window <= max_window``.
+    packet_size : int or None, bytes
+    beta, rtt_gain, initial_rtt : float
+        The generic timeout (:class:`GenericWindow`).
+    priority : int
+
+    References
+    ----------
+    Y. Xia, D. Harrison, S. Kalyanaraman, K. Ramachandran, A. Venkatesan,
+    "Accumulation-based Congestion Control", Sections III-B (eqs (3), (5),
+    (6)) and IV-A (eqs (7)-(9), Vegas-k), Table I.
+
+    Examples
+    --------
+    >>> from qosmodels.mechanisms import Accumulation
+    >>> Accumulation(control="P", estimator="vegas", kappa=0.5, target=3000).kind
+    'acc'
+    """
+
+    control: str = "P"
+    estimator: str = "vegas"
+    kappa: float = 0.5
+    target: float = 3000.0
+    k: int = 8
+    rtt_error: float = 0.0
+    max_window: float = 1000.0
+    initial_window: float = 1.0
+    packet_size: int | None = None
+    beta: float = 2.0
+    rtt_gain: float = 0.125
+    initial_rtt: float = 1.0
+    priority: int = 0
+
+    kind: ClassVar[str] = "acc"
+    kernel: ClassVar[str] = "sources.accumulation"
+    windowed: ClassVar[bool] = True
+
+    def __post_init__(self):
+        n = "Accumulation"
+        set_ = object.__setattr__
+        _colour(n, self)
+        if not isinstance(self.control, str) or self.control.upper() not in CONTROLS:
+            raise (ScenarioError if isinstance(self.control, str) else ScenarioTypeError)(
+                f"Accumulation.control must be one of {list(CONTROLS)} (eqs (6), (3), (5)), got "
+                f"{self.control!r}")
+        set_(self, "control", self.control.upper())
+        if not isinstance(self.estimator, str):
+            raise ScenarioTypeError(
+                f"Accumulation.estimator must be one of {list(ESTIMATORS)}, got "
+                f"{self.estimator!r}")
+        if self.estimator.lower() == "monaco":
+            raise ScenarioError(
+                "Accumulation.estimator = 'monaco' needs out-of-band control packets, which the "
+                "packet simulator does not carry yet; use estimator='vegas' or 'vegas-k' in "
+                "packets, or the fluid model (qosmodels.fluid.solve_fluid(estimator='monaco'))")
+        if self.estimator.lower() not in ESTIMATORS:
+            raise ScenarioError(
+                f"Accumulation.estimator must be one of {list(ESTIMATORS)}, got "
+                f"{self.estimator!r}")
+        set_(self, "estimator", self.estimator.lower())
+        set_(self, "kappa", real(n, "kappa", self.kappa, gt=0))
+        set_(self, "target", real(n, "target", self.target, gt=0, unit="bytes"))
+        k = integer(n, "k", self.k, ge=1)
+        if k > K_MAX:
+            raise ScenarioError(f"Accumulation.k must be in [1, {K_MAX}] round trips, got {k}")
+        set_(self, "k", k)
+        set_(self, "rtt_error", real(n, "rtt_error", self.rtt_error, unit="s"))
+        set_(self, "max_window", real(n, "max_window", self.max_window, ge=1, unit="packets"))
+        set_(self, "initial_window",
+             real(n, "initial_window", self.initial_window, ge=1, unit="packets"))
+        if self.initial_window > self.max_window:
+            raise ScenarioError(
+                f"Accumulation.initial_window must be <= max_window = {self.max_window!r} "
+                f"packets, got {self.initial_window!r}")
+        set_(self, "packet_size", _packet_size(n, self.packet_size))
+        _generic_timeout(n, self)
+        set_(self, "priority", _priority(n, self.priority))
