@@ -41,6 +41,13 @@ FAILING = {
     ("acc-fig4", "Vegas forward utilisation, c_r=35 Mb/s"),
     ("acc-fig4", "Vegas forward utilisation, c_r=45 Mb/s"),
     ("acc-fig4", "Monaco forward utilisation, c_r=35 Mb/s"),
+    # ACC in packets (Vegas estimator, kappa 0.5): the AIAD and MW laws settle a little
+    # off the proportional law's allocation (the paper's footnote 4), and on the linear
+    # network flows that start together miss their rtt_p (Vegas' standing-queue bias)
+    ("acc-fig2", "AIAD long0 rate"),
+    ("acc-fig2", "MW long0 rate"),
+    *(("acc-fig9", f"long-flow rate, N={n}") for n in (3, 4, 7, 8, 9)),
+    *(("acc-fig9", f"short-flow rate, N={n}") for n in (2, 3, 4)),
 }
 
 
@@ -259,6 +266,9 @@ def test_acc_fig4_reference_is_the_papers_statement(quick_report):
     assert v35.fluid.value == pytest.approx(0.78, abs=0.01) and v35.failing == ("theory", "fluid")
     v45 = row(report, "acc-fig4", "Vegas forward utilisation, c_r=45 Mb/s")
     assert v45.fluid.value == pytest.approx(1.0, abs=0.01)
+    # the packets side with the paper up to 35 Mb/s, not with eq (12) and the fluid
+    assert v35.packets.value < 0.6 * 1.05 < v35.fluid.value
+    assert v45.packets.value < 0.75 and v45.failing == ("theory", "fluid", "packets")
     v5 = row(report, "acc-fig4", "Vegas forward utilisation, c_r=5 Mb/s")
     assert v5.ok and not v5.note
 
@@ -294,7 +304,8 @@ def test_table_fits_in_120_columns_and_json_round_trips(quick_report):
     flat = " ".join(text.split())  # the summary line wraps at 120 columns
     m = re.search(r"(\d+) outside tolerance \(in ([^)]*)\)", flat.replace("dks- ", "dks-"))
     assert m and int(m.group(1)) == len(report.failures) and "FAIL t,f" in text
-    assert set(m.group(2).split(", ")) == ({"acc-fig4", "tokenbucket-fairness"}
+    assert set(m.group(2).split(", ")) == ({"acc-fig2", "acc-fig4", "acc-fig9",
+                                            "tokenbucket-fairness"}
                                            | {f"dks-table{i}" for i in range(2, 8)}
                                            | {f"pps-table{i}" for i in range(1, 10)}
                                            | {"abe-fig2", "abe-fig3", "abe-fig6", "abe-fig8"})
