@@ -11,7 +11,7 @@ package imports neither Numba nor the simulator (DESIGN.md, practice 2).
 Queues: :class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio` (RED with
 In and Out, Clark and Fang 1998), :class:`TicketRed` (PPS's ticket-based RED), :class:`AbeQueue` (the Asymmetric
-Best-Effort router).
+Best-Effort router), :class:`Avq` (Kunniyur and Srikant's Adaptive Virtual Queue).
 Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`,
 :class:`TcpFriendly` (a rate-based TCP-friendly source, ABE's Green source),
@@ -24,6 +24,7 @@ tagger), :class:`TicketTagger` (PPS's ticket tagger).
 from ._base import EdgeSpec, QueueSpec, SourceSpec, Spec
 from .abe import AbeQueue
 from .acc import Accumulation
+from .avq import Avq
 from .decbit import Decbit, DecbitWindow
 from .droptail import DropTail
 from .fair_queueing import FairQueueing
@@ -42,7 +43,7 @@ from .window import GenericWindow
 __all__ = [
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec",
     "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit", "Rio",
-    "AbeQueue",
+    "AbeQueue", "Avq",
     "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
     "TcpFriendly", "Accumulation",
     "AggregateBucket", "ProfileMarker", "TicketTagger", "TicketRed",

@@ -3,7 +3,7 @@
 Describe mechanisms as specs (:mod:`qosmodels.mechanisms`) -- queue
 disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio`,
-:class:`TicketRed`, :class:`AbeQueue`) on links, sources (:class:`TcpReno`,
+:class:`TicketRed`, :class:`AbeQueue`, :class:`Avq`) on links, sources (:class:`TcpReno`,
 :class:`TcpNewReno`, :class:`GenericWindow`, :class:`DecbitWindow`, :class:`Cbr`,
 :class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`) on flows and edge elements
 (:class:`AggregateBucket`, :class:`ProfileMarker`, :class:`TicketTagger`) on aggregates -- and
@@ -18,6 +18,7 @@ from ..mechanisms import (
     AbeQueue,
     Accumulation,
     AggregateBucket,
+    Avq,
     Cbr,
     Decbit,
     DecbitWindow,
@@ -49,7 +50,7 @@ from .simulate import replicate, simulate
 __all__ = [
     "simulate", "replicate", "SimulationResult", "ReplicationResult", "Record", "Limits",
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec", "DropTail", "Red", "Ered", "Priority",
-    "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "TcpReno",
+    "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "Avq", "TcpReno",
     "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",
     "Accumulation",
     "AggregateBucket", "ProfileMarker", "TicketTagger",

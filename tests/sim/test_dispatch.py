@@ -26,6 +26,7 @@ import qosmodels.mechanisms as M
 from qosmodels.mechanisms import (
     AbeQueue,
     Accumulation,
+    Avq,
     AggregateBucket,
     Cbr,
     Decbit,
@@ -56,6 +57,7 @@ from qosmodels.sim._kernels import dispatch, dispatch_edges, layout
 from qosmodels.sim._kernels.edges import profile_marker, ticket_tagger, token_bucket
 from qosmodels.sim._kernels.queues import (
     abe,
+    avq,
     decbit,
     ered,
     fair_queueing,
@@ -289,6 +291,8 @@ PACK_CASES = [
       (accumulation.ACC_ESTIMATOR, accumulation.EST_VEGAS_K), (accumulation.ACC_KAPPA, 0.3),
       (accumulation.ACC_TARGET, 2000), (accumulation.ACC_K, 5),
       (accumulation.ACC_RTT_ERROR, -0.002)]),
+    (Avq(gamma=0.9, alpha=0.2, mark=True, typical_packet_size=1500),
+     [(avq.AVQ_GAMMA, 0.9), (avq.AVQ_ALPHA, 0.2), (avq.AVQ_MARK, 1), (avq.AVQ_TYPICAL, 1500)]),
 ]
 
 

@@ -18,6 +18,7 @@ from ._jit import handler
 from .layout import MARK_CE, MARK_DECBIT, MARK_ECE, PI_MARK
 from .queues import (
     abe,
+    avq,
     decbit,
     droptail,
     ered,
@@ -35,7 +36,7 @@ from .sources import decbit as decbit_window
 QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": priority,
           "queues.random_loss": random_loss, "queues.fair_queueing": fair_queueing,
           "queues.decbit": decbit, "queues.ered": ered, "queues.rio": rio,
-          "queues.ticket_red": ticket_red, "queues.abe": abe}
+          "queues.ticket_red": ticket_red, "queues.abe": abe, "queues.avq": avq}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation}
@@ -75,6 +76,8 @@ def queue_admit(S, code, l, p):
         return rio.admit(S, l, p)
     if code == abe.CODE:
         return abe.admit(S, l, p)
+    if code == avq.CODE:
+        return avq.admit(S, l, p)
     return -1
 
 
