@@ -26,8 +26,8 @@ import qosmodels.mechanisms as M
 from qosmodels.mechanisms import (
     AbeQueue,
     Accumulation,
-    Avq,
     AggregateBucket,
+    Avq,
     Cbr,
     Decbit,
     DecbitWindow,
