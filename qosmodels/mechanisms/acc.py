@@ -14,7 +14,7 @@ __all__ = ["Accumulation"]
 
 #: Control laws (Section III-B) and the accumulation estimators of the packet simulator.
 CONTROLS = ("P", "AIAD", "MW")
-ESTIMATORS = ("vegas", "vegas-k")
+ESTIMATORS = ("vegas", "vegas-k", "monaco")
 #: Most round trips Vegas-k's minimum may span in the packet simulator.
 K_MAX = 8
 
@@ -49,16 +49,27 @@ class Accumulation(SourceSpec):
     * ``"vegas-k"`` (Mo et al.): ``rtt_p`` the smallest RTT of the last ``k``
       round trips (at most 8), plus ``rtt_error``.
 
-    Monaco's out-of-band, receiver-based estimator needs control packets
-    served ahead of data at every queue, which the packet simulator does not
-    carry yet; ``estimator="monaco"`` is refused with that message (the fluid
-    model has it: :func:`qosmodels.fluid.solve_fluid`).
+    * ``"monaco"`` (Section IV-B): at each decision the sender also sends a
+      pair of control packets (ACK-sized, ``MARK_CTRL``): one out of band,
+      which every link sends ahead of its queue whatever its discipline (the
+      link's out-of-band lane), then one in band, queued with the data.  The
+      receiver takes the time between them, the forward queueing time
+      ``ftt_q``, times an EWMA of the egress rate (the data delivered between
+      in-band packets over the time between them; time constant the flow's
+      smallest RTT, as the fluid model's ``rtt_p``), and echoes the estimate
+      out of band; the sender's next decision uses the latest echo.  Neither
+      ``rtt_p`` nor reverse-path queueing enters the estimate (``MW`` still
+      uses the smallest RTT for its ``rtt_p``).  A pair whose out-of-band
+      packet is lost gives no estimate.  Control packets are never goodput
+      and never counted as the flow's sent or dropped packets.  The sender
+      paces its window as a leaky bucket of rate ``W / rtt`` (``rtt`` the
+      last round's mean), one packet every ``rtt / W``.
 
     Parameters
     ----------
     control : {"P", "AIAD", "MW"}
         The control law.
-    estimator : {"vegas", "vegas-k"}
+    estimator : {"vegas", "vegas-k", "monaco"}
         The accumulation estimator.
     kappa : float
         Gain, > 0 (the paper's Table I: 0.5).
@@ -79,7 +90,7 @@ class Accumulation(SourceSpec):
     ----------
     Y. Xia, D. Harrison, S. Kalyanaraman, K. Ramachandran, A. Venkatesan,
     "Accumulation-based Congestion Control", Sections III-B (eqs (3), (5),
-    (6)) and IV-A (eqs (7)-(9), Vegas-k), Table I.
+    (6)), IV-A (eqs (7)-(9), Vegas-k) and IV-B (Monaco), Table I.
 
     Examples
     --------
@@ -119,11 +130,6 @@ class Accumulation(SourceSpec):
             raise ScenarioTypeError(
                 f"Accumulation.estimator must be one of {list(ESTIMATORS)}, got "
                 f"{self.estimator!r}")
-        if self.estimator.lower() == "monaco":
-            raise ScenarioError(
-                "Accumulation.estimator = 'monaco' needs out-of-band control packets, which the "
-                "packet simulator does not carry yet; use estimator='vegas' or 'vegas-k' in "
-                "packets, or the fluid model (qosmodels.fluid.solve_fluid(estimator='monaco'))")
         if self.estimator.lower() not in ESTIMATORS:
             raise ScenarioError(
                 f"Accumulation.estimator must be one of {list(ESTIMATORS)}, got "
@@ -146,3 +152,9 @@ class Accumulation(SourceSpec):
         set_(self, "packet_size", _packet_size(n, self.packet_size))
         _generic_timeout(n, self)
         set_(self, "priority", _priority(n, self.priority))
+
+    @property
+    def out_of_band(self) -> bool:
+        """Whether the flow sends out-of-band control packets (Monaco): every link it
+        crosses, either way, then gets an out-of-band lane."""
+        return self.estimator == "monaco"

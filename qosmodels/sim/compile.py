@@ -492,6 +492,24 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
             off += cap
             held += cap
             s += 1
+    # out-of-band lanes (``LI_OOB``): a FIFO ring at every link a flow with out-of-band
+    # control packets (Monaco) crosses, either way: room for two per such flow, and two
+    li[:, K.LI_OOB] = -1
+    oob = np.zeros(L, dtype=np.int64)
+    for i, flow in enumerate(flows):
+        if getattr(flow.source, "out_of_band", False):
+            for j in set(fwd_all[ptr[i]:ptr[i + 1]]) | {j for j in rev[ptr[i]:ptr[i + 1]]
+                                                         if j >= 0}:
+                oob[j] += 1
+    extra = int(np.count_nonzero(oob))
+    if extra:
+        slot = np.vstack([slot, np.zeros((extra, K.N_SL), dtype=np.int64)])
+    for l in np.flatnonzero(oob):
+        li[l, K.LI_OOB] = s
+        slot[s, K.SL_OFF] = off
+        slot[s, K.SL_CAP] = 2 * int(oob[l]) + 2
+        off += 2 * int(oob[l]) + 2
+        s += 1
     ring = np.full(max(off, 1), -1, dtype=np.int64)
 
     # sorted queues (_kernels.sorted_queue): per link two heaps (rows l and L + l of

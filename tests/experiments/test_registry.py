@@ -41,13 +41,20 @@ FAILING = {
     ("acc-fig4", "Vegas forward utilisation, c_r=35 Mb/s"),
     ("acc-fig4", "Vegas forward utilisation, c_r=45 Mb/s"),
     ("acc-fig4", "Monaco forward utilisation, c_r=35 Mb/s"),
-    # ACC in packets (Vegas estimator, kappa 0.5): the AIAD and MW laws settle a little
-    # off the proportional law's allocation (the paper's footnote 4), and on the linear
-    # network flows that start together miss their rtt_p (Vegas' standing-queue bias)
+    # ACC in packets (kappa 0.5; Monaco where the paper ran it): the AIAD and MW laws
+    # settle a little off the proportional law's allocation (the paper's footnote 4);
+    # Monaco's out-of-band packet waits for the packet in service at each busy link, so
+    # flows hold a little more than a* and fast short flows take more than their share;
+    # Monaco below 100% under moderate reverse congestion (not identified)
     ("acc-fig2", "AIAD long0 rate"),
     ("acc-fig2", "MW long0 rate"),
-    *(("acc-fig9", f"long-flow rate, N={n}") for n in (3, 4, 7, 8, 9)),
-    *(("acc-fig9", f"short-flow rate, N={n}") for n in (2, 3, 4)),
+    ("acc-fig2", "MW short0_0 rate"),
+    ("acc-fig2", "MW short1_0 rate"),
+    *(("acc-fig2", f"{law} total queue") for law in ("P", "AIAD", "MW")),
+    ("acc-fig4", "Monaco forward utilisation, c_r=15 Mb/s"),
+    ("acc-fig4", "Monaco forward utilisation, c_r=25 Mb/s"),
+    *(("acc-fig9", f"long-flow rate, N={n}") for n in (4, 5, 6, 7, 8, 9)),
+    *(("acc-fig9", f"short-flow rate, N={n}") for n in (4, 6, 7, 8)),
 }
 
 

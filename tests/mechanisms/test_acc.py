@@ -19,6 +19,8 @@ def test_names_are_case_insensitive():
     s = Accumulation(control="aiad", estimator="Vegas-K", k=3)
     assert (s.control, s.estimator, s.k) == ("AIAD", "vegas-k", 3)
     assert Accumulation(control="mw").control == "MW"
+    m = Accumulation(estimator="Monaco")
+    assert m.estimator == "monaco" and m.out_of_band and not s.out_of_band
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -28,8 +30,8 @@ def test_names_are_case_insensitive():
     ({"k": 0}, r"Accumulation.k must be >= 1"),
     ({"k": 9}, r"Accumulation.k must be in \[1, 8\]"),
     ({"control": "PI"}, r"Accumulation.control must be one of \['P', 'AIAD', 'MW'\]"),
-    ({"estimator": "ideal"}, r"Accumulation.estimator must be one of \['vegas', 'vegas-k'\]"),
-    ({"estimator": "monaco"}, r"'monaco' needs out-of-band control packets"),
+    ({"estimator": "ideal"},
+     r"Accumulation.estimator must be one of \['vegas', 'vegas-k', 'monaco'\]"),
     ({"initial_window": 5, "max_window": 4}, r"initial_window must be <= max_window"),
     ({"max_window": 0.5}, r"Accumulation.max_window must be >= 1"),
     ({"beta": 1.0}, r"Accumulation.beta must be > 1"),

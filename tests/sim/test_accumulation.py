@@ -100,3 +100,60 @@ def test_vegas_under_reverse_congestion_underuses_the_forward_link():
     r = simulate(net, 40.0, seed=1, warmup=25.0)
     assert r.utilisation[1] == pytest.approx(1.0, abs=0.01)
     assert r.utilisation[0] == pytest.approx(5 / 45, rel=0.15)
+
+
+# ---------------------------------------------------------------------- Monaco
+def test_monaco_is_not_fooled_by_reverse_congestion():
+    # the same network where Vegas keeps the forward link at c_r / c_f = 11%: Monaco's
+    # forward queueing time does not include the reverse queue
+    net = with_source(acc_reverse_dumbbell(Mbps(5)), control="P", estimator="monaco")
+    r = simulate(net, 40.0, seed=1, warmup=25.0)
+    assert r.utilisation[0] > 0.9 and r.utilisation[1] > 0.95
+
+
+def test_monaco_ignores_rtt_p_errors():
+    # the P law with Monaco never uses rtt_p: an error changes nothing
+    net = with_source(acc_parking_lot(), control="P", estimator="monaco")
+    a = simulate(net, 30.0, seed=1, warmup=15.0)
+    b = simulate(with_source(acc_parking_lot(), control="P", estimator="monaco",
+                             rtt_error=0.02), 30.0, seed=1, warmup=15.0)
+    np.testing.assert_array_equal(a.throughput, b.throughput)
+
+
+def test_monaco_reaches_proportional_fairness_and_its_target():
+    net = with_source(acc_parking_lot(), control="P", estimator="monaco")
+    r = simulate(net, 60.0, seed=1, warmup=30.0)
+    c = float(net.capacities[0])
+    np.testing.assert_allclose(r.throughput, [c / 3, 2 * c / 3, 2 * c / 3], rtol=0.02)
+    # Little's law: each flow holds a* and a little more (the out-of-band packet waits
+    # for the packet in service at each link, which the estimate misses)
+    held = r.throughput / 8000.0 * r.mean_queueing_delay
+    assert ((held > TARGET_PKTS) & (held < 1.2 * TARGET_PKTS)).all()
+
+
+def test_control_packets_are_never_goodput():
+    # goodput counts data packets only: throughput = delivered data packets x 8000 bits
+    # over the window, and sent counts data; the links carry the control packets too
+    net = with_source(acc_parking_lot(), control="P", estimator="monaco")
+    r = simulate(net, 20.0, seed=1, warmup=5.0)
+    np.testing.assert_allclose(r.throughput, r.delivered_packets * 8000.0 / 15.0)
+    # r0->r1 carries the long flow's and the first short flow's data, and their pairs
+    c = r.counters
+    pairs = c["link_departures"][0] - (c["sent"][0] + c["sent"][1])
+    assert pairs > 100
+    assert (r.counters["dropped"] == 0).all()
+
+
+def test_the_out_of_band_lane_works_under_any_discipline():
+    # Monaco's pair crosses a RED and a fair-queueing bottleneck, whose disciplines know
+    # nothing of it; the estimate still steers the flows to full, lossless links
+    from qosmodels.mechanisms import FairQueueing, Red
+
+    for queue in (Red(min_th=50, max_th=150, max_p=0.1), FairQueueing()):
+        base = acc_parking_lot()
+        links = [dataclasses.replace(link, queue=queue, buffer=300) if k < 2 else link
+                 for k, link in enumerate(base.links)]
+        net = with_source(base.replace(links=links), control="P", estimator="monaco")
+        r = simulate(net, 40.0, seed=1, warmup=20.0)
+        assert r.utilisation[:2].min() > 0.95, queue.kind
+        assert r.counters["dropped"].sum() == 0, queue.kind

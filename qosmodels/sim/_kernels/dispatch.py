@@ -16,6 +16,7 @@ import numpy as np
 
 from ._jit import handler
 from .layout import MARK_CE, MARK_DECBIT, MARK_ECE, PI_MARK
+from .pool import release
 from .queues import (
     abe,
     avq,
@@ -196,6 +197,31 @@ def receiver_echo(S, code, f, p):
     if code == decbit_window.CODE:
         return S.pi[p, PI_MARK] & MARK_DECBIT
     return MARK_ECE if (S.pi[p, PI_MARK] & MARK_CE) != 0 else 0
+
+
+@handler
+def source_timer(S, code, f, k):
+    """Flow ``f``'s source timer slot ``k`` (>= 1) has come due; True to let the flow send."""
+    if code == accumulation.CODE:
+        return accumulation.on_pace(S, f, k)
+    return False
+
+
+@handler
+def receiver_control(S, code, f, p):
+    """A control packet (``MARK_CTRL``) of flow ``f`` reaches its receiver: the source's
+    receiver side takes it (it frees it or turns it into an echo)."""
+    if code == accumulation.CODE:
+        accumulation.receiver_control(S, f, p)
+    else:
+        release(S, p)
+
+
+@handler
+def source_echo(S, code, f, p):
+    """A control packet's echo reaches flow ``f``'s sender (the caller frees it)."""
+    if code == accumulation.CODE:
+        accumulation.on_echo(S, f, p)
 
 
 @handler

@@ -17,8 +17,10 @@ from .layout import (
     LI_DROPS_W,
     LI_MAX_WAITING,
     LI_WAITING,
+    MARK_CTRL,
     PI_FLOW,
     PI_KIND,
+    PI_MARK,
     SL_CAP,
     SL_COUNT,
     SL_HEAD,
@@ -95,7 +97,9 @@ def drop(S, l, p, cause):
     if w:
         li[l, LI_DROPS_W] += 1
     f = S.pi[p, PI_FLOW] & POS
-    if S.pi[p, PI_KIND] == KIND_DATA:
+    if S.pi[p, PI_MARK] & MARK_CTRL:  # a control packet: the link counts it, the flow not
+        pass
+    elif S.pi[p, PI_KIND] == KIND_DATA:
         fi[f, FI_DROPS] += 1
         if w:
             fi[f, FI_DROPS_W] += 1

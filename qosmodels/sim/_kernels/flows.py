@@ -5,7 +5,14 @@ The generic parts live here; what differs between sources is reached through
 """
 
 from ._jit import POS, handler, rare_handler
-from .dispatch import source_next_tick, source_send_limit, source_start, source_timeout
+from .dispatch import (
+    source_echo,
+    source_next_tick,
+    source_send_limit,
+    source_start,
+    source_timeout,
+    source_timer,
+)
 from .dispatch_edges import edge_ack, edge_gate
 from .heap import push
 from .layout import (
@@ -25,6 +32,7 @@ from .layout import (
     FI_TIMING,
     FI_WINDOWED,
     GF_NOW,
+    MARK_CTRL,
     MARK_DECBIT,
     MARK_ECE,
     PI_FLOW,
@@ -106,6 +114,11 @@ def ack_arrives(S, p):
     fi = S.fi
     f = S.pi[p, PI_FLOW] & POS
     a = S.pi[p, PI_SEQ]
+    if S.pi[p, PI_MARK] & MARK_CTRL:  # a control packet's echo: the source reads it
+        if fi[f, FI_ACTIVE] != 0:
+            source_echo(S, fi[f, FI_CODE], f, p)
+        release(S, p)
+        return -1, a, False
     ece = (S.pi[p, PI_MARK] & (MARK_ECE | MARK_DECBIT)) != 0
     e = fi[f, FI_EDGE]
     if e >= 0:  # the flow's edge element sees the ACK first (a ticket tagger's rate)
@@ -120,9 +133,14 @@ def ack_arrives(S, p):
 
 @handler
 def on_timer(S, f, k):
-    """Flow ``f``'s timer slot ``k`` has come due; slot 0 is the retransmission timer."""
+    """Flow ``f``'s timer slot ``k`` has come due; slot 0 is the retransmission timer, the
+    others the source's own (``source_timer``)."""
     fi = S.fi
-    if k != 0 or fi[f, FI_ACTIVE] == 0:
+    if fi[f, FI_ACTIVE] == 0:
+        return
+    if k != 0:
+        if source_timer(S, fi[f, FI_CODE], f, k):
+            defer(S, (f << W_BITS) | W_SEND)
         return
     fi[f, FI_TIMEOUTS] += 1
     source_timeout(S, fi[f, FI_CODE], f)

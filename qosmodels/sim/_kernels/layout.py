@@ -42,7 +42,9 @@ LI_TRACE0 = 16      # the queue's first trace channel, -1: none (``trace.record`
 LI_TIMER0 = 17      # the queue's first timer slot (``timers``), -1: none
 LI_QS = 18          # the queue mechanism's integer state: LI_QS .. LI_QS + N_QSI - 1
 N_QSI = 4
-N_LI = LI_QS + N_QSI
+LI_OOB = LI_QS + N_QSI  # the link's out-of-band lane: a FIFO ring (``slot`` row) served ahead
+                        # of every discipline, -1: none (no flow's control packets cross it)
+N_LI = LI_OOB + 1
 
 # class slots (one FIFO ring per class of each link)
 SL_OFF = 0          # offset of the ring in the shared ring array
@@ -198,6 +200,8 @@ MARK_ECE = 2        # ECN echo (ACK)
 MARK_DECBIT = 4     # DECbit congestion indication
 MARK_IN_PROFILE = 8 # in profile (a marker or policer's verdict)
 MARK_GREEN = 16     # ABE colour: Green (else Blue); set from the flow's FI_MARK0 when sent
+MARK_CTRL = 32      # a control packet (Monaco's pair, its echo): not data, never goodput
+MARK_OOB = 64       # out of band: served ahead of data at every link (the link's LI_OOB lane)
 
 PF_BITS = 0
 PF_QDELAY = 1       # time spent waiting in queues so far, s

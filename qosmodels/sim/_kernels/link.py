@@ -6,7 +6,7 @@ stored; a finished transmission hands the packet to the far end after the
 link's delay and starts the next one.
 """
 
-from ._jit import POS, handler
+from ._jit import POS, handler, rare_handler
 from .dispatch import RINGS, queue_admit, queue_class, queue_select, queue_store
 from .fifo import drop, pop_head, push_tail, waiting_up
 from .heap import push
@@ -31,15 +31,18 @@ from .layout import (
     LI_DEPARTURES,
     LI_DROP_OVERFLOW,
     LI_NSLOT,
+    LI_OOB,
     LI_SLOT0,
     LI_TX,
     LI_WAITING,
+    MARK_OOB,
     PF_BITS,
     PF_ENQ,
     PF_QDELAY,
     PI_FLOW,
     PI_HOP,
     PI_KIND,
+    PI_MARK,
     SL_CAP,
     SL_COUNT,
     ST_BAD_CLASS,
@@ -65,12 +68,15 @@ def start_tx(S, l, p):
 
 @handler
 def enqueue(S, l, p):
-    """Packet ``p`` arrives at link ``l``'s queue."""
+    """Packet ``p`` arrives at link ``l``'s queue (an out-of-band one at its lane)."""
     li, slot = S.li, S.slot
     now = S.gf[GF_NOW]
     li[l, LI_ARRIVALS] += 1
     if now >= S.gf[GF_WARMUP]:
         li[l, LI_ARR_W] += 1
+    if S.pi[p, PI_MARK] & MARK_OOB:
+        out_of_band(S, l, p)
+        return
     code = li[l, LI_CODE]
     k = queue_class(S, code, l, p)
     if k < 0:
@@ -96,11 +102,31 @@ def enqueue(S, l, p):
     waiting_up(S, l)
 
 
+@rare_handler
+def out_of_band(S, l, p):
+    """An out-of-band packet skips the discipline: sent at once on an idle link, else it
+    waits in the link's lane (dropped if the lane is full or the link has none)."""
+    li = S.li
+    if li[l, LI_TX] < 0:
+        S.pf[p, PF_ENQ] = S.gf[GF_NOW]
+        start_tx(S, l, p)
+        return
+    s = li[l, LI_OOB]
+    if s < 0 or S.slot[s & POS, SL_COUNT] >= S.slot[s & POS, SL_CAP]:
+        drop(S, l, p, LI_DROP_OVERFLOW)
+        return
+    S.pf[p, PF_ENQ] = S.gf[GF_NOW]
+    push_tail(S, s & POS, p)
+
+
 @handler
 def dequeue(S, l):
-    """The next packet to send at link ``l`` (the discipline's choice; by default the
-    lowest non-empty class slot's first packet), or -1."""
+    """The next packet to send at link ``l``: an out-of-band one first, then the
+    discipline's choice (by default the lowest non-empty class slot's first packet), or -1."""
     li, slot = S.li, S.slot
+    ob = li[l, LI_OOB]
+    if ob >= 0 and slot[ob & POS, SL_COUNT] > 0:
+        return pop_head(S, ob & POS)
     p = queue_select(S, li[l, LI_CODE], l)
     if p != RINGS:
         return p

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ._jit import POS, handler
-from .dispatch import receiver_echo, receiver_feedback
+from .dispatch import receiver_control, receiver_echo, receiver_feedback
 from .dispatch_edges import edge_echo
 from .layout import (
     EI_CODE,
@@ -33,6 +33,7 @@ from .layout import (
     GI_STATUS,
     KIND_ACK,
     MARK_CE,
+    MARK_CTRL,
     MARK_DECBIT,
     PF_BITS,
     PF_QDELAY,
@@ -63,6 +64,9 @@ def on_data(S, p):
     want feedback) turn it into their ACK."""
     ff, fi, pi, ooo = S.ff, S.fi, S.pi, S.ooo
     f = pi[p, PI_FLOW] & POS
+    if pi[p, PI_MARK] & MARK_CTRL:  # a control packet: the source's receiver side, not data
+        receiver_control(S, fi[f, FI_CODE], f, p)
+        return
     fi[f, FI_ARRIVED] += 1
     if pi[p, PI_MARK] & (MARK_CE | MARK_DECBIT) != 0:
         fi[f, FI_MARKED] += 1

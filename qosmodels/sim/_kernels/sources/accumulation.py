@@ -18,24 +18,46 @@ Walrand, INFOCOM 1999 (Vegas-k).
 
 import numpy as np
 
-from .._jit import POS, handler
+from .._jit import POS, handler, rare_handler
 from ..layout import (
+    FF_ACK_BITS,
     FF_BITS,
     FF_SP,
     FF_SS,
+    FI_CLASS,
+    FI_DELIVERED,
     FI_OOO_MASK,
     FI_OOO_OFF,
     FI_SND_NXT,
     FI_SND_UNA,
     FI_SS,
+    FI_TIMER0,
     GF_NOW,
+    KIND_ACK,
+    KIND_DATA,
+    MARK_CTRL,
+    MARK_OOB,
+    PF_BITS,
+    PF_QDELAY,
+    PF_TAG0,
+    PF_TAG1,
+    PI_CLASS,
+    PI_FLOW,
+    PI_HOP,
+    PI_KIND,
+    PI_MARK,
+    PI_SEQ,
+    W_BITS,
+    W_FORWARD,
 )
+from ..pool import alloc, defer, release
+from ..timers import set_deadline
 from . import window as generic
 
 CODE = 8
 
 CTRL_P, CTRL_AIAD, CTRL_MW = 0, 1, 2
-EST_VEGAS, EST_VEGAS_K = 0, 1
+EST_VEGAS, EST_VEGAS_K, EST_MONACO = 0, 1, 2
 K_MAX = 8
 
 # parameter columns (the first four are the generic window's)
@@ -48,10 +70,10 @@ ACC_K = 8
 ACC_RTT_ERROR = 9    # s
 PARAMS = ("max_window", "beta", "rtt_gain", "initial_rtt",
           ("control", lambda s: ("P", "AIAD", "MW").index(s.control)),
-          ("estimator", lambda s: ("vegas", "vegas-k").index(s.estimator)),
+          ("estimator", lambda s: ("vegas", "vegas-k", "monaco").index(s.estimator)),
           "kappa", "target", "k", "rtt_error")
-#: Timer slots of a flow: its retransmission timer.
-TIMERS = 1
+#: Timer slots of a flow: its retransmission timer, and Monaco's pacing.
+TIMERS = 2
 
 # float state (FF_SS + ...)
 AS_W = 0             # the window, packets
@@ -59,10 +81,19 @@ AS_SUM = 1           # the round's RTT samples, summed, s
 AS_MIN = 2           # the smallest RTT since the start, s
 AS_ROUND_MIN = 3     # the round's smallest sample, s
 AS_RING = 4          # Vegas-k: the last K_MAX rounds' smallest samples, s (inf: none)
+# ... where Monaco keeps, instead, its receiver's and sender's estimator state
+MS_T_OB = 4          # receiver: when the last out-of-band packet arrived, s
+MS_OB_PAIR = 5       # ... its pair number (-1: none)
+MS_T_IB = 6          # receiver: when the last in-band packet arrived, s (-1: none)
+MS_DELIV_IB = 7      # ... the data packets delivered by then
+MS_RBAR = 8          # receiver: EWMA of the egress rate, bit/s
+MS_EST = 9           # sender: the last accumulation estimate echoed, packets
+MS_PACE = 10         # sender: when the leaky bucket lets the next packet go, s
+MS_RTT = 11          # sender: the last round's mean RTT, s (0: none yet, no pacing)
 # integer state (FI_SS + ...)
 AI_ROUND_END = 0     # the round ends when SND.UNA reaches this sequence number
 AI_N = 1             # the round's samples
-AI_RING_POS = 2      # Vegas-k: where the next round's minimum goes
+AI_RING_POS = 2      # Vegas-k: where the next round's minimum goes; Monaco: the next pair
 
 
 def setup(spec, ff, fi) -> int:
@@ -73,19 +104,51 @@ def setup(spec, ff, fi) -> int:
     ff[FF_SS + AS_ROUND_MIN] = np.inf
     ff[FF_SS + AS_RING:FF_SS + AS_RING + K_MAX] = np.inf
     fi[FI_SS + AI_ROUND_END] = 1  # the first decision when the first packet is acknowledged
+    if spec.estimator == "monaco":
+        ff[FF_SS + MS_OB_PAIR] = -1.0
+        ff[FF_SS + MS_T_IB] = -1.0
+        ff[FF_SS + MS_RBAR] = 0.0
+        ff[FF_SS + MS_EST] = 0.0
+        ff[FF_SS + MS_PACE] = 0.0
+        ff[FF_SS + MS_RTT] = 0.0
     return int(np.ceil(spec.max_window))
 
 
 @handler
 def send_limit(S, f):
-    """One past the last sequence number the window allows now: ``floor(W)`` outstanding."""
-    return S.fi[f, FI_SND_UNA] + np.int64(S.ff[f, FF_SS + AS_W])
+    """One past the last sequence number the window allows now: ``floor(W)`` outstanding;
+    Monaco paces them, one packet per ``rtt / W`` (a leaky bucket of rate ``W / rtt``,
+    ``rtt`` the last round's mean; the pacing timer, slot 1, waking the sender)."""
+    ff, fi = S.ff, S.fi
+    lim = fi[f, FI_SND_UNA] + np.int64(ff[f, FF_SS + AS_W])
+    nxt = fi[f, FI_SND_NXT]
+    if ff[f, FF_SP + ACC_ESTIMATOR] != EST_MONACO or nxt >= lim:
+        return lim
+    now = S.gf[GF_NOW]
+    t = ff[f, FF_SS + MS_PACE]
+    slot = (fi[f, FI_TIMER0] + 1) & POS
+    if now < t:
+        set_deadline(S, slot, t, True)
+        return nxt
+    gap = ff[f, FF_SS + MS_RTT] / ff[f, FF_SS + AS_W]
+    ff[f, FF_SS + MS_PACE] = (t if t > now - gap else now) + gap
+    if nxt + 1 < lim:
+        set_deadline(S, slot, ff[f, FF_SS + MS_PACE], True)
+    return nxt + 1
+
+
+@handler
+def on_pace(S, f, k):
+    """The pacing timer: the flow may send again."""
+    return True
 
 
 @handler
 def rtt_p(S, f):
     """The estimator's round-trip propagation delay, s (its error included)."""
     ff = S.ff
+    if ff[f, FF_SP + ACC_ESTIMATOR] == EST_MONACO:
+        return ff[f, FF_SS + AS_MIN] + ff[f, FF_SP + ACC_RTT_ERROR]
     if ff[f, FF_SP + ACC_ESTIMATOR] == EST_VEGAS_K:
         k = np.int64(ff[f, FF_SP + ACC_K])
         pos = S.fi[f, FI_SS + AI_RING_POS]
@@ -104,14 +167,20 @@ def decide(S, f):
     """End of a round: the accumulation estimate, then the control law."""
     ff, fi = S.ff, S.fi
     n = fi[f, FI_SS + AI_N]
+    monaco = ff[f, FF_SP + ACC_ESTIMATOR] == EST_MONACO
     if n > 0:
-        pos = fi[f, FI_SS + AI_RING_POS]
-        ff[f, FF_SS + AS_RING + pos] = ff[f, FF_SS + AS_ROUND_MIN]
-        fi[f, FI_SS + AI_RING_POS] = (pos + 1) % K_MAX
+        if not monaco:
+            pos = fi[f, FI_SS + AI_RING_POS]
+            ff[f, FF_SS + AS_RING + pos] = ff[f, FF_SS + AS_ROUND_MIN]
+            fi[f, FI_SS + AI_RING_POS] = (pos + 1) % K_MAX
         rtt = ff[f, FF_SS + AS_SUM] / n
         base = rtt_p(S, f)
         w = ff[f, FF_SS + AS_W]
-        a = w / rtt * (rtt - base)                            # packets, eq (8)
+        if monaco:  # the receiver's last estimate, echoed out of band
+            a = ff[f, FF_SS + MS_EST]
+            ff[f, FF_SS + MS_RTT] = rtt
+        else:
+            a = w / rtt * (rtt - base)                        # packets, eq (8)
         target = ff[f, FF_SP + ACC_TARGET] * 8.0 / ff[f, FF_BITS]  # packets
         kappa = ff[f, FF_SP + ACC_KAPPA]
         law = ff[f, FF_SP + ACC_CONTROL]
@@ -133,6 +202,73 @@ def decide(S, f):
     ff[f, FF_SS + AS_ROUND_MIN] = np.inf
     fi[f, FI_SS + AI_N] = 0
     fi[f, FI_SS + AI_ROUND_END] = fi[f, FI_SND_NXT] + 1
+    if monaco:  # once per round trip, a pair: out of band, then in band
+        pair = fi[f, FI_SS + AI_RING_POS]
+        fi[f, FI_SS + AI_RING_POS] = pair + 1
+        send_control(S, f, pair, True)
+        send_control(S, f, pair, False)
+
+
+@handler
+def send_control(S, f, pair, oob):
+    """Send Monaco's control packet number ``pair`` of flow ``f`` (``oob``: out of band),
+    the size of an ACK, straight to the first link (no edge element sees it)."""
+    p = alloc(S)
+    if p < 0:
+        return
+    pi, pf = S.pi, S.pf
+    pi[p, PI_FLOW] = f
+    pi[p, PI_SEQ] = pair
+    pi[p, PI_HOP] = 0
+    pi[p, PI_KIND] = KIND_DATA
+    pi[p, PI_MARK] = MARK_CTRL | MARK_OOB if oob else MARK_CTRL
+    pi[p, PI_CLASS] = S.fi[f, FI_CLASS]
+    pf[p, PF_BITS] = S.ff[f, FF_ACK_BITS]
+    pf[p, PF_QDELAY] = 0.0
+    pf[p, PF_TAG0] = 0.0
+    pf[p, PF_TAG1] = 0.0
+    defer(S, (p << W_BITS) | W_FORWARD)
+
+
+@rare_handler
+def receiver_control(S, f, p):
+    """Monaco's egress: an out-of-band packet stamps its arrival; the in-band packet of
+    the same pair measures the forward queueing time between them, times the EWMA of
+    the egress rate (time constant rtt_p), and turns into the echo, out of band back to
+    the sender with the estimate (packets) in its first tag."""
+    ff, fi, pi, pf = S.ff, S.fi, S.pi, S.pf
+    now = S.gf[GF_NOW]
+    pair = pi[p, PI_SEQ]
+    if pi[p, PI_MARK] & MARK_OOB:
+        ff[f, FF_SS + MS_T_OB] = now
+        ff[f, FF_SS + MS_OB_PAIR] = pair
+        release(S, p)
+        return
+    delivered = fi[f, FI_DELIVERED]
+    t_ib = ff[f, FF_SS + MS_T_IB]
+    if t_ib >= 0.0 and now > t_ib:  # the egress rate since the last in-band packet
+        r = (delivered - ff[f, FF_SS + MS_DELIV_IB]) * ff[f, FF_BITS] / (now - t_ib)
+        tau = ff[f, FF_SS + AS_MIN]
+        g = 1.0 - np.exp(-(now - t_ib) / tau) if tau < np.inf else 1.0
+        ff[f, FF_SS + MS_RBAR] += g * (r - ff[f, FF_SS + MS_RBAR])
+    ff[f, FF_SS + MS_T_IB] = now
+    ff[f, FF_SS + MS_DELIV_IB] = delivered
+    if ff[f, FF_SS + MS_OB_PAIR] != pair:  # its out-of-band twin was lost: no estimate
+        release(S, p)
+        return
+    ftt_q = now - ff[f, FF_SS + MS_T_OB]
+    pf[p, PF_TAG0] = (ftt_q if ftt_q > 0.0 else 0.0) * ff[f, FF_SS + MS_RBAR] / ff[f, FF_BITS]
+    pi[p, PI_KIND] = KIND_ACK
+    pi[p, PI_MARK] = MARK_CTRL | MARK_OOB
+    pi[p, PI_HOP] = 0
+    pf[p, PF_QDELAY] = 0.0
+    defer(S, (p << W_BITS) | W_FORWARD)
+
+
+@handler
+def on_echo(S, f, p):
+    """The echo of a pair reaches the sender: its estimate for the next decision."""
+    S.ff[f, FF_SS + MS_EST] = S.pf[p, PF_TAG0]
 
 
 @handler
