@@ -20,7 +20,8 @@ from ..network import Flow, Link, Network
 from ..units import Mbps, ms
 from ._compile import LinkChange
 
-__all__ = ["acc_reverse_dumbbell", "acc_delay_jump", "acc_dynamic_flows", "FIG6_SETS"]
+__all__ = ["acc_reverse_dumbbell", "acc_delay_jump", "acc_dynamic_flows", "acc_two_bottlenecks",
+           "FIG6_SETS"]
 
 
 def acc_reverse_dumbbell(
@@ -145,3 +146,41 @@ def acc_dynamic_flows(
                               start=t0 * scale, stop=t1 * scale))
             k += 1
     return Network(links=links, flows=flows)
+
+
+def acc_two_bottlenecks(
+    *,
+    capacity: float = Mbps(1),
+    delay: float = ms(20),
+    access_capacity: float = Mbps(100),
+    access_delay: float = ms(1),
+    buffer: int = 100,
+) -> Network:
+    """Figure 11: two 1 Mb/s drop-tail bottlenecks, two short flows, two long flows that come
+    and go.
+
+    ``short0`` crosses ``r0->r1``, ``short1`` crosses ``r1->r2``, both active throughout;
+    ``long1`` crosses both from 20 to 60 s, ``long2`` from 40 to 80 s.  The paper gives
+    the bottlenecks (1 Mb/s, 20 ms, drop-tail) and the flows' times; the access links
+    (100 Mb/s, 1 ms) and the 100-packet buffers are our choices.
+
+    Examples
+    --------
+    >>> from qosmodels.fluid.scenarios import acc_two_bottlenecks
+    >>> net = acc_two_bottlenecks()
+    >>> net.flow_names, [f.start for f in net.flows]
+    (('short0', 'short1', 'long1', 'long2'), [0.0, 0.0, 20.0, 40.0])
+    """
+    links = [Link("r0", "r1", capacity, delay, buffer), Link("r1", "r2", capacity, delay, buffer),
+             Link("a0", "r0", access_capacity, access_delay, buffer),
+             Link("r1", "b0", access_capacity, access_delay, buffer),
+             Link("a1", "r1", access_capacity, access_delay, buffer),
+             Link("r2", "b1", access_capacity, access_delay, buffer),
+             Link("a2", "r0", access_capacity, access_delay, buffer),
+             Link("r2", "b2", access_capacity, access_delay, buffer)]
+    flows = [Flow(["a0", "r0", "r1", "b0"], name="short0"),
+             Flow(["a1", "r1", "r2", "b1"], name="short1"),
+             Flow(["a2", "r0", "r1", "r2", "b2"], name="long1", start=20.0, stop=60.0),
+             Flow(["a2", "r0", "r1", "r2", "b2"], name="long2", start=40.0, stop=80.0)]
+    return Network(links=links, flows=flows)
+
