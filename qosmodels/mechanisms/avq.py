@@ -44,6 +44,13 @@ class Avq(QueueSpec):
     record : bool
         Record the virtual capacity ``C~`` (bit/s) at every arrival as the trace channel
         ``avq_capacity`` (one point per arrival).
+    avd : bool
+        Adaptive Virtual Delay (the ACC paper, Section IV-D): the virtual queue drops
+        nothing (it grows as it must) and adds its virtual queueing delay ``VQ / C~`` to
+        every Monaco in-band control packet passing, which the Monaco receiver adds to its
+        forward queueing time: ``a = x (ftt_q + sum of virtual delays)``.  The signal is
+        then the virtual delay instead of loss, and Monaco flows settle at utilisation
+        ``gamma`` with a short real queue.
 
     References
     ----------
@@ -63,6 +70,7 @@ class Avq(QueueSpec):
     mark: bool = False
     typical_packet_size: int = 1000
     record: bool = False
+    avd: bool = False
 
     kind: ClassVar[str] = "avq"
     kernel: ClassVar[str] = "queues.avq"
@@ -76,5 +84,9 @@ class Avq(QueueSpec):
         object.__setattr__(self, "alpha", real(n, "alpha", self.alpha, gt=0))
         _flag(n, "mark", self.mark)
         _flag(n, "record", self.record)
+        _flag(n, "avd", self.avd)
+        if self.avd and self.mark:
+            raise ScenarioError("Avq.avd and Avq.mark exclude each other: AVD signals by "
+                                "virtual delay, not by marks; set one of them")
         object.__setattr__(self, "typical_packet_size", integer(
             n, "typical_packet_size", self.typical_packet_size, ge=1, unit="bytes"))

@@ -55,6 +55,9 @@ FAILING = {
     ("acc-fig4", "Monaco forward utilisation, c_r=25 Mb/s"),
     *(("acc-fig9", f"long-flow rate, N={n}") for n in (4, 5, 6, 7, 8, 9)),
     *(("acc-fig9", f"short-flow rate, N={n}") for n in (4, 6, 7, 8)),
+    *(("acc-fig6", f"90 pkts: queue, {phase}") for phase in ("5-10 s", "15-20 s", "25-30 s")),
+    ("acc-fig6", "55 pkts: utilisation 20-30 s"),
+    ("acc-fig6", "AVD: fraction of time queue < 20 pkts"),
     *(("acc-fig11", f"long{k} rate, {phase}") for k, phase in ((1, "20-40 s"),
                                                               (1, "40-60 s"), (2, "60-80 s"))),
 }
@@ -313,7 +316,8 @@ def test_table_fits_in_120_columns_and_json_round_trips(quick_report):
     flat = " ".join(text.split())  # the summary line wraps at 120 columns
     m = re.search(r"(\d+) outside tolerance \(in ([^)]*)\)", re.sub(r"-\s+", "-", flat))
     assert m and int(m.group(1)) == len(report.failures) and "FAIL t,f" in text
-    assert set(m.group(2).split(", ")) == ({"acc-fig2", "acc-fig4", "acc-fig9", "acc-fig11",
+    assert set(m.group(2).split(", ")) == ({"acc-fig2", "acc-fig4", "acc-fig6", "acc-fig9",
+                                            "acc-fig11",
                                             "tokenbucket-fairness"}
                                            | {f"dks-table{i}" for i in range(2, 8)}
                                            | {f"pps-table{i}" for i in range(1, 10)}

@@ -292,7 +292,11 @@ PACK_CASES = [
       (accumulation.ACC_TARGET, 2000), (accumulation.ACC_K, 5),
       (accumulation.ACC_RTT_ERROR, -0.002)]),
     (Avq(gamma=0.9, alpha=0.2, mark=True, typical_packet_size=1500),
-     [(avq.AVQ_GAMMA, 0.9), (avq.AVQ_ALPHA, 0.2), (avq.AVQ_MARK, 1), (avq.AVQ_TYPICAL, 1500)]),
+     [(avq.AVQ_GAMMA, 0.9), (avq.AVQ_ALPHA, 0.2), (avq.AVQ_MARK, 1), (avq.AVQ_TYPICAL, 1500),
+      (avq.AVQ_AVD, 0)]),
+    (Avq(avd=True),
+     [(avq.AVQ_GAMMA, 0.98), (avq.AVQ_ALPHA, 0.15), (avq.AVQ_MARK, 0), (avq.AVQ_TYPICAL, 1000),
+      (avq.AVQ_AVD, 1)]),
 ]
 
 

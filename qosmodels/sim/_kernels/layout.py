@@ -208,7 +208,8 @@ PF_QDELAY = 1       # time spent waiting in queues so far, s
 PF_ENQ = 2          # when it joined its current queue, s
 PF_TAG0 = 3         # two float tags a mechanism may set (a bid, a deadline, tickets,
 PF_TAG1 = 4         # a virtual delay); 0 when the packet is sent
-N_PF = 5
+PF_VDELAY = 5       # virtual delays summed on the way, s (AVD links add theirs to Monaco's
+N_PF = 6            # in-band control packet; 0 when sent)
 
 # ----------------------------------------------------------------- globals
 GI_HEAP_N = 0

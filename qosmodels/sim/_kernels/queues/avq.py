@@ -3,9 +3,14 @@
 The link's state: the virtual queue (bits), the virtual capacity (bit/s) and the
 time of the last arrival; the FIFO itself is the class ring, as drop-tail's.
 
+With ``avd``, the virtual queue never drops: it adds its virtual queueing delay
+``VQ / C~`` to each Monaco in-band control packet passing (``PF_VDELAY``), which the
+receiver adds to its forward queueing time (the ACC paper's AVD).
+
 References
 ----------
-S. Kunniyur, R. Srikant, SIGCOMM 2001, Section 3.
+S. Kunniyur, R. Srikant, SIGCOMM 2001, Section 3; Y. Xia et al., "Accumulation-based
+Congestion Control", Section IV-D (AVD).
 """
 
 from .._jit import POS, handler
@@ -21,7 +26,10 @@ from ..layout import (
     LI_SLOT0,
     LI_TRACE0,
     MARK_CE,
+    MARK_CTRL,
+    MARK_OOB,
     PF_BITS,
+    PF_VDELAY,
     PI_FLOW,
     PI_KIND,
     PI_MARK,
@@ -34,7 +42,8 @@ AVQ_GAMMA = 0
 AVQ_ALPHA = 1
 AVQ_MARK = 2
 AVQ_TYPICAL = 3
-PARAMS = ("gamma", "alpha", "mark", "typical_packet_size")
+AVQ_AVD = 4
+PARAMS = ("gamma", "alpha", "mark", "typical_packet_size", "avd")
 
 Q_VQ = LF_QS          # the virtual queue, bits
 Q_CAP = LF_QS + 1     # the virtual capacity C~, bit/s
@@ -64,8 +73,14 @@ def admit(S, l, p):
     vq = lf[l, Q_VQ] - ct * dt
     if vq < 0.0:
         vq = 0.0
-    limit = S.slot[li[l, LI_SLOT0] & POS, SL_CAP] * lf[l, LF_QP + AVQ_TYPICAL] * 8.0
-    over = vq + b > limit
+    avd = lf[l, LF_QP + AVQ_AVD] > 0.0
+    if avd:  # AVD: no virtual drops; the virtual delay rides on Monaco's in-band packet
+        over = False
+        if (S.pi[p, PI_MARK] & (MARK_CTRL | MARK_OOB)) == MARK_CTRL and ct > 0.0:
+            S.pf[p, PF_VDELAY] += vq / ct
+    else:
+        limit = S.slot[li[l, LI_SLOT0] & POS, SL_CAP] * lf[l, LF_QP + AVQ_TYPICAL] * 8.0
+        over = vq + b > limit
     if not over:
         vq += b
     alpha = lf[l, LF_QP + AVQ_ALPHA]

@@ -41,6 +41,7 @@ from ..layout import (
     PF_QDELAY,
     PF_TAG0,
     PF_TAG1,
+    PF_VDELAY,
     PI_CLASS,
     PI_FLOW,
     PI_HOP,
@@ -227,6 +228,7 @@ def send_control(S, f, pair, oob):
     pf[p, PF_QDELAY] = 0.0
     pf[p, PF_TAG0] = 0.0
     pf[p, PF_TAG1] = 0.0
+    pf[p, PF_VDELAY] = 0.0
     defer(S, (p << W_BITS) | W_FORWARD)
 
 
@@ -234,8 +236,9 @@ def send_control(S, f, pair, oob):
 def receiver_control(S, f, p):
     """Monaco's egress: an out-of-band packet stamps its arrival; the in-band packet of
     the same pair measures the forward queueing time between them, times the EWMA of
-    the egress rate (time constant rtt_p), and turns into the echo, out of band back to
-    the sender with the estimate (packets) in its first tag."""
+    the egress rate (time constant rtt_p), adds the virtual delays the AVD links put on it
+    (``PF_VDELAY``), and turns into the echo, out of band back to the sender with the
+    estimate (packets) in its first tag."""
     ff, fi, pi, pf = S.ff, S.fi, S.pi, S.pf
     now = S.gf[GF_NOW]
     pair = pi[p, PI_SEQ]
@@ -257,7 +260,10 @@ def receiver_control(S, f, p):
         release(S, p)
         return
     ftt_q = now - ff[f, FF_SS + MS_T_OB]
-    pf[p, PF_TAG0] = (ftt_q if ftt_q > 0.0 else 0.0) * ff[f, FF_SS + MS_RBAR] / ff[f, FF_BITS]
+    if ftt_q < 0.0:
+        ftt_q = 0.0
+    # the forward queueing time, plus the virtual delays of the AVD links on the way
+    pf[p, PF_TAG0] = (ftt_q + pf[p, PF_VDELAY]) * ff[f, FF_SS + MS_RBAR] / ff[f, FF_BITS]
     pi[p, PI_KIND] = KIND_ACK
     pi[p, PI_MARK] = MARK_CTRL | MARK_OOB
     pi[p, PI_HOP] = 0
