@@ -8,11 +8,13 @@ and (12)) and to the fluid side (:func:`qosmodels.fluid.solve_fluid`).  The
 expected values are the paper's (its measurements in words, "Vegas
 utilization is only 10% ~ 60%", or its stated formulas, 100/(3+N) Mb/s) or
 closed forms derived independently of the library (the parking lot's
-c/(m+N)); never the library's own model.  Figures 2, 4 and 9 also have a packets
-side: :class:`~qosmodels.mechanisms.Accumulation` sources with the paper's
-kappa = 0.5, Monaco's estimator where the paper ran Monaco (Figures 2 and 9,
-Figure 4's Monaco rows) and Vegas' for Figure 4's Vegas rows, one run each
-(:data:`PACKET_RUNS`).
+c/(m+N)); never the library's own model.  Figures 2, 4, 6-8, 9 and 11 also have
+a packets side: :class:`~qosmodels.mechanisms.Accumulation` sources with the
+paper's kappa = 0.5, Monaco's estimator where the paper ran Monaco (Vegas' for
+Figure 4's Vegas rows), drop-tail bottlenecks or, for Figure 8,
+``Avq(gamma=0.98, avd=True)``; one run each (no random element: every seed
+gives the same run).  Figure 5 (a propagation delay that jumps mid-run) has no
+packets side: the simulator's links keep their delay.
 
 The fluid runs use kappa = 0.2 where the paper's packet runs use 0.5 (Table
 I): eq (6) in continuous time with the full feedback delay oscillates at 0.5
