@@ -57,7 +57,8 @@ class Accumulation(SourceSpec):
       ``ftt_q``, times an EWMA of the egress rate (the data delivered between
       in-band packets over the time between them; time constant the flow's
       smallest RTT, as the fluid model's ``rtt_p``), and echoes the estimate
-      out of band; the sender's next decision uses the latest echo.  Neither
+      out of band; the sender's next decision uses the latest echo, once
+      (with no new echo since the last decision the window holds).  Neither
       ``rtt_p`` nor reverse-path queueing enters the estimate (``MW`` still
       uses the smallest RTT for its ``rtt_p``).  A pair whose out-of-band
       packet is lost gives no estimate.  Control packets are never goodput

@@ -95,6 +95,7 @@ MS_RTT = 11          # sender: the last round's mean RTT, s (0: none yet, no pac
 AI_ROUND_END = 0     # the round ends when SND.UNA reaches this sequence number
 AI_N = 1             # the round's samples
 AI_RING_POS = 2      # Vegas-k: where the next round's minimum goes; Monaco: the next pair
+AI_FRESH = 3         # Monaco: 1 when an echo arrived since the last decision
 
 
 def setup(spec, ff, fi) -> int:
@@ -164,6 +165,12 @@ def rtt_p(S, f):
 
 
 @handler
+def target_packets(S, f):
+    """The target accumulation ``a*``, packets."""
+    return S.ff[f, FF_SP + ACC_TARGET] * 8.0 / S.ff[f, FF_BITS]
+
+
+@handler
 def decide(S, f):
     """End of a round: the accumulation estimate, then the control law."""
     ff, fi = S.ff, S.fi
@@ -177,12 +184,15 @@ def decide(S, f):
         rtt = ff[f, FF_SS + AS_SUM] / n
         base = rtt_p(S, f)
         w = ff[f, FF_SS + AS_W]
-        if monaco:  # the receiver's last estimate, echoed out of band
+        if monaco:  # the receiver's last estimate, echoed out of band (each used once)
             a = ff[f, FF_SS + MS_EST]
             ff[f, FF_SS + MS_RTT] = rtt
+            if fi[f, FI_SS + AI_FRESH] == 0:
+                a = target_packets(S, f)  # no new estimate: the window holds
+            fi[f, FI_SS + AI_FRESH] = 0
         else:
             a = w / rtt * (rtt - base)                        # packets, eq (8)
-        target = ff[f, FF_SP + ACC_TARGET] * 8.0 / ff[f, FF_BITS]  # packets
+        target = target_packets(S, f)
         kappa = ff[f, FF_SP + ACC_KAPPA]
         law = ff[f, FF_SP + ACC_CONTROL]
         if law == CTRL_P:                                     # eq (6)
@@ -275,6 +285,7 @@ def receiver_control(S, f, p):
 def on_echo(S, f, p):
     """The echo of a pair reaches the sender: its estimate for the next decision."""
     S.ff[f, FF_SS + MS_EST] = S.pf[p, PF_TAG0]
+    S.fi[f, FI_SS + AI_FRESH] = 1
 
 
 @handler
