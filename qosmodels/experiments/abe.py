@@ -8,8 +8,9 @@ control loop of eqs (6)-(7): its fixed point against the Appendix A target
 (from the same root find, not from the library's eq (5)), its stability
 bound (Jury test) and a seeded run on a synthetic plant converging to beta* =
 1.5 with the Section IV-B parameters.  Every row has only a theory side (the
-library's analytic model, evaluated or iterated); the packet side joins when
-the simulator gains ABE, the fluid side has no ABE model.
+library's analytic model, evaluated or iterated); the packet runs of the ABE
+router are in :mod:`.abe_figures` (Figures 2, 3, 6-8), and the fluid side has no
+ABE model.
 
 References
 ----------
