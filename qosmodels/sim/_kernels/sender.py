@@ -37,6 +37,7 @@ from .layout import (
     PF_QDELAY,
     PF_TAG0,
     PF_TAG1,
+    PF_VDELAY,
     PI_CLASS,
     PI_FLOW,
     PI_HOP,
@@ -72,23 +73,35 @@ def record_rtt(S, f, r):
 
 
 @handler
-def transmit(S, f, seq):
-    """Send data packet ``seq`` of flow ``f`` towards its first hop (through its edge
-    element, if it has one, which may mark, drop or hold it); False if the pool is full."""
-    ff, fi, pi, pf = S.ff, S.fi, S.pi, S.pf
+def new_packet(S, f, seq, mark, bits):
+    """A fresh packet of flow ``f`` leaving its sender: number ``seq``, marks ``mark``,
+    ``bits`` long, at hop 0, in the flow's class, tags cleared; -1 if the pool is full."""
+    pi, pf = S.pi, S.pf
     p = alloc(S)
     if p < 0:
-        return False
+        return p
     pi[p, PI_FLOW] = f
     pi[p, PI_SEQ] = seq
     pi[p, PI_HOP] = 0
     pi[p, PI_KIND] = KIND_DATA
-    pi[p, PI_MARK] = fi[f, FI_MARK0]
-    pi[p, PI_CLASS] = fi[f, FI_CLASS]
-    pf[p, PF_BITS] = ff[f, FF_BITS]
+    pi[p, PI_MARK] = mark
+    pi[p, PI_CLASS] = S.fi[f, FI_CLASS]
+    pf[p, PF_BITS] = bits
     pf[p, PF_QDELAY] = 0.0
     pf[p, PF_TAG0] = 0.0
     pf[p, PF_TAG1] = 0.0
+    pf[p, PF_VDELAY] = 0.0
+    return p
+
+
+@handler
+def transmit(S, f, seq):
+    """Send data packet ``seq`` of flow ``f`` towards its first hop (through its edge
+    element, if it has one, which may mark, drop or hold it); False if the pool is full."""
+    ff, fi = S.ff, S.fi
+    p = new_packet(S, f, seq, fi[f, FI_MARK0], ff[f, FF_BITS])
+    if p < 0:
+        return False
     fi[f, FI_SENT] += 1
     if fi[f, FI_WINDOWED] != 0:
         per_ack = fi[f, FI_PER_ACK] != 0

@@ -24,7 +24,6 @@ from ..layout import (
     FF_BITS,
     FF_SP,
     FF_SS,
-    FI_CLASS,
     FI_DELIVERED,
     FI_OOO_MASK,
     FI_OOO_OFF,
@@ -34,16 +33,11 @@ from ..layout import (
     FI_TIMER0,
     GF_NOW,
     KIND_ACK,
-    KIND_DATA,
     MARK_CTRL,
     MARK_OOB,
-    PF_BITS,
     PF_QDELAY,
     PF_TAG0,
-    PF_TAG1,
     PF_VDELAY,
-    PI_CLASS,
-    PI_FLOW,
     PI_HOP,
     PI_KIND,
     PI_MARK,
@@ -51,7 +45,8 @@ from ..layout import (
     W_BITS,
     W_FORWARD,
 )
-from ..pool import alloc, defer, release
+from ..pool import defer, release
+from ..sender import new_packet
 from ..timers import set_deadline
 from . import window as generic
 
@@ -224,22 +219,10 @@ def decide(S, f):
 def send_control(S, f, pair, oob):
     """Send Monaco's control packet number ``pair`` of flow ``f`` (``oob``: out of band),
     the size of an ACK, straight to the first link (no edge element sees it)."""
-    p = alloc(S)
-    if p < 0:
-        return
-    pi, pf = S.pi, S.pf
-    pi[p, PI_FLOW] = f
-    pi[p, PI_SEQ] = pair
-    pi[p, PI_HOP] = 0
-    pi[p, PI_KIND] = KIND_DATA
-    pi[p, PI_MARK] = MARK_CTRL | MARK_OOB if oob else MARK_CTRL
-    pi[p, PI_CLASS] = S.fi[f, FI_CLASS]
-    pf[p, PF_BITS] = S.ff[f, FF_ACK_BITS]
-    pf[p, PF_QDELAY] = 0.0
-    pf[p, PF_TAG0] = 0.0
-    pf[p, PF_TAG1] = 0.0
-    pf[p, PF_VDELAY] = 0.0
-    defer(S, (p << W_BITS) | W_FORWARD)
+    p = new_packet(S, f, pair, MARK_CTRL | MARK_OOB if oob else MARK_CTRL,
+                   S.ff[f, FF_ACK_BITS])
+    if p >= 0:
+        defer(S, (p << W_BITS) | W_FORWARD)
 
 
 @rare_handler
