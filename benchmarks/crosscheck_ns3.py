@@ -74,6 +74,12 @@ ns-3 is changed where its defaults differ):
   (with ns-3's ``IsLost`` rule), the whole-byte window of 958-byte segments,
   the handshake and the reverse links.  With them the first 1.4 s of the
   8-flow run are the same packet for packet in both simulators.
+* ``--tcp vegas`` gives every flow ns-3's ``TcpVegas`` (alpha 2, beta 4,
+  gamma 1, its defaults) and qosmodels' ``TcpVegas(loss_rule="ns-3",
+  rtt_estimate="smoothed")`` (ns-3's ``GetSsThresh``, one packet less after a
+  loss; the smoothed RTT as Vegas' RTT, as ns-3's ``TcpSocketBase`` passes it to
+  ``PktsAcked``); the rest of the configuration is unchanged (combine with
+  ``--ns3-rules``).
 * At 8 flows the dumbbell is bistable in both simulators (see
   ``start_schedule``): single runs settle into a loss-free-looking regime
   (10.0 Mb/s) or a regime of timeouts (8.4-9.9 Mb/s) depending on
@@ -123,7 +129,7 @@ def ns3_python(path: str | None = None) -> str:
 def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segment",
                       timer: str = "reference", recovery: str = "inflation",
                       reverse_links: bool = False, handshake: bool = False,
-                      starts=None, **tcp):
+                      starts=None, variant: str = "newreno", **tcp):
     """The dumbbell in qosmodels: ``s_i -> r0`` access links, ``r0 -> r1`` bottleneck.
 
     ``rtt_samples="ack"`` samples the RTT from every new ACK, as ns-3 does;
@@ -133,14 +139,18 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
     declares the reverse links (ACKs then queue and are serialised, 40 bytes,
     as ns-3's 42-byte ACKs are); ``starts`` are the flows' start times, s (default
     0); with ``handshake`` each flow starts when ns-3's would send its first data,
-    after its SYN handshake (:func:`ns3_first_data`)."""
+    after its SYN handshake (:func:`ns3_first_data`).  ``variant="vegas"`` gives every flow
+    :class:`~qosmodels.mechanisms.TcpVegas` with ns-3's loss rule instead of NewReno."""
     from qosmodels import Flow, Link, Network
-    from qosmodels.sim import DropTail, Red, TcpNewReno
+    from qosmodels.sim import DropTail, Red, TcpNewReno, TcpVegas
 
     queue = Red(**RED, typical_packet_size=PACKET) if red else DropTail()
     links = [Link("r0", "r1", BOTTLENECK_RATE, BOTTLENECK_DELAY, BUFFER, queue=queue)]
     flows = []
-    source = TcpNewReno(initial_window=INITIAL_WINDOW, max_window=MAX_WINDOW, min_rto=MIN_RTO,
+    if variant == "vegas":  # (Vegas times every packet)
+        tcp = dict(tcp, loss_rule="ns-3", rtt_estimate="smoothed")
+        rtt_samples = "ack"
+    source = (TcpVegas if variant == "vegas" else TcpNewReno)(initial_window=INITIAL_WINDOW, max_window=MAX_WINDOW, min_rto=MIN_RTO,
                         rtt_samples=rtt_samples, timer=timer, recovery=recovery, **tcp)
     if reverse_links:
         links.append(Link("r1", "r0", BOTTLENECK_RATE, BOTTLENECK_DELAY, BUFFER))
@@ -180,7 +190,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
                   red: bool = False, rtt_samples: str = "segment",
                   timer: str = "reference", recovery: str = "inflation",
                   window_arithmetic: str = "packets", handshake: bool = False,
-                  reverse_links: bool = False, starts=None) -> dict:
+                  reverse_links: bool = False, starts=None, variant: str = "newreno") -> dict:
     """Run the dumbbell in qosmodels; goodput in bit/s of 1000-byte packets."""
     cpu0, wall0 = time.process_time(), time.perf_counter()
     from qosmodels.sim import Record, simulate
@@ -189,14 +199,14 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
                                                          segment_size=NS3_SEGMENT)
     net = qosmodels_network(n_flows, red, rtt_samples, timer, recovery,
                             reverse_links=reverse_links, handshake=handshake, starts=starts,
-                            **tcp)
+                            variant=variant, **tcp)
     cpu1 = time.process_time()
     res = simulate(net, duration, seed=seed, warmup=warmup,
                    record=Record(interval=1.0, cwnd=False), progress=False)
     cpu2, wall2 = time.process_time(), time.perf_counter()
     c = res.counters
     return dict(
-        simulator="qosmodels", flows=n_flows, queue="red" if red else "droptail",
+        simulator="qosmodels", flows=n_flows, queue="red" if red else "droptail", variant=variant,
         rtt_samples=rtt_samples, timer=timer, recovery=recovery,
         window_arithmetic=window_arithmetic, handshake=handshake, reverse_links=reverse_links,
         starts=None if starts is None else [float(x) for x in starts],
@@ -325,7 +335,7 @@ _TRACE_NAMES = ["data_sent", "retransmitted", "timeouts", "timeouts_open", "time
 
 
 def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
-            red: bool = False, trace: bool = False, starts=None) -> dict:
+            red: bool = False, trace: bool = False, starts=None, variant: str = "newreno") -> dict:
     """Run the dumbbell in ns-3 (call in an interpreter where ``from ns import ns`` is ns-3).
 
     With ``red``, the bottleneck gets a ``RedQueueDisc`` (min_th 20, max_th
@@ -336,7 +346,8 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     ``trace_window``), data segments sent and retransmitted, timeouts (by the
     congestion state they interrupted), fast retransmits and data arrivals at
     the receivers, duplicates included.  ``starts``: when each flow's
-    application starts (and sends its SYN), s; default 0 for all.
+    application starts (and sends its SYN), s; default 0 for all.  ``variant="vegas"``:
+    ``TcpVegas`` (alpha 2, beta 4, gamma 1) instead of ``TcpNewReno``.
     """
     cpu0, wall0 = time.process_time(), time.perf_counter()
     import cppyy
@@ -347,7 +358,8 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     cfg = ns.Config.SetDefault
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(int(seed))
-    cfg("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TcpNewReno.GetTypeId()))
+    socket = ns.TcpVegas if variant == "vegas" else ns.TcpNewReno
+    cfg("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(socket.GetTypeId()))
     cfg("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TcpClassicRecovery.GetTypeId()))
     cfg("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
     cfg("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
@@ -464,7 +476,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     goodput = [(b - a) / NS3_SEGMENT * PACKET * 8.0 / window for a, b in zip(rx0, rx1)]
     arrivals = (acc1 - acc0) + (drop1 - drop0)
     return dict(
-        simulator="ns-3", flows=n_flows, queue="red" if red else "droptail",
+        simulator="ns-3", flows=n_flows, queue="red" if red else "droptail", variant=variant,
         duration=duration, warmup=warmup, seed=seed,
         goodput=goodput, aggregate=sum(goodput),
         drop_rate=(drop1 - drop0) / arrivals if arrivals else 0.0,
@@ -483,12 +495,15 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
 
 def run_worker(simulator: str, python: str, *, flows: int, duration: float, warmup: float,
                seed: int = 1, red: bool = False, env: dict | None = None,
-               timeout: float | None = None, trace: bool = False, starts=None) -> dict:
+               timeout: float | None = None, trace: bool = False, starts=None,
+               variant: str = "newreno") -> dict:
     """Run one simulator in a fresh process of ``python``; return its measurements."""
     cmd = [python, os.path.abspath(__file__), "--worker", simulator, "--flows", str(flows),
            "--duration", repr(duration), "--warmup", repr(warmup), "--seed", str(seed)]
     if red:
         cmd.append("--red")
+    if variant != "newreno":
+        cmd += ["--tcp", variant]
     if trace:
         cmd.append("--trace")
     if starts is not None:
@@ -512,13 +527,15 @@ def compare(flows: int, duration: float, warmup: float, seed: int = 1,
             timer: str = "reference", recovery: str = "inflation",
             trace: bool = False, window_arithmetic: str = "packets",
             handshake: bool = False, reverse_links: bool = False,
-            starts=None) -> tuple[dict, dict]:
-    """Both simulators on the same dumbbell: ``(qosmodels, ns-3)`` measurements."""
+            starts=None, variant: str = "newreno") -> tuple[dict, dict]:
+    """Both simulators on the same dumbbell: ``(qosmodels, ns-3)`` measurements
+    (``variant``: ``"newreno"`` or ``"vegas"``, the TCP of every flow)."""
     ns3 = run_worker("ns3", ns3_python(python), flows=flows, duration=duration, warmup=warmup,
-                     seed=seed, trace=trace, starts=starts)
+                     seed=seed, trace=trace, starts=starts, variant=variant)
     ours = run_qosmodels(flows, duration, warmup, seed, rtt_samples=rtt_samples, timer=timer,
                          recovery=recovery, window_arithmetic=window_arithmetic,
-                         handshake=handshake, reverse_links=reverse_links, starts=starts)
+                         handshake=handshake, reverse_links=reverse_links, starts=starts,
+                         variant=variant)
     return ours, ns3
 
 
@@ -556,10 +573,13 @@ def compare_schedules(flows: int, duration: float, warmup: float, schedules: int
     return ours, theirs
 
 
+_VARIANTS = {"newreno": "NewReno", "vegas": "Vegas"}
+
+
 def _table(ours: dict, ns3: dict) -> str:
     mb = 1e6
     lines = [
-        f"Dumbbell: {ours['flows']} NewReno flows, 100 Mb/s 1 ms access, 10 Mb/s 20 ms "
+        f"Dumbbell: {ours['flows']} {_VARIANTS[ours['variant']]} flows, 100 Mb/s 1 ms access, 10 Mb/s 20 ms "
         f"bottleneck, {BUFFER}-packet drop-tail, {PACKET}-byte packets; "
         f"{ours['duration']:g} s simulated, window from {ours['warmup']:g} s; qosmodels "
         f"rtt_samples={ours['rtt_samples']!r}, timer={ours['timer']!r}, "
@@ -604,6 +624,9 @@ def main(argv=None) -> int:
     p.add_argument("--warmup", type=float, default=50.0, help="start of the measurement window, s")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--red", action="store_true", help="RED bottleneck (workers only)")
+    p.add_argument("--tcp", choices=sorted(_VARIANTS), default="newreno",
+                   help="the flows' TCP: ns-3's TcpNewReno or TcpVegas, and qosmodels' "
+                        "TcpNewReno or TcpVegas(loss_rule='ns-3', rtt_estimate='smoothed')")
     p.add_argument("--trace", action="store_true",
                    help="count ns-3's retransmissions, timeouts and duplicate arrivals")
     p.add_argument("--rtt-samples", choices=["segment", "ack"], default="segment",
@@ -641,14 +664,16 @@ def main(argv=None) -> int:
     starts = None if a.starts is None else json.loads(a.starts)
     if a.worker:
         if a.worker == "ns3":
-            out = run_ns3(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.trace, starts)
+            out = run_ns3(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.trace, starts,
+                          a.tcp)
         else:
             out = run_qosmodels(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.rtt_samples,
                                 a.timer, a.recovery, a.window_arithmetic, a.handshake,
-                                a.reverse_links, starts)
+                                a.reverse_links, starts, a.tcp)
         print("RESULT " + json.dumps(out), flush=True)
         return 0
-    options = dict(seed=a.seed, python=a.ns3_python, rtt_samples=a.rtt_samples, timer=a.timer,
+    options = dict(seed=a.seed, python=a.ns3_python, variant=a.tcp,
+                   rtt_samples=a.rtt_samples, timer=a.timer,
                    recovery=a.recovery, trace=a.trace, window_arithmetic=a.window_arithmetic,
                    handshake=a.handshake, reverse_links=a.reverse_links)
     for n in a.flows:

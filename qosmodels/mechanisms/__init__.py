@@ -15,7 +15,8 @@ Best-Effort router), :class:`Avq` (Kunniyur and Srikant's Adaptive Virtual Queue
 Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`,
 :class:`TcpFriendly` (a rate-based TCP-friendly source, ABE's Green source),
-:class:`Accumulation` (ACC's window source: P, AIAD or Mo-Walrand law, Vegas estimators).
+:class:`Accumulation` (ACC's window source: P, AIAD or Mo-Walrand law, Vegas estimators),
+:class:`TcpVegas` (Brakmo and Peterson's TCP Vegas).
 Every source takes ``green=True`` to send ABE Green packets.
 Edge elements: :class:`AggregateBucket`, :class:`ProfileMarker` (Clark and Fang's TSW
 tagger), :class:`TicketTagger` (PPS's ticket tagger).
@@ -38,6 +39,7 @@ from .tcp import TcpNewReno, TcpReno
 from .tcp_friendly import TcpFriendly
 from .tickets import TicketRed, TicketTagger
 from .token_bucket import AggregateBucket
+from .vegas import TcpVegas
 from .window import GenericWindow
 
 __all__ = [
@@ -45,6 +47,6 @@ __all__ = [
     "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit", "Rio",
     "AbeQueue", "Avq",
     "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
-    "TcpFriendly", "Accumulation",
+    "TcpFriendly", "Accumulation", "TcpVegas",
     "AggregateBucket", "ProfileMarker", "TicketTagger", "TicketRed",
 ]

@@ -5,7 +5,8 @@ disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio`,
 :class:`TicketRed`, :class:`AbeQueue`, :class:`Avq`) on links, sources (:class:`TcpReno`,
 :class:`TcpNewReno`, :class:`GenericWindow`, :class:`DecbitWindow`, :class:`Cbr`,
-:class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`) on flows and edge elements
+:class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`, :class:`TcpVegas`)
+on flows and edge elements
 (:class:`AggregateBucket`, :class:`ProfileMarker`, :class:`TicketTagger`) on aggregates -- and
 run the network with :func:`simulate`.  Every spec is re-exported here.  Each spec names its kernel module
 (``_kernels/queues/``, ``_kernels/sources/``), which packs its parameters
@@ -40,6 +41,7 @@ from ..mechanisms import (
     TcpFriendly,
     TcpNewReno,
     TcpReno,
+    TcpVegas,
     TicketRed,
     TicketTagger,
 )
@@ -52,6 +54,6 @@ __all__ = [
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec", "DropTail", "Red", "Ered", "Priority",
     "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "Avq", "TcpReno",
     "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",
-    "Accumulation",
+    "Accumulation", "TcpVegas",
     "AggregateBucket", "ProfileMarker", "TicketTagger",
 ]

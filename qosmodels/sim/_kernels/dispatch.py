@@ -30,7 +30,7 @@ from .queues import (
     rio,
     ticket_red,
 )
-from .sources import accumulation, cbr, onoff, poisson, reno, tcp_friendly, window
+from .sources import accumulation, cbr, onoff, poisson, reno, tcp_friendly, vegas, window
 from .sources import decbit as decbit_window
 
 #: Kernel modules by the ``kernel`` name their specs give.
@@ -40,7 +40,8 @@ QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": pri
           "queues.ticket_red": ticket_red, "queues.abe": abe, "queues.avq": avq}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
-           "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation}
+           "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
+           "sources.vegas": vegas}
 #: (Edge elements, :data:`EDGES`, have their hooks in :mod:`.dispatch_edges`.)
 
 #: ``queue_select``'s answer for a discipline that keeps its packets in the class rings.
@@ -150,7 +151,7 @@ def source_next_tick(S, code, f, now):
 @handler
 def source_send_limit(S, code, f):
     """One past the last sequence number a window source may send now."""
-    if code == reno.CODE:
+    if code == reno.CODE or code == vegas.CODE:  # (Vegas sends as NewReno)
         return reno.send_limit(S, f)
     if code == decbit_window.CODE:
         return decbit_window.send_limit(S, f)
@@ -167,6 +168,8 @@ def source_ack(S, code, f, a, ece):
     congestion indication, an ECN echo or a DECbit)."""
     if code == reno.CODE:
         reno.on_ack(S, f, a, ece)
+    elif code == vegas.CODE:
+        vegas.on_ack(S, f, a, ece)
     elif code == decbit_window.CODE:
         decbit_window.on_ack(S, f, a, ece)
     elif code == tcp_friendly.CODE:
@@ -182,6 +185,8 @@ def source_timeout(S, code, f):
     """A window source's reaction to its retransmission timeout (before going back N)."""
     if code == reno.CODE:
         reno.on_timeout(S, f)
+    elif code == vegas.CODE:
+        vegas.on_timeout(S, f)
     elif code == tcp_friendly.CODE:
         tcp_friendly.on_nofeedback(S, f)
     elif code == accumulation.CODE:
@@ -236,7 +241,7 @@ def receiver_feedback(S, code, f, p):
 @handler
 def source_window(S, code, f, windowed):
     """The window to record, packets (NaN for open-loop sources)."""
-    if code == reno.CODE:
+    if code == reno.CODE or code == vegas.CODE:
         return reno.window(S, f)
     if code == decbit_window.CODE:
         return decbit_window.window(S, f)
