@@ -11,7 +11,7 @@ from .allocation import Allocation, allocate
 from .errors import MissingExtra, ScenarioError, ScenarioTypeError, SimulationError, SolverError
 from .fairness import coefficient_of_variation, jain_index, maxmin_jain_index
 from .fluid import FluidResult, solve_fluid
-from .network import Aggregate, Flow, Link, Network
+from .network import Aggregate, Flow, Link, LinkChange, Network
 from .units import KB, MB, Gbps, Mbps, kbps, ms, us
 
 __version__ = "0.1.0"
@@ -35,6 +35,7 @@ __all__ = [
     "Link",
     "Flow",
     "Aggregate",
+    "LinkChange",
     "allocate",
     "Allocation",
     "solve_fluid",

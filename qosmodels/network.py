@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas
     import scipy.sparse
 
-__all__ = ["Link", "Flow", "Aggregate", "Network"]
+__all__ = ["Link", "Flow", "Aggregate", "Network", "LinkChange"]
 
 #: Default buffer of a link, in packets.
 DEFAULT_BUFFER = 100
@@ -273,6 +273,39 @@ class Aggregate:
                 f"Aggregate {self.name!r}: edge must be an edge element spec (a "
                 f"qosmodels.mechanisms.EdgeSpec) or None, got {self.edge!r}")
         object.__setattr__(self, "flows", members)
+
+
+@dataclass(frozen=True)
+class LinkChange:
+    """An event: a link's propagation delay changes at a given time (Figure 5 of the ACC paper).
+
+    :func:`~qosmodels.fluid.solve_fluid` and :func:`~qosmodels.sim.simulate` take a
+    sequence of them as ``events``.
+
+    Parameters
+    ----------
+    time : float, s
+        When the change happens, > 0.
+    link : str, tuple or int
+        The link, as ``"src->dst"``, ``(src, dst)`` or an index.
+    delay : float, s
+        The new propagation delay, >= 0.
+
+    Examples
+    --------
+    >>> from qosmodels import LinkChange
+    >>> LinkChange(10.0, "r0->r1", delay=0.052).delay
+    0.052
+    """
+
+    time: float
+    link: object
+    delay: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "time", v.real("LinkChange", "time", self.time, gt=0, unit="s"))
+        object.__setattr__(self, "delay",
+                           v.real("LinkChange", "delay", self.delay, ge=0, unit="s"))
 
 
 @dataclass(frozen=True)

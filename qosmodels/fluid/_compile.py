@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -18,7 +17,7 @@ import numpy as np
 from .. import _validate as v
 from ..errors import ScenarioError, ScenarioTypeError
 from ..mechanisms import Red
-from ..network import Network
+from ..network import LinkChange, Network
 from .estimators import control_code, estimator_code
 
 __all__ = ["LinkChange", "Red", "DEFAULT_RED", "CompiledFluid", "compile_fluid",
@@ -31,36 +30,6 @@ DEFAULT_RED = Red(min_th=20.0, max_th=80.0, max_p=0.1, w_q=0.002, gentle=True)
 MAX_HISTORY_BYTES = 2 * 1024**3
 #: Default number of saved time points.
 DEFAULT_SAVES = 2000
-
-
-@dataclass(frozen=True)
-class LinkChange:
-    """An event: a link's propagation delay changes at a given time (Figure 5 of the ACC paper).
-
-    Parameters
-    ----------
-    time : float, s
-        When the change happens, > 0.
-    link : str, tuple or int
-        The link, as ``"src->dst"``, ``(src, dst)`` or an index.
-    delay : float, s
-        The new propagation delay, >= 0.
-
-    Examples
-    --------
-    >>> from qosmodels.fluid import LinkChange
-    >>> LinkChange(10.0, "r0->r1", delay=0.052).delay
-    0.052
-    """
-
-    time: float
-    link: object
-    delay: float
-
-    def __post_init__(self):
-        object.__setattr__(self, "time", v.real("LinkChange", "time", self.time, gt=0, unit="s"))
-        object.__setattr__(self, "delay",
-                           v.real("LinkChange", "delay", self.delay, ge=0, unit="s"))
 
 
 class CompiledFluid(NamedTuple):

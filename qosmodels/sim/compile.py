@@ -240,8 +240,81 @@ def _seed_state(seed) -> np.ndarray:
     return np.array(state, dtype=np.int64)
 
 
+def ack_paths(r_ptr, r_link, rev, delays, every_stretch=False):
+    """The ACK paths: ``(a_ptr, a_link, a_delay)``.
+
+    Flow ``i``'s ACKs cross ``a_link[a_ptr[i]:a_ptr[i + 1]]`` in order: the
+    declared reverse links of its forward hops, last hop first, and for each
+    stretch of hops without one a pseudo-hop ``-1`` of pure propagation delay
+    (``a_delay``, the stretch's forward ``delays`` summed, s; 0 for real links).
+    A route with no declared reverse link has one pseudo-hop.  A stretch of
+    zero delay between declared links has none unless ``every_stretch`` (a run
+    whose delays change keeps its paths' shape and updates ``a_delay``)."""
+    F = r_ptr.shape[0] - 1
+    a_ptr = np.zeros(F + 1, dtype=np.int64)
+    a_link_l: list[int] = []
+    a_delay_l: list[float] = []
+    for i in range(F):
+        fwd = r_link[r_ptr[i]:r_ptr[i + 1]]
+        back = rev[r_ptr[i]:r_ptr[i + 1]]  # reverse link of each forward hop (-1: undeclared)
+        pending = 0.0
+        stretch = False  # undeclared hops since the last declared one
+        # the ACK crosses the forward hops in reverse order
+        for h in range(len(fwd) - 1, -1, -1):
+            if back[h] < 0:
+                pending += delays[fwd[h]]
+                stretch = True
+            else:
+                if pending > 0.0 or (every_stretch and stretch):
+                    a_link_l.append(-1)
+                    a_delay_l.append(pending)
+                    pending = 0.0
+                    stretch = False
+                a_link_l.append(int(back[h]))
+                a_delay_l.append(0.0)
+        if pending > 0.0 or len(a_link_l) == a_ptr[i] or (every_stretch and stretch):
+            a_link_l.append(-1)
+            a_delay_l.append(pending)
+        a_ptr[i + 1] = len(a_link_l)
+    return a_ptr, np.array(a_link_l, dtype=np.int64), np.array(a_delay_l, dtype=np.float64)
+
+
+def link_changes(network: Network, events, duration: float) -> list[tuple[float, int, float]]:
+    """Validate ``simulate``'s ``events``: ``(time, link index, new delay)`` in time order.
+
+    Raises
+    ------
+    ScenarioTypeError
+        An event that is not a :class:`~qosmodels.LinkChange`.
+    ScenarioError
+        A link the network does not have, or a time at or after ``duration``.
+    """
+    from ..network import LinkChange
+
+    if isinstance(events, LinkChange):
+        events = [events]
+    if events is None:
+        return []
+    if isinstance(events, (str, bytes)) or not hasattr(events, "__iter__"):
+        raise ScenarioTypeError(f"simulate.events must be a sequence of qosmodels.LinkChange, "
+                                f"got {events!r}")
+    out = []
+    for k, e in enumerate(events):
+        if not isinstance(e, LinkChange):
+            raise ScenarioTypeError(f"simulate.events[{k}] must be a qosmodels.LinkChange, got "
+                                    f"{e!r}")
+        if not e.time < duration:
+            raise ScenarioError(f"simulate.events[{k}].time = {e.time!r} s is not before the end "
+                                f"of the run ({duration!r} s), so it would never happen; drop it "
+                                f"or lengthen the run")
+        out.append((e.time, network.link_id(e.link), e.delay))
+    out.sort(key=lambda r: r[0])  # stable: changes at one time apply in the order given
+    return out
+
+
 def compile_scenario(network: Network, duration: float, *, seed, warmup: float = 0.0,
-                     record: Record | None = None, limits: Limits | None = None) -> Compiled:
+                     record: Record | None = None, limits: Limits | None = None,
+                     changes=()) -> Compiled:
     """Lower ``network`` and the run options to a :class:`Compiled` tuple of arrays.
 
     Parameters
@@ -254,6 +327,10 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         Start of the measurement window, in ``[0, duration)``.
     record : Record or None
     limits : Limits or None
+    changes : sequence of (float, int, float)
+        The run's link delay changes (:func:`link_changes`): the ACK paths keep a
+        pseudo-hop for every stretch of undeclared reverse links, and the
+        packet pool counts each link's largest delay.
 
     Returns
     -------
@@ -410,31 +487,8 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     # ---------------------------------------------------------------- paths
     r_ptr = np.asarray(network.route_ptr, dtype=np.int64).copy()
     r_link = np.asarray(network.route_links, dtype=np.int64).copy()
-    delays = network.delays
-    a_ptr = np.zeros(F + 1, dtype=np.int64)
-    a_link_l: list[int] = []
-    a_delay_l: list[float] = []
-    for i in range(F):
-        fwd = r_link[r_ptr[i]:r_ptr[i + 1]]
-        back = rev[r_ptr[i]:r_ptr[i + 1]]  # reverse link of each forward hop (-1: undeclared)
-        pending = 0.0
-        # the ACK crosses the forward hops in reverse order
-        for h in range(len(fwd) - 1, -1, -1):
-            if back[h] < 0:
-                pending += delays[fwd[h]]
-            else:
-                if pending > 0.0:
-                    a_link_l.append(-1)
-                    a_delay_l.append(pending)
-                    pending = 0.0
-                a_link_l.append(int(back[h]))
-                a_delay_l.append(0.0)
-        if pending > 0.0 or len(a_link_l) == a_ptr[i]:
-            a_link_l.append(-1)
-            a_delay_l.append(pending)
-        a_ptr[i + 1] = len(a_link_l)
-    a_link = np.array(a_link_l, dtype=np.int64)
-    a_delay = np.array(a_delay_l, dtype=np.float64)
+    a_ptr, a_link, a_delay = ack_paths(r_ptr, r_link, rev, network.delays,
+                                       every_stretch=bool(changes))
 
     # ---------------------------------------------------------------- crossings (_kernels.crossings)
     x_link = np.concatenate((r_link, a_link))  # forward positions, then reverse ones
@@ -550,7 +604,11 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         # every buffer full, every window open, every link's pipe full of the
         # smallest packets, twice over, and room for open-loop sources
         min_bits = 8.0 * min(ACK_SIZE, *(ff[:, K.FF_BITS] / 8.0)) if F else 320.0
-        pipes = sum(math.ceil(link.capacity * link.delay / min_bits) + 1 for link in links)
+        longest = [link.delay for link in links]  # each link's largest delay in the run
+        for _, l, d in changes:
+            longest[l] = max(longest[l], d)
+        pipes = sum(math.ceil(link.capacity * d / min_bits) + 1
+                    for link, d in zip(links, longest))
         windows = int(sum(min(int(ooo_sizes[i]), 1 << 20) for i in range(F)))
         buffers = sum(link.buffer * link.queue.n_classes for link in links)
         pool = 2 * (buffers + windows + pipes) + held + 64 * F + 1024

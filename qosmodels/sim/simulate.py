@@ -19,10 +19,10 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from ..network import Network
 
-from .._validate import integer
+from .._validate import integer, real
 from ..errors import ScenarioError, ScenarioTypeError, SimulationError
 from ._kernels import layout as K
-from .compile import Limits, Record, compile_scenario
+from .compile import Limits, Record, ack_paths, compile_scenario, link_changes
 from .result import ReplicationResult, SimulationResult
 
 __all__ = ["simulate", "replicate"]
@@ -55,7 +55,7 @@ def _as_record(record) -> Record:
 
 def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, record=None,
              max_events: int | None = None, limits: Limits | None = None,
-             progress: bool | None = None) -> SimulationResult:
+             progress: bool | None = None, events=()) -> SimulationResult:
     """Simulate ``network`` packet by packet for ``duration`` seconds.
 
     Every link serialises packets at its capacity, holds them for its
@@ -87,6 +87,15 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
     progress : bool or None
         Show a tqdm progress bar: always (True), never (False), or once the
         run has taken more than two seconds (None).
+    events : sequence of LinkChange
+        Link propagation delays that change during the run
+        (:class:`~qosmodels.LinkChange`, as :func:`~qosmodels.fluid.solve_fluid`
+        takes them).  At its time, after the events of that instant, a
+        change applies to every packet that starts crossing the link later
+        (a transmission ending, or an ACK entering a stretch of undeclared
+        reverse links, which take the forward links' delays); packets already
+        on the wire keep their arrival times, so a shorter delay can reorder
+        packets.
 
     Returns
     -------
@@ -123,8 +132,10 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
                         heap_size=limits.heap_size)
     if progress is not None and not isinstance(progress, bool):
         raise ScenarioTypeError(f"progress must be True, False or None, got {progress!r}")
+    changes = link_changes(network, events, real("simulate", "duration", duration, gt=0,
+                                                   unit="s"))
     c = compile_scenario(network, duration, seed=seed, warmup=warmup, record=record,
-                         limits=limits)
+                         limits=limits, changes=changes)
     duration = float(c.gf[K.GF_END])
     budget = np.int64(limits.max_events if limits.max_events is not None else 2**62)
 
@@ -133,9 +144,19 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
     compile_time = _ensure_compiled(run, c, budget)
     t0 = time.perf_counter()
     bar = None
+    rev = np.asarray(network.reverse_route_links, dtype=np.int64)
+    pending = list(changes)
     try:
         for k in range(1, CHUNKS + 1):
             t_stop = duration if k == CHUNKS else duration * k / CHUNKS
+            while pending and pending[0][0] <= t_stop:  # run up to each change, then apply it
+                t, link, delay = pending.pop(0)
+                status = run(c, t, budget)
+                if status != K.ST_OK:
+                    _raise(status, c, t, limits)
+                c.lf[link, K.LF_DELAY] = delay
+                c.a_delay[:] = ack_paths(c.r_ptr, c.r_link, rev, c.lf[:, K.LF_DELAY],
+                                         every_stretch=True)[2]
             status = run(c, t_stop, budget)
             if status != K.ST_OK:
                 _raise(status, c, t_stop, limits)

@@ -59,6 +59,10 @@ FAILING = {
     ("acc-fig6", "AVD: fraction of time queue < 20 pkts"),
     *(("acc-fig11", f"long{k} rate, {phase}") for k, phase in ((1, "20-40 s"),
                                                               (1, "40-60 s"), (2, "60-80 s"))),
+    # Figure 5 in packets: Monaco holds more than a* (as above), and with the delay jump in
+    # both directions its window needs about 7 s, not the paper's 3 s, to fill the new pipe
+    ("acc-fig5", "Monaco queue after recovery"),
+    ("acc-fig5", "Monaco transient after the jump"),
 }
 
 
@@ -315,8 +319,8 @@ def test_table_fits_in_120_columns_and_json_round_trips(quick_report):
     flat = " ".join(text.split())  # the summary line wraps at 120 columns
     m = re.search(r"(\d+) outside tolerance \(in ([^)]*)\)", re.sub(r"-\s+", "-", flat))
     assert m and int(m.group(1)) == len(report.failures) and "FAIL t,f" in text
-    assert set(m.group(2).split(", ")) == ({"acc-fig2", "acc-fig4", "acc-fig6", "acc-fig9",
-                                            "acc-fig11",
+    assert set(m.group(2).split(", ")) == ({"acc-fig2", "acc-fig4", "acc-fig5", "acc-fig6",
+                                            "acc-fig9", "acc-fig11",
                                             "tokenbucket-fairness"}
                                            | {f"dks-table{i}" for i in range(2, 8)}
                                            | {f"pps-table{i}" for i in range(1, 10)}
