@@ -45,7 +45,8 @@ FAILING = {
     # settle a little off the proportional law's allocation (the paper's footnote 4);
     # Monaco's out-of-band packet waits for the packet in service at each busy link, so
     # flows hold a little more than a* and fast short flows take more than their share;
-    # Monaco below 100% under moderate reverse congestion (not identified)
+    # Monaco below 100% under moderate reverse congestion (both queues swing, and forward
+    # windows held as ACKs in the long reverse queue let the 21-packet forward queue run dry)
     ("acc-fig2", "AIAD long0 rate"),
     ("acc-fig2", "MW long0 rate"),
     *(("acc-fig2", f"{law} total queue") for law in ("P", "AIAD", "MW")),
@@ -63,6 +64,9 @@ FAILING = {
     # both directions its window needs about 7 s, not the paper's 3 s, to fill the new pipe
     ("acc-fig5", "Monaco queue after recovery"),
     ("acc-fig5", "Monaco transient after the jump"),
+    # Figure 9: the long flows share one RTT here (the paper's differ, unstated), so their
+    # coefficient of variation stays under 1%, below the paper's 2%-5%
+    *(("acc-fig9", f"long-flow C.O.V., N={n}") for n in range(2, 10)),
 }
 
 
