@@ -181,6 +181,12 @@ def test_departures_match_the_trace_engine(scenario):
         return  # simultaneous arrivals: the engine orders them by event, the trace by bid
     ref = fq.fair_queue(times, conv, sizes, capacity=cap, weights=[w for *_, w in specs],
                         delta=delta)
+    if np.isin(times, ref.fq_departure).any():
+        # an arrival at the very instant the line frees: the trace engine lets it compete for
+        # the line, the packet simulator orders the two events by when it scheduled them.
+        # Simple rates make such ties exact (e.g. 40-byte packets at the line rate, one every
+        # 4 ms, beside 200-byte packets taking 20 ms: found by Hypothesis after ~20,000 cases)
+        return
     total_tx = sizes.sum() * 8 / cap
     res = run(flows, buffer=len(times) + 1, queue=FairQueueing(delta=delta, record_round=True),
               duration=float(times[-1] + total_tx + 1.0), cap=cap)
