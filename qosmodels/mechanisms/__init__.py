@@ -16,7 +16,8 @@ Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`,
 :class:`TcpFriendly` (a rate-based TCP-friendly source, ABE's Green source),
 :class:`Accumulation` (ACC's window source: P, AIAD or Mo-Walrand law, Vegas estimators),
-:class:`TcpVegas` (Brakmo and Peterson's TCP Vegas).
+:class:`TcpVegas` (Brakmo and Peterson's TCP Vegas), :class:`WebTraffic` (web
+connections: Pareto transfers over NewReno, exponential think times).
 Every source takes ``green=True`` to send ABE Green packets.
 Edge elements: :class:`AggregateBucket`, :class:`ProfileMarker` (Clark and Fang's TSW
 tagger), :class:`TicketTagger` (PPS's ticket tagger).
@@ -40,6 +41,7 @@ from .tcp_friendly import TcpFriendly
 from .tickets import TicketRed, TicketTagger
 from .token_bucket import AggregateBucket
 from .vegas import TcpVegas
+from .web import WebTraffic
 from .window import GenericWindow
 
 __all__ = [
@@ -47,6 +49,6 @@ __all__ = [
     "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit", "Rio",
     "AbeQueue", "Avq",
     "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
-    "TcpFriendly", "Accumulation", "TcpVegas",
+    "TcpFriendly", "Accumulation", "TcpVegas", "WebTraffic",
     "AggregateBucket", "ProfileMarker", "TicketTagger", "TicketRed",
 ]

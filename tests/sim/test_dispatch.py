@@ -52,6 +52,7 @@ from qosmodels.mechanisms import (
     TcpVegas,
     TicketRed,
     TicketTagger,
+    WebTraffic,
 )
 from qosmodels.sim import _kernels
 from qosmodels.sim._kernels import dispatch, dispatch_edges, layout
@@ -76,6 +77,7 @@ from qosmodels.sim._kernels.sources import (
     reno,
     tcp_friendly,
     vegas,
+    web,
     window,
 )
 from qosmodels.sim._kernels.sources import decbit as decbit_window
@@ -231,6 +233,12 @@ PACK_CASES = [
       (reno.TCP_RECOVERY, reno.RECOVERY_INFLATION), (reno.TCP_SEGMENT, 0), (reno.TCP_NEWRENO, 1),
       (vegas.VEGAS_ALPHA, 2), (vegas.VEGAS_BETA, 4), (vegas.VEGAS_GAMMA, 1),
       (vegas.VEGAS_FLAGS, vegas.FLAG_SMOOTHED)]),
+    (WebTraffic(mean_size=6000, shape=1.5, think_time=2.5, initial_window=2),
+     [(reno.TCP_MAX_WINDOW, 1000), (reno.TCP_INIT_WINDOW, 2), (reno.TCP_INIT_SSTHRESH, 0),
+      (reno.TCP_MIN_RTO, 0.2), (reno.TCP_MAX_RTO, 60), (reno.TCP_INIT_RTO, 1), (reno.TCP_ECN, 0),
+      (reno.TCP_RTT_PER_ACK, 0), (reno.TCP_TIMER, reno.TIMER_REFERENCE),
+      (reno.TCP_RECOVERY, reno.RECOVERY_INFLATION), (reno.TCP_SEGMENT, 0), (reno.TCP_NEWRENO, 1),
+      (web.WEB_SCALE, 2000), (web.WEB_SHAPE, 1.5), (web.WEB_THINK, 2.5)]),
     (GenericWindow(window=9, beta=3, rtt_gain=0.25, initial_rtt=0.4, priority=1),
      [(window.GEN_WINDOW, 9), (window.GEN_BETA, 3), (window.GEN_GAIN, 0.25),
       (window.GEN_INIT_RTT, 0.4)]),

@@ -30,7 +30,7 @@ from .queues import (
     rio,
     ticket_red,
 )
-from .sources import accumulation, cbr, onoff, poisson, reno, tcp_friendly, vegas, window
+from .sources import accumulation, cbr, onoff, poisson, reno, tcp_friendly, vegas, web, window
 from .sources import decbit as decbit_window
 
 #: Kernel modules by the ``kernel`` name their specs give.
@@ -41,7 +41,7 @@ QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": pri
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
-           "sources.vegas": vegas}
+           "sources.vegas": vegas, "sources.web": web}
 #: (Edge elements, :data:`EDGES`, have their hooks in :mod:`.dispatch_edges`.)
 
 #: ``queue_select``'s answer for a discipline that keeps its packets in the class rings.
@@ -131,6 +131,8 @@ def source_start(S, code, f):
         onoff.start(S, f)
     elif code == tcp_friendly.CODE:
         tcp_friendly.start(S, f)
+    elif code == web.CODE:  # a window source that opens with a think time
+        web.start(S, f)
     else:
         return False
     return True
@@ -151,7 +153,7 @@ def source_next_tick(S, code, f, now):
 @handler
 def source_send_limit(S, code, f):
     """One past the last sequence number a window source may send now."""
-    if code == reno.CODE or code == vegas.CODE:  # (Vegas sends as NewReno)
+    if code == reno.CODE or code == vegas.CODE or code == web.CODE:  # (they send as NewReno)
         return reno.send_limit(S, f)
     if code == decbit_window.CODE:
         return decbit_window.send_limit(S, f)
@@ -170,6 +172,8 @@ def source_ack(S, code, f, a, ece):
         reno.on_ack(S, f, a, ece)
     elif code == vegas.CODE:
         vegas.on_ack(S, f, a, ece)
+    elif code == web.CODE:
+        web.on_ack(S, f, a, ece)
     elif code == decbit_window.CODE:
         decbit_window.on_ack(S, f, a, ece)
     elif code == tcp_friendly.CODE:
@@ -183,7 +187,7 @@ def source_ack(S, code, f, a, ece):
 @handler
 def source_timeout(S, code, f):
     """A window source's reaction to its retransmission timeout (before going back N)."""
-    if code == reno.CODE:
+    if code == reno.CODE or code == web.CODE:
         reno.on_timeout(S, f)
     elif code == vegas.CODE:
         vegas.on_timeout(S, f)
@@ -209,6 +213,8 @@ def source_timer(S, code, f, k):
     """Flow ``f``'s source timer slot ``k`` (>= 1) has come due; True to let the flow send."""
     if code == accumulation.CODE:
         return accumulation.on_pace(S, f, k)
+    if code == web.CODE:
+        return web.on_think(S, f, k)
     return False
 
 
@@ -241,7 +247,7 @@ def receiver_feedback(S, code, f, p):
 @handler
 def source_window(S, code, f, windowed):
     """The window to record, packets (NaN for open-loop sources)."""
-    if code == reno.CODE or code == vegas.CODE:
+    if code == reno.CODE or code == vegas.CODE or code == web.CODE:
         return reno.window(S, f)
     if code == decbit_window.CODE:
         return decbit_window.window(S, f)
