@@ -107,8 +107,10 @@ def test_red_drop_curve_matches_configuration():
         # the queue level at which the configured curve drops that fraction
         from scipy.optimize import brentq
 
-        level = brentq(lambda a: red_early_fraction(a, red) - lost, red.min_th + 1e-6,
-                       red.max_th - 1e-6)
+        # (bracketed from p_b = 1e-3 up: red_early_fraction builds an array of 1/p_b gaps,
+        # 2e8 of them, 1.6 GB, at min_th + 1e-6)
+        lowest = red.min_th + 1e-3 / red.max_p * (red.max_th - red.min_th)
+        level = brentq(lambda a: red_early_fraction(a, red) - lost, lowest, red.max_th - 1e-6)
         q = res.queue_series[res.t >= res.warmup, 0]
         assert q.mean() == pytest.approx(level, rel=0.15)
 
