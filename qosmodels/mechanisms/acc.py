@@ -17,6 +17,8 @@ CONTROLS = ("P", "AIAD", "MW")
 ESTIMATORS = ("vegas", "vegas-k", "monaco")
 #: Most round trips Vegas-k's minimum may span in the packet simulator.
 K_MAX = 8
+#: Vegas-k's default window, round trips.
+K_DEFAULT = 8
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,8 @@ class Accumulation(SourceSpec):
     target : float, bytes
         Target accumulation ``a*``, > 0 (Table I: 3000 bytes, three 1000-byte packets).
     k : int
-        Vegas-k's window of round trips, in [1, 8].
+        Vegas-k's window of round trips, in [1, 8] (8 by default); only with
+        ``estimator="vegas-k"``.
     rtt_error : float, s
         Added to the ``rtt_p`` estimate (an estimation error, Section IV-A); may be negative.
     max_window, initial_window : float, packets
@@ -104,7 +107,7 @@ class Accumulation(SourceSpec):
     estimator: str = "vegas"
     kappa: float = 0.5
     target: float = 3000.0
-    k: int = 8
+    k: int = K_DEFAULT
     rtt_error: float = 0.0
     max_window: float = 1000.0
     initial_window: float = 1.0
@@ -141,6 +144,11 @@ class Accumulation(SourceSpec):
         k = integer(n, "k", self.k, ge=1)
         if k > K_MAX:
             raise ScenarioError(f"Accumulation.k must be in [1, {K_MAX}] round trips, got {k}")
+        if k != K_DEFAULT and self.estimator != "vegas-k":
+            raise ScenarioError(
+                f"Accumulation.k = {k} applies only to estimator='vegas-k' (the minimum RTT over "
+                f"the last k round trips); estimator={self.estimator!r} does not use it: drop k "
+                f"or choose 'vegas-k'")
         set_(self, "k", k)
         set_(self, "rtt_error", real(n, "rtt_error", self.rtt_error, unit="s"))
         set_(self, "max_window", real(n, "max_window", self.max_window, ge=1, unit="packets"))

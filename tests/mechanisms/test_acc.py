@@ -35,6 +35,9 @@ def test_names_are_case_insensitive():
     ({"initial_window": 5, "max_window": 4}, r"initial_window must be <= max_window"),
     ({"max_window": 0.5}, r"Accumulation.max_window must be >= 1"),
     ({"beta": 1.0}, r"Accumulation.beta must be > 1"),
+    # Vegas-k's window given to an estimator that has none
+    ({"estimator": "vegas", "k": 3}, r"Accumulation.k = 3 applies only to estimator='vegas-k'"),
+    ({"estimator": "monaco", "k": 2}, r"Accumulation.k = 2 applies only to estimator='vegas-k'"),
 ])
 def test_bad_accumulation(kwargs, match):
     with pytest.raises(ScenarioError, match=match):
