@@ -12,7 +12,8 @@ import numbers
 from .errors import ScenarioError, ScenarioTypeError
 
 
-def real(owner: str, field: str, value, *, gt=None, ge=None, unit: str = "") -> float:
+def real(owner: str, field: str, value, *, gt=None, ge=None, lt=None, le=None,
+         unit: str = "") -> float:
     """Check that ``value`` is a finite real number with the given bounds; return it as float."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ScenarioTypeError(
@@ -26,11 +27,15 @@ def real(owner: str, field: str, value, *, gt=None, ge=None, unit: str = "") -> 
         raise ScenarioError(f"{owner}.{field} must be > {gt}{_unit(unit)}, got {value!r}")
     if ge is not None and not v >= ge:
         raise ScenarioError(f"{owner}.{field} must be >= {ge}{_unit(unit)}, got {value!r}")
+    if lt is not None and not v < lt:
+        raise ScenarioError(f"{owner}.{field} must be < {lt}{_unit(unit)}, got {value!r}")
+    if le is not None and not v <= le:
+        raise ScenarioError(f"{owner}.{field} must be <= {le}{_unit(unit)}, got {value!r}")
     return v
 
 
-def integer(owner: str, field: str, value, *, ge=None, unit: str = "") -> int:
-    """Check that ``value`` is an integer (an integral float is accepted) with a lower bound."""
+def integer(owner: str, field: str, value, *, ge=None, le=None, unit: str = "") -> int:
+    """Check that ``value`` is an integer (an integral float is accepted) with the given bounds."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ScenarioTypeError(
             f"{owner}.{field} must be an integer{_unit(unit)}, got {value!r} "
@@ -43,6 +48,8 @@ def integer(owner: str, field: str, value, *, ge=None, unit: str = "") -> int:
         raise ScenarioError(f"{owner}.{field} must be a whole number{_unit(unit)}, got {value!r}")
     if ge is not None and int(v) < ge:
         raise ScenarioError(f"{owner}.{field} must be >= {ge}{_unit(unit)}, got {value!r}")
+    if le is not None and int(v) > le:
+        raise ScenarioError(f"{owner}.{field} must be <= {le}{_unit(unit)}, got {value!r}")
     return int(v)
 
 
