@@ -6,9 +6,16 @@ do (:func:`simulate`).  Heavy dependencies (CVXPY, SymPy, Numba, Matplotlib) are
 when an analysis needs them.
 """
 
-from . import abe, fq, mechanisms, pps, tokenbucket, topologies, units
+from . import abe, budget, fq, mechanisms, pps, tokenbucket, topologies, units
 from .allocation import Allocation, allocate
-from .errors import MissingExtra, ScenarioError, ScenarioTypeError, SimulationError, SolverError
+from .errors import (
+    BudgetError,
+    MissingExtra,
+    ScenarioError,
+    ScenarioTypeError,
+    SimulationError,
+    SolverError,
+)
 from .fairness import coefficient_of_variation, jain_index, maxmin_jain_index
 from .fluid import FluidResult, solve_fluid
 from .network import Aggregate, Flow, Link, LinkChange, Network
@@ -48,6 +55,7 @@ __all__ = [
     "coefficient_of_variation",
     "ScenarioError",
     "ScenarioTypeError",
+    "BudgetError",
     "SolverError",
     "SimulationError",
     "MissingExtra",
@@ -59,6 +67,7 @@ __all__ = [
     "abe",
     "pps",
     "tokenbucket",
+    "budget",
     "Mbps",
     "Gbps",
     "kbps",

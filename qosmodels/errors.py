@@ -6,7 +6,8 @@ valid, so that a user can fix the call without reading the source.
 
 from __future__ import annotations
 
-__all__ = ["ScenarioError", "ScenarioTypeError", "SolverError", "SimulationError", "MissingExtra"]
+__all__ = ["ScenarioError", "ScenarioTypeError", "BudgetError", "SolverError", "SimulationError",
+           "MissingExtra"]
 
 
 class ScenarioError(ValueError):
@@ -21,6 +22,15 @@ class ScenarioError(ValueError):
 
 class ScenarioTypeError(ScenarioError, TypeError):
     """A scenario field has the wrong type (also a :class:`TypeError`)."""
+
+
+class BudgetError(ScenarioError):
+    """A call would need more memory or work than its budget allows (:mod:`qosmodels.budget`).
+
+    Raised before anything is allocated or run; the message names the input
+    that sized the request, the estimate, and how to reduce it or raise the
+    budget.
+    """
 
 
 class SolverError(RuntimeError):
