@@ -113,7 +113,7 @@ def format_bytes(n: float) -> str:
 
 
 def check_memory(owner: str, n_bytes: float, *, parameter: str, fix: str,
-                 budget: int | None = None) -> None:
+                 budget: int | None = None, raise_with: str | None = None) -> None:
     """Raise :class:`BudgetError` if allocating ``n_bytes`` would exceed the budget.
 
     Parameters
@@ -128,13 +128,16 @@ def check_memory(owner: str, n_bytes: float, *, parameter: str, fix: str,
         What to change.
     budget : int, optional
         Bytes allowed (default :func:`memory_budget`).
+    raise_with : str, optional
+        The call's own way to raise its budget, named first in the message.
     """
     limit = memory_budget() if budget is None else budget
     if not n_bytes <= limit:
         raise BudgetError(
             f"{owner} would need about {format_bytes(n_bytes)} of memory for {parameter}, over "
             f"the budget of {format_bytes(limit)}; {fix} (or raise the budget: "
-            f"qosmodels.budget.set_memory_budget(...) or {_ENV})")
+            f"{raise_with + ', ' if raise_with else ''}qosmodels.budget.set_memory_budget(...) "
+            f"or {_ENV})")
 
 
 def check_work(owner: str, amount: float, limit: float, *, what: str, parameter: str,

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..network import Network
 
 from .._validate import integer, real
+from ..budget import check_memory, memory_budget, parse_size
 from ..errors import ScenarioError, ScenarioTypeError
 from ._kernels import layout as K
 
@@ -85,17 +86,46 @@ class Limits:
         Packets (data and acknowledgements) alive at once.
     heap_size : int or None
         Pending events at once.
+    memory : int, str or None
+        Bytes the run's arrays may take (or a size such as ``"8G"``); ``None``:
+        :func:`qosmodels.budget.memory_budget`, a quarter of the machine's
+        memory by default.  A scenario whose arrays would need more is refused
+        before anything is allocated, naming the parameter that sized them.
     """
 
     max_events: int | None = None
     max_packets: int | None = None
     heap_size: int | None = None
+    memory: int | str | None = None
 
     def __post_init__(self):
         for name in ("max_events", "max_packets", "heap_size"):
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, integer("Limits", name, value, ge=1))
+        if self.memory is not None:
+            try:
+                object.__setattr__(self, "memory", parse_size(self.memory))
+            except ScenarioError as e:
+                raise type(e)(f"Limits.memory: {e}") from None
+
+
+class _Memory:
+    """The run's arrays, estimated before they are allocated, against the memory budget
+    (``Limits.memory`` or :func:`qosmodels.budget.memory_budget`)."""
+
+    def __init__(self, limits: Limits):
+        self.budget = limits.memory if limits.memory is not None else memory_budget()
+        self.total = 0.0
+
+    def need(self, n_bytes: float, parameter: str, fix: str) -> None:
+        """Count ``n_bytes`` more (sized by ``parameter``); raise BudgetError, naming
+        ``parameter`` and ``fix``, when the run's arrays so far exceed the budget."""
+        self.total += n_bytes
+        if not n_bytes >= self.total / 2:
+            parameter += f", with the run's other arrays ({self.total - n_bytes:.3g} bytes)"
+        check_memory("simulate", self.total, parameter=parameter, fix=fix, budget=self.budget,
+                     raise_with="simulate(..., limits=Limits(memory=...))")
 
 
 class Compiled(NamedTuple):
@@ -312,6 +342,85 @@ def link_changes(network: Network, events, duration: float) -> list[tuple[float,
     return out
 
 
+#: Predicted events above which ``simulate`` refuses a run unless given ``max_events``
+#: (about 10-20 minutes of the kernel on a 2-core machine), and the events a run without
+#: ``max_events`` may process.
+DEFAULT_MAX_EVENTS = 10**10
+
+
+def predicted_events(network: Network, duration: float,
+                     enough: float | None = None) -> tuple[float, str]:
+    """An upper bound on the events a run of ``duration`` s processes, and its largest term.
+
+    The sustained packet work is bounded by a linear programme (``scipy.optimize.linprog``):
+    the largest sum of flow packet rates, each weighted by the events one packet causes
+    (two per link it crosses, two per link or delay stretch its ACK crosses, three at
+    the ends), with every link carrying at most its capacity, a window source at most
+    its window per round-trip propagation delay and an open-loop source at most its
+    rate.  To it are added what no capacity bounds: packets an open-loop source makes
+    (dropped or not), on/off toggles, retransmission timeouts at the smallest RTO, and
+    flows starting and stopping.  Timers of queue mechanisms (DECbit cycles, ABE
+    periods, token refills) are left out; the running budget catches those.
+
+    With ``enough``, a looser bound that needs no linear programme (every flow at
+    its own bottleneck's capacity, as if alone) is returned when it is below
+    ``enough``.
+
+    Returns
+    -------
+    events : float
+    term : str
+        What contributes most, for the message of a refusal.
+    """
+    from scipy.optimize import linprog
+
+    F, L = network.n_flows, network.n_links
+    if F == 0:
+        return 0.0, "no flows"
+    ptr = np.asarray(network.route_ptr)
+    fwd = np.asarray(network.route_links)
+    bits = np.array([8.0 * f.packet_size for f in network.flows])
+    hops = np.diff(ptr).astype(float)
+    weight = 4.0 * hops + 3.0  # a link each way (ACKs: links or delay stretches), and the ends
+    upper = np.full(F, np.inf)
+    made = np.zeros(F)     # packets an open-loop source makes, per second
+    toggles = np.zeros(F)  # on/off switches and timeouts, per second
+    rtt = np.asarray(network.rtt)
+    for i, flow in enumerate(network.flows):
+        src = flow.source
+        rate = getattr(src, "rate", None)
+        if rate is not None:
+            upper[i] = made[i] = rate / bits[i]
+        if getattr(src, "windowed", False):
+            window = getattr(src, "max_window", getattr(src, "window", None))
+            if window is not None and rtt[i] > 0:
+                upper[i] = min(upper[i], float(window) / rtt[i])
+            if getattr(src, "min_rto", None):
+                toggles[i] += 1.0 / src.min_rto
+        on, off = getattr(src, "on_time", None), getattr(src, "off_time", None)
+        if on is not None and off is not None:
+            toggles[i] += 2.0 / (on + off)
+    cols = np.repeat(np.arange(F), np.diff(ptr))
+    path_min = np.full(F, np.inf)
+    np.minimum.at(path_min, cols, np.asarray(network.capacities, dtype=float)[fwd])
+    alone = np.minimum(upper, path_min / bits)  # each flow as if alone on its path
+    extra = (2.0 * made.sum() + toggles.sum()) * duration + 4.0 * F + 1.0
+    if enough is not None and float(np.sum(weight * alone)) * duration + extra <= enough:
+        return float(np.sum(weight * alone)) * duration + extra, "packets forwarded"
+    a = np.zeros((L, F))
+    np.add.at(a, (fwd, cols), bits[cols])  # bits per packet of flow i through link l
+    res = linprog(-weight, A_ub=a, b_ub=np.asarray(network.capacities, dtype=float),
+                  bounds=[(0.0, None if not np.isfinite(u) else u) for u in upper],
+                  method="highs")
+    forwarding = -res.fun if res.status == 0 else float(np.sum(weight * alone))
+    terms = {"packets forwarded at the links' capacities": forwarding * duration,
+             "packets the open-loop sources make (at their rates)": 2.0 * made.sum() * duration,
+             "on/off switches and retransmission timeouts (at min_rto)":
+                 toggles.sum() * duration}
+    total = sum(terms.values()) + 4.0 * F + 1.0
+    return total, max(terms, key=terms.get)
+
+
 def compile_scenario(network: Network, duration: float, *, seed, warmup: float = 0.0,
                      record: Record | None = None, limits: Limits | None = None,
                      changes=()) -> Compiled:
@@ -410,13 +519,18 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     e_mem = np.zeros((max(len(e_mem_l), 1), K.N_EM), dtype=np.int64)
     e_mem[:len(e_mem_l), K.EM_FLOW] = e_mem_l
 
+    mem = _Memory(limits)
+    per_ack = bool(fi[:, K.FI_PER_ACK].any())
+    mem.need(float(ooo_sizes.sum()) * (9 if per_ack else 1),
+             "the flows' windows (each window source keeps a buffer of its largest window, "
+             f"max_window; the largest here is {int(ooo_sizes.max(initial=0)) // 2} packets)",
+             "give the window sources a smaller max_window")
     ooo_off = np.concatenate(([0], np.cumsum(ooo_sizes)))
     fi[:, K.FI_OOO_OFF] = ooo_off[:-1]
     fi[:, K.FI_OOO_MASK] = np.maximum(ooo_sizes - 1, 0)
     ooo = np.zeros(max(int(ooo_off[-1]), 1), dtype=np.uint8)
     # send times of the packets in flight (rtt_samples="ack"), a ring per flow laid out
     # like the receiver's out-of-order buffer: seq & mask never collides inside a window
-    per_ack = bool(fi[:, K.FI_PER_ACK].any())
     stime = np.zeros(max(int(ooo_off[-1]), 1) if per_ack else 1)
 
     # trace channels (numbered as trace_channels() lists them) and timer slots (as many per
@@ -564,6 +678,8 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         slot[s, K.SL_CAP] = 2 * int(oob[l]) + 2
         off += 2 * int(oob[l]) + 2
         s += 1
+    mem.need(8.0 * off, f"the links' buffers ({off} packets in all)", "give the links smaller "
+             "buffers (Link.buffer, in packets)")
     ring = np.full(max(off, 1), -1, dtype=np.int64)
 
     # sorted queues (_kernels.sorted_queue): per link two heaps (rows l and L + l of
@@ -588,11 +704,18 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     for i in range(F):
         span = float(per_link_max[r_link[r_ptr[i]:r_ptr[i + 1]]].sum())
         ff[i, K.FF_HIST_W] = span / nb if span > 0 else 1.0
+    mem.need(8.0 * F * nb, f"the delay histograms (Record.delay_bins = {nb} per flow)",
+             "record fewer delay_bins")
     hist = np.zeros((F, nb))
 
     # ---------------------------------------------------------------- time series
     interval = record.interval if record.interval is not None else duration / 500.0
-    n_samples = int(math.floor(duration / interval + 1e-9)) + 1
+    n_float = math.floor(duration / interval + 1e-9) + 1
+    mem.need(8.0 * n_float * (F + L + (F if record.cwnd else 0)),
+             f"the time series ({n_float:.3g} samples: duration / Record.interval = "
+             f"{duration:g} / {interval:g} s)",
+             "record at a longer Record.interval, or without cwnd")
+    n_samples = int(n_float)
     thr_s = np.zeros((n_samples, F))
     q_s = np.zeros((n_samples, L))
     cw_s = np.full((n_samples, F) if record.cwnd else (1, F), np.nan)
@@ -607,14 +730,33 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         longest = [link.delay for link in links]  # each link's largest delay in the run
         for _, l, d in changes:
             longest[l] = max(longest[l], d)
-        pipes = sum(math.ceil(link.capacity * d / min_bits) + 1
-                    for link, d in zip(links, longest))
+        # (a window source has at most its window of packets and as many ACKs in flight,
+        # counted by ``windows``; the pipes count only where an open-loop source sends)
+        # and, where a source states its rate, no more than twice what it sends in the
+        # link's delay: a burst beyond waits in the buffers, counted by ``buffers``)
+        open_loop = np.zeros(L)
+        for i, flow in enumerate(flows):
+            if not flow.source.windowed:
+                rate = getattr(flow.source, "rate", None)
+                crossed = {int(j) for j in fwd_all[ptr[i]:ptr[i + 1]]}
+                crossed |= {int(j) for j in rev[ptr[i]:ptr[i + 1]] if j >= 0}
+                for l in crossed:
+                    open_loop[l] += (np.inf if rate is None else
+                                     math.ceil(2.0 * rate * longest[l] / min_bits) + 2)
+        pipes = int(sum(min(math.ceil(links[l].capacity * longest[l] / min_bits) + 1,
+                            open_loop[l]) for l in np.flatnonzero(open_loop)))
         windows = int(sum(min(int(ooo_sizes[i]), 1 << 20) for i in range(F)))
         buffers = sum(link.buffer * link.queue.n_classes for link in links)
         pool = 2 * (buffers + windows + pipes) + held + 64 * F + 1024
         pool = min(pool, 1 << 26)
     heap = (limits.heap_size if limits.heap_size is not None
             else pool + L + 6 * F + 16 + 2 * tm.shape[0])
+    mem.need(8.0 * (pool * (K.N_PI + K.N_PF + 2) + 3 * heap + 2 * F + 16),
+             f"the packet pool ({pool} packets: every buffer full, every window open and the "
+             f"links open-loop sources cross full of their smallest packets, twice over) and "
+             f"the event heap ({heap} events)",
+             "give the scenario smaller buffers or windows, or set Limits(max_packets=..., "
+             "heap_size=...) to what the run needs")
     pi = np.zeros((pool, K.N_PI), dtype=np.int64)
     pi[:, K.PI_QPOS] = -1
     pi[:, K.PI_FLOW] = -1  # free

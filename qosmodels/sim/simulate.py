@@ -20,9 +20,18 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..network import Network
 
 from .._validate import integer, real
+from ..budget import check_work
 from ..errors import ScenarioError, ScenarioTypeError, SimulationError
 from ._kernels import layout as K
-from .compile import Limits, Record, ack_paths, compile_scenario, link_changes
+from .compile import (
+    DEFAULT_MAX_EVENTS,
+    Limits,
+    Record,
+    ack_paths,
+    compile_scenario,
+    link_changes,
+    predicted_events,
+)
 from .result import ReplicationResult, SimulationResult
 
 __all__ = ["simulate", "replicate"]
@@ -82,6 +91,10 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
         Time-series interval, window traces, histogram bins.
     max_events : int, optional
         Event budget; reaching it raises :class:`~qosmodels.errors.SimulationError`.
+        Without it, a run whose predicted events (an upper bound from the
+        links' capacities, the sources' rates and windows, and the duration)
+        exceed ``DEFAULT_MAX_EVENTS`` (1e10, some 10-20 minutes of the kernel)
+        is refused before it starts, and a run stops at that many events.
     limits : Limits, optional
         Packet-pool and event-heap sizes (chosen from the scenario by default).
     progress : bool or None
@@ -105,6 +118,9 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
     ------
     ScenarioError
         Invalid duration, warmup, seed or record, before anything is compiled.
+    BudgetError
+        A run predicted to exceed the event budget, or whose arrays would exceed
+        the memory budget (``Limits.memory``), before anything is allocated.
     SimulationError
         The run reached a capacity limit; the message names the one to raise.
 
@@ -132,12 +148,22 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
                         heap_size=limits.heap_size)
     if progress is not None and not isinstance(progress, bool):
         raise ScenarioTypeError(f"progress must be True, False or None, got {progress!r}")
+    from ..network import Network
+
+    if not isinstance(network, Network):
+        raise ScenarioTypeError(f"network must be a qosmodels.Network, got {type(network).__name__}")
     changes = link_changes(network, events, real("simulate", "duration", duration, gt=0,
                                                    unit="s"))
+    if limits.max_events is None:  # refuse what would not end; an explicit budget is the user's
+        work, term = predicted_events(network, float(duration), enough=DEFAULT_MAX_EVENTS)
+        check_work("simulate", work, DEFAULT_MAX_EVENTS, what="events",
+                   parameter=f"duration = {float(duration):g} s; mostly {term}",
+                   fix="shorten the run, or pass max_events=... to allow more (the run then "
+                       "stops with a SimulationError at that many events)")
     c = compile_scenario(network, duration, seed=seed, warmup=warmup, record=record,
                          limits=limits, changes=changes)
     duration = float(c.gf[K.GF_END])
-    budget = np.int64(limits.max_events if limits.max_events is not None else 2**62)
+    budget = np.int64(limits.max_events if limits.max_events is not None else DEFAULT_MAX_EVENTS)
 
     from ._kernels.engine import run  # numba is imported here, not with qosmodels
 
@@ -151,15 +177,11 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
             t_stop = duration if k == CHUNKS else duration * k / CHUNKS
             while pending and pending[0][0] <= t_stop:  # run up to each change, then apply it
                 t, link, delay = pending.pop(0)
-                status = run(c, t, budget)
-                if status != K.ST_OK:
-                    _raise(status, c, t, limits)
+                _advance(run, c, t, budget, limits)
                 c.lf[link, K.LF_DELAY] = delay
                 c.a_delay[:] = ack_paths(c.r_ptr, c.r_link, rev, c.lf[:, K.LF_DELAY],
                                          every_stretch=True)[2]
-            status = run(c, t_stop, budget)
-            if status != K.ST_OK:
-                _raise(status, c, t_stop, limits)
+            _advance(run, c, t_stop, budget, limits)
             if bar is None and (progress or (progress is None and k < CHUNKS and
                                              time.perf_counter() - t0 > PROGRESS_AFTER)):
                 from tqdm.auto import tqdm
@@ -168,6 +190,9 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
                            leave=False)
             elif bar is not None:
                 bar.update(1)
+    except KeyboardInterrupt:
+        raise KeyboardInterrupt(f"simulate interrupted at t = {float(c.gf[K.GF_NOW]):.6g} s of "
+                                f"{duration:g} s, after {int(c.gi[K.GI_EVENTS])} events") from None
     finally:
         if bar is not None:
             bar.close()
@@ -176,6 +201,24 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
     return SimulationResult._from_arrays(network, c, duration=duration, warmup=float(warmup),
                                          seed=seed_repr, wall_time=wall, limits=limits,
                                          compile_time=compile_time)
+
+
+#: Events the kernel processes per call at most: between calls Python sees Ctrl-C (a jitted
+#: loop cannot), so a run can be interrupted within about a second.  Pausing and resuming
+#: changes nothing in the run.
+SLICE_EVENTS = 10_000_000
+
+
+def _advance(run, c, t_stop: float, budget, limits: Limits) -> None:
+    """Run the kernel up to ``t_stop`` in slices of :data:`SLICE_EVENTS`; raise on a status."""
+    while True:
+        cap = min(int(budget), int(c.gi[K.GI_EVENTS]) + SLICE_EVENTS)
+        status = run(c, t_stop, np.int64(cap))
+        if status == K.ST_MAX_EVENTS and cap < budget:
+            continue  # a slice's end, not the run's budget
+        if status != K.ST_OK:
+            _raise(status, c, t_stop, limits)
+        return
 
 
 #: Seconds a first call may take loading the cached kernel before a note says it is compiling.
@@ -269,7 +312,7 @@ def _raise(status: int, c, t_stop: float, limits: Limits):
     sizes = {
         K.ST_HEAP_FULL: f" (heap_size = {c.ht.shape[0]})",
         K.ST_POOL_FULL: f" (max_packets = {c.pi.shape[0]})",
-        K.ST_MAX_EVENTS: f" (max_events = {limits.max_events})",
+        K.ST_MAX_EVENTS: f" (max_events = {limits.max_events or DEFAULT_MAX_EVENTS})",
         K.ST_TRACE_FULL: f" ({c.thr_s.shape[0]} samples)",
         K.ST_CHANNELS_FULL: f" (trace_points = {c.tr_t.shape[0]})",
     }.get(int(status), "")
