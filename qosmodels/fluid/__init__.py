@@ -55,6 +55,7 @@ def solve_fluid(
     red_links: Sequence = (),
     red: Red | None = None,
     save_dt: float | None = None,
+    max_steps: int | None = None,
 ) -> FluidResult:
     """Integrate the ACC fluid model (a delay-differential equation) on a network.
 
@@ -141,6 +142,12 @@ def solve_fluid(
     save_dt : float, s, optional
         Sampling interval of the result (rounded to a multiple of ``dt``);
         default ``max(0.01, t_end / 2000)``.
+    max_steps : int, optional
+        Integration steps the run may take (``t_end / dt``).  Without it, a
+        run whose work (steps x (hops + flows + links + 16)) exceeds
+        ``DEFAULT_MAX_WORK`` (2e10, some 5-10 minutes) is refused before it
+        starts.  (The integration is one call of the compiled kernel, which
+        Ctrl-C cannot interrupt.)
 
     Returns
     -------
@@ -155,6 +162,10 @@ def solve_fluid(
         For invalid options (``kappa <= 0``, ``target <= 0``, ``t_end <= 0``,
         ``dt`` not below the smallest delay, an unknown control, estimator or
         method, an option that ``method="lsoda"`` does not model).
+    BudgetError
+        A run predicted to exceed its work budget (see ``max_steps``), or whose
+        histories and saved samples would exceed the memory budget
+        (:mod:`qosmodels.budget`), before anything is allocated.
     SimulationError
         If the integration produced non-finite values or outran its history.
 
@@ -186,7 +197,7 @@ def solve_fluid(
         network, t_end=t_end, control=control, kappa=kappa, target=target, estimator=estimator,
         dt=dt, rtt_p_error=rtt_p_error, vegas_k=vegas_k, initial_window=initial_window,
         events=events, avd_links=avd_links, avd_utilisation=avd_utilisation, avd_alpha=avd_alpha,
-        red_links=red_links, red=red, save_dt=save_dt,
+        red_links=red_links, red=red, save_dt=save_dt, max_steps=max_steps,
     )
     options = dict(control=control, kappa=kappa, estimator=estimator, target=target,
                    rtt_p_error=rtt_p_error, vegas_k=vegas_k, initial_window=initial_window,
