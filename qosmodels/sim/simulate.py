@@ -127,7 +127,7 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
     Notes
     -----
     The first run in a fresh installation compiles the packet kernel (about
-    50 s on a 2-core machine), says so on standard error, and reports that
+    three minutes on a 2-core machine), says so on standard error, and reports that
     time as ``compile_time``, apart from ``wall_time``; Numba caches the
     kernel, so later runs, in any process, start at once.
 
@@ -223,8 +223,9 @@ def _advance(run, c, t_stop: float, budget, limits: Limits) -> None:
 
 #: Seconds a first call may take loading the cached kernel before a note says it is compiling.
 COMPILE_NOTE_AFTER = 1.0
-#: What compiling the packet kernel took from scratch on the development machine (2 vCPUs), s.
-COMPILE_ESTIMATE = 50
+#: What compiling the packet kernel took from scratch on the development machine (2 vCPUs), s
+#: (165 s on 2026-11-26, with every paper's mechanism).
+COMPILE_ESTIMATE = 170
 
 
 def kernel_sources_digest(root=None) -> str:
