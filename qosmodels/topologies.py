@@ -18,8 +18,19 @@ from collections.abc import Callable, Mapping, Sequence
 from . import _validate as v
 from .budget import check_memory
 from .errors import ScenarioError, ScenarioTypeError
-from .network import (DEFAULT_BUFFER, MAX_BUFFER, MAX_DELAY, MAX_PACKET_SIZE, MAX_RATE,
-                      MAX_WEIGHT, MIN_RATE, MIN_WEIGHT, Flow, Link, Network)
+from .network import (
+    DEFAULT_BUFFER,
+    MAX_BUFFER,
+    MAX_DELAY,
+    MAX_PACKET_SIZE,
+    MAX_RATE,
+    MAX_WEIGHT,
+    MIN_RATE,
+    MIN_WEIGHT,
+    Flow,
+    Link,
+    Network,
+)
 from .units import Mbps, kbps, ms
 
 __all__ = [
