@@ -9,14 +9,21 @@
                                            side by side with the expected value and a verdict
 
 ``validate`` prints one progress line per experiment to standard error and
-exits with status 1 when any row falls outside its tolerance; usage errors
-(an unknown experiment or side) exit with status 2.
+exits with status 1 when any row falls outside its tolerance.
+
+Bad arguments never show a traceback: every usage error (an unknown command,
+topology, experiment or side, a malformed ``-p key=value``, a parameter the
+topology does not take or a value it refuses, a negative, infinite or NaN
+number, a network over the memory budget) prints one line,
+``qosmodels: error: ...``, on standard error and exits with status 2, before
+anything heavy runs.  Internal errors (bugs) still show their traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import math
 import sys
 
 from . import __version__
@@ -24,24 +31,63 @@ from . import __version__
 __all__ = ["main"]
 
 
+class _UsageError(Exception):
+    """A command-line usage error: printed as one line, exit status 2."""
+
+    def __init__(self, prog: str, message: str):
+        super().__init__(message)
+        self.prog = prog
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (no usage block) and do not exit."""
+
+    def error(self, message: str):
+        raise _UsageError(self.prog, f"{message} (see {self.prog} --help)")
+
+
 def _param(text: str) -> tuple[str, object]:
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"parameter {text!r} must be key=value, e.g. n_links=3")
     key, value = text.split("=", 1)
+    key = key.strip().replace("-", "_")
+    if not key.isidentifier():
+        raise argparse.ArgumentTypeError(
+            f"parameter {text!r} must be key=value with a parameter name as key, e.g. n_links=3")
     try:
-        parsed = ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        parsed = value
-    return key.strip().replace("-", "_"), parsed
+        parsed = ast.literal_eval(value.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        parsed = value  # a string; the builder says if it wanted something else
+    return key, parsed
+
+
+def _number(kind: str, *, gt=None, ge=None):
+    """An argparse type: a finite float (or int) within bounds, with a one-line message."""
+    def convert(text: str):
+        try:
+            value = int(text) if kind == "int" else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"must be {'an integer' if kind == 'int' else 'a number'}, got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be finite, got {text!r}")
+        if gt is not None and not value > gt:
+            raise argparse.ArgumentTypeError(f"must be > {gt}, got {text!r}")
+        if ge is not None and not value >= ge:
+            raise argparse.ArgumentTypeError(f"must be >= {ge}, got {text!r}")
+        return value
+    convert.__name__ = kind
+    return convert
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="qosmodels",
         description="Network QoS mechanisms: theory and packets side by side.",
     )
     p.add_argument("--version", action="version", version=f"qosmodels {__version__}")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                           parser_class=_Parser)
 
     sub.add_parser("list", help="list registered experiments and topologies")
 
@@ -52,7 +98,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="a topology parameter, e.g. -p n_links=3 -p n_long=2 (repeatable)")
     a.add_argument("--fairness", default="proportional",
                    choices=["proportional", "alpha", "maxmin", "max-throughput"])
-    a.add_argument("--alpha", type=float, default=None, help="alpha for --fairness alpha")
+    a.add_argument("--alpha", type=_number("float", gt=0), default=None,
+                   help="alpha for --fairness alpha (> 0)")
     a.add_argument("--solver", default="auto", choices=["auto", "exact", "cvxpy"])
     a.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
@@ -64,10 +111,12 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("topology", help="a registered topology (see `qosmodels list`)")
     s.add_argument("-p", "--param", action="append", type=_param, default=[], metavar="KEY=VALUE",
                    help="builder parameter, repeatable (e.g. -p n_flows=4)")
-    s.add_argument("--duration", type=float, default=60.0, help="simulated seconds (default 60)")
-    s.add_argument("--warmup", type=float, default=None,
+    s.add_argument("--duration", type=_number("float", gt=0), default=60.0,
+                   help="simulated seconds (default 60)")
+    s.add_argument("--warmup", type=_number("float", ge=0), default=None,
                    help="start of the measurement window, s (default: a third of the duration)")
-    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--seed", type=_number("int", ge=0), default=0,
+                   help="random seed, an integer >= 0 (default 0)")
     s.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
     v = sub.add_parser("validate", help="run registered experiments and compare with references",
@@ -89,11 +138,20 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``qosmodels`` console script; returns the exit status."""
-    args = _parser().parse_args(argv)
-    from .errors import ScenarioError, SimulationError, SolverError
+    """Entry point of the ``qosmodels`` console script; returns the exit status.
+
+    Returns
+    -------
+    int
+        0 on success, 1 when ``validate`` finds rows outside their tolerance,
+        2 on a usage error (printed as one line on standard error), 130 when
+        interrupted.  ``--help`` and ``--version`` exit through ``SystemExit(0)``
+        as argparse does.
+    """
+    from .errors import MissingExtra, ScenarioError, SimulationError, SolverError
 
     try:
+        args = _parser().parse_args(argv)
         if args.command == "list":
             return _list()
         if args.command == "allocate":
@@ -101,12 +159,22 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "simulate":
             return _simulate(args)
         return _validate(args)
-    except (ScenarioError, SolverError, SimulationError) as exc:
-        print(f"qosmodels: error: {exc}", file=sys.stderr)
-        return 2
+    except _UsageError as exc:
+        return _error(str(exc), exc.prog)
+    except (ScenarioError, SolverError, SimulationError, MissingExtra) as exc:
+        return _error(str(exc))
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:
+        print("qosmodels: interrupted", file=sys.stderr)
+        return 130
+
+
+def _error(message: str, prog: str = "qosmodels") -> int:
+    """Print ``qosmodels: error: message`` as one line on standard error; return 2."""
+    print(f"{prog}: error: " + " ".join(message.split()), file=sys.stderr)
+    return 2
 
 
 def _list() -> int:
@@ -127,17 +195,48 @@ def _list() -> int:
 
 
 def _network(args):
-    from .topologies import topology
+    """The topology named on the command line, its parameters checked against the builder's
+    signature first (unknown or repeated names are usage errors, not TypeErrors)."""
+    import inspect
 
+    from .errors import ScenarioError
+    from .topologies import TOPOLOGIES, topology
+
+    if args.topology not in TOPOLOGIES:
+        topology(args.topology)  # raises the ScenarioError listing the registered names
+    params: dict[str, object] = {}
+    for key, value in args.param:
+        if key in params:
+            raise ScenarioError(f"bad parameter for topology {args.topology!r}: {key} is given "
+                                f"twice (-p {key}=...); give it once")
+        params[key] = value
+    sig = inspect.signature(TOPOLOGIES[args.topology])
+    names = ", ".join(sig.parameters)
+    unknown = [k for k in params if k not in sig.parameters]
+    if unknown:
+        raise ScenarioError(f"bad parameter for topology {args.topology!r}: it takes no "
+                            f"parameter {unknown[0]!r}; its parameters are {names}")
     try:
-        return topology(args.topology, **dict(args.param))
-    except TypeError as exc:  # a parameter the builder does not take
-        from .errors import ScenarioError
-
-        raise ScenarioError(f"bad parameter for topology {args.topology!r}: {exc}") from None
+        sig.bind(**params)
+    except TypeError as exc:  # a parameter it needs
+        raise ScenarioError(f"bad parameter for topology {args.topology!r}: {exc} (give it "
+                            f"with -p); its parameters are {names}") from None
+    return topology(args.topology, **params)
 
 
 def _simulate(args) -> int:
+    from .errors import ScenarioError
+
+    # everything the command line can check is checked before the simulator is imported
+    warmup = args.duration / 3 if args.warmup is None else args.warmup
+    if not warmup < args.duration:
+        raise ScenarioError(f"simulate.warmup must be shorter than duration = "
+                            f"{args.duration!r} s, got {warmup!r}; lower --warmup or raise "
+                            f"--duration")
+    return _run_simulation(args, _network(args), warmup)
+
+
+def _run_simulation(args, net, warmup: float) -> int:
     import json
 
     import pandas as pd
@@ -146,8 +245,6 @@ def _simulate(args) -> int:
     from .fairness import jain_index
     from .sim import simulate
 
-    net = _network(args)
-    warmup = args.duration / 3 if args.warmup is None else args.warmup
     res = simulate(net, args.duration, seed=args.seed, warmup=warmup, progress=False)
     flows = pd.DataFrame({
         "goodput_Mbps": res.throughput / 1e6,

@@ -34,6 +34,33 @@ __all__ = ["Link", "Flow", "Aggregate", "Network", "LinkChange"]
 #: Default buffer of a link, in packets.
 DEFAULT_BUFFER = 100
 
+# Ranges every analysis can hold.  Beyond them a value is almost surely a unit
+# slip, and the arrays and kernels downstream (int64 buffers, float transmission
+# times, scaled solver problems) would overflow or lose all precision.
+#: Capacities and rate caps, bit/s: from 1 mbit/s to 1 Eb/s.
+MIN_RATE, MAX_RATE = 1e-3, 1e18
+#: Propagation delays, s (about 11.6 days).
+MAX_DELAY = 1e6
+#: Buffers, packets (a billion packets already fill a terabyte).
+MAX_BUFFER = 10**9
+#: Packet sizes, bytes.
+MAX_PACKET_SIZE = 10**6
+#: Flow weights (relative, so only their ratios matter; this keeps w**alpha and
+#: the solvers' scaled weights within floating point).
+MIN_WEIGHT, MAX_WEIGHT = 1e-100, 1e100
+#: Start and stop times, s (about 31 700 years).
+MAX_TIME = 1e12
+
+
+def _rate(owner: str, field: str, value) -> float:
+    """A rate in bit/s within [MIN_RATE, MAX_RATE]; the message names the range and why."""
+    x = v.real(owner, field, value, gt=0, unit="bit/s")
+    if not MIN_RATE <= x <= MAX_RATE:
+        raise ScenarioError(
+            f"{owner}.{field} must be between {MIN_RATE:g} and {MAX_RATE:g} bit/s, got {value!r}; "
+            f"check the unit (qosmodels.units.Mbps(10) is 10e6 bit/s)")
+    return x
+
 
 def _readonly(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)
@@ -50,13 +77,21 @@ class Link:
         The nodes the link joins; packets travel from ``src`` to ``dst``.
         Integers are accepted and turned into strings.
     capacity : float, bit/s
-        Transmission rate, > 0.
+        Transmission rate, in [1e-3, 1e18] (:data:`MIN_RATE`, :data:`MAX_RATE`).
     delay : float, s
-        Propagation delay, >= 0.
+        Propagation delay, in [0, 1e6] (:data:`MAX_DELAY`).
     buffer : int, packets
-        Size of the queue at the link's input, >= 1.
+        Size of the queue at the link's input, in [1, 10**9] (:data:`MAX_BUFFER`).
     queue : QueueSpec
         The queue discipline (default :class:`~qosmodels.mechanisms.DropTail`).
+
+    Raises
+    ------
+    ScenarioTypeError
+        If a field has the wrong type (a capacity given as a string, a
+        fractional buffer given as a str, a queue that is not a spec).
+    ScenarioError
+        If a number is not finite or outside its range, or the link is a self-loop.
 
     Examples
     --------
@@ -81,9 +116,10 @@ class Link:
             raise ScenarioError(
                 f"Link.dst must differ from Link.src, got a self-loop at node {self.src!r}"
             )
-        set_(self, "capacity", v.real("Link", "capacity", self.capacity, gt=0, unit="bit/s"))
-        set_(self, "delay", v.real("Link", "delay", self.delay, ge=0, unit="s"))
-        set_(self, "buffer", v.integer("Link", "buffer", self.buffer, ge=1, unit="packets"))
+        set_(self, "capacity", _rate("Link", "capacity", self.capacity))
+        set_(self, "delay", v.real("Link", "delay", self.delay, ge=0, le=MAX_DELAY, unit="s"))
+        set_(self, "buffer", v.integer("Link", "buffer", self.buffer, ge=1, le=MAX_BUFFER,
+                                       unit="packets"))
         if not isinstance(self.queue, QueueSpec):
             raise ScenarioTypeError(
                 f"Link.queue must be a queue discipline spec (a qosmodels.mechanisms.QueueSpec such as "
@@ -112,22 +148,33 @@ class Flow:
         and each consecutive pair must be a declared link of the network.
     weight : float
         Weight in fair allocations (Kelly's willingness to pay, an ACC
-        accumulation target, a PPS ticket rate), > 0.
+        accumulation target, a PPS ticket rate), in [1e-100, 1e100]
+        (:data:`MIN_WEIGHT`, :data:`MAX_WEIGHT`).
     packet_size : int or None, bytes
-        Size of the flow's data packets, >= 1.  ``None`` (the default) takes
-        the source's ``packet_size`` if it names one, else 1000; naming two
-        different sizes is an error.
+        Size of the flow's data packets, in [1, 10**6] (:data:`MAX_PACKET_SIZE`).
+        ``None`` (the default) takes the source's ``packet_size`` if it names
+        one, else 1000; naming two different sizes is an error.
     start : float, s
-        When the flow starts sending, >= 0.
+        When the flow starts sending, in [0, 1e12] (:data:`MAX_TIME`).
     stop : float or None, s
-        When it stops (``None``: never); must exceed ``start``.
+        When it stops (``None``: never); must exceed ``start``, at most 1e12.
     source : SourceSpec
         How the flow generates packets (default :class:`~qosmodels.mechanisms.TcpNewReno`).
     max_rate : float or None, bit/s
         The most the flow can use (its demand, or the rate of its access);
-        ``None`` means unlimited.  Allocations respect it.
+        ``None`` means unlimited; else in [1e-3, 1e18] like a capacity.
+        Allocations respect it.
     name : str or None
         A label; the network names unnamed flows ``"f0"``, ``"f1"``, ...
+
+    Raises
+    ------
+    ScenarioTypeError
+        If a field has the wrong type.
+    ScenarioError
+        If a number is not finite or outside its range, the route is not a
+        loop-free path of two or more nodes, ``stop <= start``, or the packet
+        size disagrees with the source's.
 
     Examples
     --------
@@ -167,10 +214,15 @@ class Flow:
                 )
             seen.add(n)
         set_(self, "route", route)
-        set_(self, "weight", v.real("Flow", "weight", self.weight, gt=0))
-        set_(self, "start", v.real("Flow", "start", self.start, ge=0, unit="s"))
+        weight = v.real("Flow", "weight", self.weight, gt=0)
+        if not MIN_WEIGHT <= weight <= MAX_WEIGHT:
+            raise ScenarioError(
+                f"Flow.weight must be between {MIN_WEIGHT:g} and {MAX_WEIGHT:g}, got "
+                f"{self.weight!r}; weights are relative, so rescale all of them together")
+        set_(self, "weight", weight)
+        set_(self, "start", v.real("Flow", "start", self.start, ge=0, le=MAX_TIME, unit="s"))
         if self.stop is not None:
-            stop = v.real("Flow", "stop", self.stop, unit="s")
+            stop = v.real("Flow", "stop", self.stop, le=MAX_TIME, unit="s")
             if not stop > self.start:
                 raise ScenarioError(
                     f"Flow.stop must be later than Flow.start = {self.start!r} s (or None for "
@@ -184,9 +236,12 @@ class Flow:
             )
         src_size = getattr(self.source, "packet_size", None)
         if self.packet_size is None:
-            set_(self, "packet_size", 1000 if src_size is None else src_size)
+            size = 1000 if src_size is None else src_size
+            set_(self, "packet_size", v.integer("Flow", "packet_size (from its source)", size,
+                                                ge=1, le=MAX_PACKET_SIZE, unit="bytes"))
         else:
-            size = v.integer("Flow", "packet_size", self.packet_size, ge=1, unit="bytes")
+            size = v.integer("Flow", "packet_size", self.packet_size, ge=1, le=MAX_PACKET_SIZE,
+                             unit="bytes")
             if src_size is not None and src_size != size:
                 raise ScenarioError(
                     f"Flow.packet_size = {size} bytes differs from its source's packet_size = "
@@ -195,7 +250,7 @@ class Flow:
                 )
             set_(self, "packet_size", size)
         if self.max_rate is not None:
-            set_(self, "max_rate", v.real("Flow", "max_rate", self.max_rate, gt=0, unit="bit/s"))
+            set_(self, "max_rate", _rate("Flow", "max_rate", self.max_rate))
         if self.name is not None and not isinstance(self.name, str):
             raise ScenarioTypeError(f"Flow.name must be a str or None, got {self.name!r}")
 
@@ -289,7 +344,12 @@ class LinkChange:
     link : str, tuple or int
         The link, as ``"src->dst"``, ``(src, dst)`` or an index.
     delay : float, s
-        The new propagation delay, >= 0.
+        The new propagation delay, in [0, 1e6] like :attr:`Link.delay`.
+
+    Raises
+    ------
+    ScenarioError
+        If ``time`` or ``delay`` is not finite or outside its range.
 
     Examples
     --------
@@ -303,9 +363,10 @@ class LinkChange:
     delay: float
 
     def __post_init__(self):
-        object.__setattr__(self, "time", v.real("LinkChange", "time", self.time, gt=0, unit="s"))
+        object.__setattr__(self, "time", v.real("LinkChange", "time", self.time, gt=0,
+                                                le=MAX_TIME, unit="s"))
         object.__setattr__(self, "delay",
-                           v.real("LinkChange", "delay", self.delay, ge=0, unit="s"))
+                           v.real("LinkChange", "delay", self.delay, ge=0, le=MAX_DELAY, unit="s"))
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,25 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 
 from . import _validate as v
+from .budget import check_memory
 from .errors import ScenarioError, ScenarioTypeError
-from .network import DEFAULT_BUFFER, Flow, Link, Network
+from .network import (
+    DEFAULT_BUFFER,
+    MAX_BUFFER,
+    MAX_DELAY,
+    MAX_PACKET_SIZE,
+    MAX_RATE,
+    MAX_WEIGHT,
+    MIN_RATE,
+    MIN_WEIGHT,
+    Flow,
+    Link,
+    Network,
+)
 from .units import Mbps, kbps, ms
 
 __all__ = [
@@ -36,13 +50,85 @@ __all__ = [
 ]
 
 
-def _per_item(name: str, value, n: int) -> list:
-    """Broadcast a scalar to ``n`` items, or check a sequence has ``n`` items."""
-    if isinstance(value, (list, tuple)):
+def _per_item(name: str, value, n: int, owner: str | None = None, check=None) -> list:
+    """Broadcast a scalar to ``n`` items, or check a sequence has ``n`` items; ``check(owner,
+    name, item)`` validates (and converts) each item."""
+    label = f"{owner}.{name}" if owner else name
+    if isinstance(value, (list, tuple)) or (hasattr(value, "__len__") and hasattr(value, "dtype")):
         if len(value) != n:
-            raise ScenarioError(f"{name} must have {n} entries (one per item), got {len(value)}")
-        return list(value)
+            raise ScenarioError(f"{label} must have {n} entries (one per item), got {len(value)}")
+        items = list(value)
+        if check is not None:
+            items = [check(owner, f"{name}[{i}]", x) for i, x in enumerate(items)]
+        return items
+    if check is not None:
+        value = check(owner, name, value)
     return [value] * n
+
+
+# ------------------------------------------------------------------ argument checks and budget
+# Bytes one link, one flow and one hop of a route take in a built Network (Python objects,
+# the routing arrays and the derived per-flow arrays), measured with tracemalloc on dumbbells,
+# parking lots and random networks of 10**4 to 10**5 elements, rounded up.
+_LINK_BYTES, _FLOW_BYTES, _HOP_BYTES = 1000, 1500, 100
+
+
+def _budget(owner: str, *, links: float, flows: float, hops: float, parameter: str,
+            fix: str) -> None:
+    """Refuse (BudgetError) a network whose estimated size is over the memory budget."""
+    n_bytes = float(links) * _LINK_BYTES + float(flows) * _FLOW_BYTES + float(hops) * _HOP_BYTES
+    check_memory(owner, n_bytes, parameter=parameter, fix=fix)
+
+
+def _capacity(owner: str, name: str, value) -> float:
+    x = v.real(owner, name, value, gt=0, unit="bit/s")
+    if not MIN_RATE <= x <= MAX_RATE:
+        raise ScenarioError(f"{owner}.{name} must be between {MIN_RATE:g} and {MAX_RATE:g} "
+                            f"bit/s, got {value!r}; check the unit (Mbps(10) is 10e6 bit/s)")
+    return x
+
+
+def _delay(owner: str, name: str, value) -> float:
+    return v.real(owner, name, value, ge=0, le=MAX_DELAY, unit="s")
+
+
+def _buffer(owner: str, name: str, value) -> int:
+    return v.integer(owner, name, value, ge=1, le=MAX_BUFFER, unit="packets")
+
+
+def _packet_size(owner: str, name: str, value) -> int:
+    return v.integer(owner, name, value, ge=1, le=MAX_PACKET_SIZE, unit="bytes")
+
+
+def _weight(owner: str, name: str, value) -> float:
+    x = v.real(owner, name, value, gt=0)
+    if not MIN_WEIGHT <= x <= MAX_WEIGHT:
+        raise ScenarioError(f"{owner}.{name} must be between {MIN_WEIGHT:g} and {MAX_WEIGHT:g}, "
+                            f"got {value!r}; weights are relative, rescale them together")
+    return x
+
+
+def _flag(owner: str, name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise ScenarioTypeError(f"{owner}.{name} must be True or False, got {value!r}")
+    return value
+
+
+def _seed(owner: str, seed):
+    """The seeds :func:`~qosmodels.sim.simulate` takes: None, an int >= 0, a SeedSequence or
+    a Generator; anything else is refused naming ``seed``."""
+    import numpy as np
+
+    if seed is None or isinstance(seed, (np.random.SeedSequence, np.random.Generator)):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise ScenarioTypeError(
+            f"{owner}.seed must be an int >= 0, a numpy.random.SeedSequence or a "
+            f"numpy.random.Generator (or None), got {seed!r} of type {type(seed).__name__}")
+    if seed < 0:
+        raise ScenarioError(f"{owner}.seed must be an int >= 0, got {seed!r}; use a "
+                            f"non-negative seed such as 0")
+    return int(seed)
 
 
 def dumbbell(
@@ -89,18 +175,38 @@ def dumbbell(
     packet_size : int, bytes
         Packet size of every flow.
 
+    Raises
+    ------
+    ScenarioError
+        If an argument is outside the range a :class:`~qosmodels.Link` or
+        :class:`~qosmodels.Flow` accepts (the message names this builder's
+        parameter), or a per-item sequence has the wrong length.
+    ScenarioTypeError
+        If an argument has the wrong type.
+    BudgetError
+        If the network would not fit in the memory budget (:mod:`qosmodels.budget`).
+
     Examples
     --------
     >>> from qosmodels.topologies import dumbbell
     >>> dumbbell(3).n_flows
     3
     """
-    n = v.integer("dumbbell", "n_flows", n_flows, ge=1)
+    owner = "dumbbell"
+    n = v.integer(owner, "n_flows", n_flows, ge=1)
+    reverse = _flag(owner, "reverse", reverse)
+    _budget(owner, links=(2 * n + 1) * (2 if reverse else 1), flows=n, hops=3 * n,
+            parameter=f"n_flows={n}", fix="use fewer flows")
+    capacity = _capacity(owner, "capacity", capacity)
+    delay = _delay(owner, "delay", delay)
+    buffer = _buffer(owner, "buffer", buffer)
+    access_buffer = _buffer(owner, "access_buffer", access_buffer)
+    packet_size = _packet_size(owner, "packet_size", packet_size)
     if access_capacity is None:
-        access_capacity = 100 * capacity
-    acap = _per_item("access_capacity", access_capacity, n)
-    adel = _per_item("access_delay", access_delay, n)
-    ws = _per_item("weights", weights, n)
+        access_capacity = min(100 * capacity, MAX_RATE)
+    acap = _per_item("access_capacity", access_capacity, n, owner, _capacity)
+    adel = _per_item("access_delay", access_delay, n, owner, _delay)
+    ws = _per_item("weights", weights, n, owner, _weight)
     links = [Link("r0", "r1", capacity, delay, buffer)]
     flows = []
     for i in range(n):
@@ -154,17 +260,39 @@ def parking_lot(
     packet_size : int, bytes
         Packet size of every flow.
 
+    Raises
+    ------
+    ScenarioError
+        If an argument is outside the range a :class:`~qosmodels.Link` or
+        :class:`~qosmodels.Flow` accepts (the message names this builder's
+        parameter), or a per-item sequence has the wrong length.
+    ScenarioTypeError
+        If an argument has the wrong type.
+    BudgetError
+        If the network would not fit in the memory budget (:mod:`qosmodels.budget`).
+
     Examples
     --------
     >>> from qosmodels.topologies import parking_lot
     >>> parking_lot(3, n_long=2).n_flows
     5
     """
-    n = v.integer("parking_lot", "n_links", n_links, ge=1)
-    m = v.integer("parking_lot", "n_long", n_long, ge=0)
-    caps = _per_item("capacity", capacity, n)
-    dels = _per_item("delay", delay, n)
-    shorts = [v.integer("parking_lot", "n_short", k, ge=0) for k in _per_item("n_short", n_short, n)]
+    owner = "parking_lot"
+    n = v.integer(owner, "n_links", n_links, ge=1)
+    m = v.integer(owner, "n_long", n_long, ge=0)
+    _budget(owner, links=n, flows=m, hops=float(m) * n, parameter=f"n_links={n}, n_long={m}",
+            fix="use fewer links or long flows")
+    caps = _per_item("capacity", capacity, n, owner, _capacity)
+    dels = _per_item("delay", delay, n, owner, _delay)
+    shorts = _per_item("n_short", n_short, n, owner,
+                       lambda o, f, k: v.integer(o, f, k, ge=0))
+    _budget(owner, links=n, flows=m + sum(shorts), hops=float(m) * n + sum(shorts),
+            parameter=f"n_short (n_links={n}, {sum(shorts)} short flows)",
+            fix="use fewer short flows")
+    buffer = _buffer(owner, "buffer", buffer)
+    long_weight = _weight(owner, "long_weight", long_weight)
+    short_weight = _weight(owner, "short_weight", short_weight)
+    packet_size = _packet_size(owner, "packet_size", packet_size)
     links = [Link(f"r{j}", f"r{j + 1}", caps[j], dels[j], buffer) for j in range(n)]
     route = [f"r{j}" for j in range(n + 1)]
     flows = [Flow(route=route, weight=long_weight, packet_size=packet_size, name=f"long{k}")
@@ -190,7 +318,8 @@ def acc_parking_lot(capacity: float = Mbps(9), delay: float = ms(10)) -> Network
     Y. Xia, D. Harrison, S. Kalyanaraman et al., "Accumulation-based congestion
     control", IEEE/ACM Trans. Networking, 2005, Section III, Figure 2.
     """
-    return parking_lot(2, capacity, delay, n_long=1, n_short=1)
+    return parking_lot(2, _capacity("acc_parking_lot", "capacity", capacity),
+                       _delay("acc_parking_lot", "delay", delay), n_long=1, n_short=1)
 
 
 def acc_linear(n_bottlenecks: int, capacity: float = Mbps(100), delay: float = ms(4)) -> Network:
@@ -202,12 +331,22 @@ def acc_linear(n_bottlenecks: int, capacity: float = Mbps(100), delay: float = m
     "very different RTTs" without giving them; they share the chain here
     (equilibrium rates do not depend on delays).
 
+    Raises
+    ------
+    ScenarioError
+        If ``n_bottlenecks < 1`` or ``capacity`` or ``delay`` is out of range.
+    BudgetError
+        If the network would not fit in the memory budget.
+
     References
     ----------
     Xia et al., "Accumulation-based congestion control", Section V-A, Figure 9.
     """
     n = v.integer("acc_linear", "n_bottlenecks", n_bottlenecks, ge=1)
-    return parking_lot(n, capacity, delay, n_long=3, n_short=1)
+    _budget("acc_linear", links=n, flows=n + 3, hops=4.0 * n, parameter=f"n_bottlenecks={n}",
+            fix="use fewer bottlenecks")
+    return parking_lot(n, _capacity("acc_linear", "capacity", capacity),
+                       _delay("acc_linear", "delay", delay), n_long=3, n_short=1)
 
 
 # ---------------------------------------------------------------------- papers' topologies
@@ -230,10 +369,10 @@ def _rest_of(total: float, part: float) -> float:
 
 def _access_delays(owner: str, rtt, delay: float, n: int) -> list[float]:
     """One-way access delays so that each flow's round trip over access + shared link is its rtt."""
-    shared = v.real(owner, "delay", delay, ge=0, unit="s")
+    shared = _delay(owner, "delay", delay)
     out = []
-    for i, r in enumerate(_per_item("rtt", rtt, n)):
-        r = v.real(owner, "rtt", r, gt=0, unit="s")
+    for i, r in enumerate(_per_item("rtt", rtt, n, owner)):
+        r = v.real(owner, "rtt", r, gt=0, le=2 * MAX_DELAY, unit="s")
         if r / 2 < shared:
             raise ScenarioError(
                 f"{owner}.rtt of flow {i} is {r!r} s, shorter than the round trip over the shared "
@@ -248,7 +387,15 @@ def _star(owner: str, names, sources, rtt, weights, capacity, delay, access_capa
     """Flows ``source_i -> routers[0] -> routers[1]`` sharing the link between the routers,
     with each flow's round-trip propagation delay set to its ``rtt`` (see :func:`_rest_of`)."""
     a, b = routers
-    access = _access_delays(owner, rtt, delay, len(names))
+    n = len(names)
+    _budget(owner, links=n + 1, flows=n, hops=2 * n, parameter=f"{n} flows",
+            fix="use fewer flows")
+    capacity = _capacity(owner, "capacity", capacity)
+    access_capacity = _capacity(owner, "access_capacity", access_capacity)
+    buffer = _buffer(owner, "buffer", buffer)
+    access_buffer = _buffer(owner, "access_buffer", access_buffer)
+    packet_size = _packet_size(owner, "packet_size", packet_size)
+    access = _access_delays(owner, rtt, delay, n)
     links = [Link(a, b, capacity, delay, buffer)]
     flows = []
     for i, name in enumerate(names):
@@ -259,7 +406,7 @@ def _star(owner: str, names, sources, rtt, weights, capacity, delay, access_capa
 
 
 def _tickets(owner: str, name: str, values) -> list[float]:
-    return [v.real(owner, name, t, gt=0, unit="tickets/s") for t in values]
+    return [_weight(owner, name, t) for t in values]
 
 
 def pps_one_hop(
@@ -397,6 +544,8 @@ def pps_ten_flow(
     """
     owner = "pps_ten_flow"
     n = v.integer(owner, "n_flows", n_flows, ge=1)
+    _budget(owner, links=n + 1, flows=n, hops=2 * n, parameter=f"n_flows={n}",
+            fix="use fewer flows")
     if isinstance(rtt, str):
         if rtt != "varied":
             raise ScenarioError(
@@ -404,7 +553,7 @@ def pps_ten_flow(
                 f"got {rtt!r}"
             )
         rtt = [ms(30 * k) for k in range(1, n + 1)]
-    ws = _tickets(owner, "tickets", _per_item("tickets", tickets, n))
+    ws = _tickets(owner, "tickets", _per_item("tickets", tickets, n, owner))
     names = [f"flow{k}" for k in range(1, n + 1)]
     sources = [f"s{k}" for k in range(1, n + 1)]
     return _star(owner, names, sources, rtt, ws, capacity, delay, access_capacity, buffer,
@@ -436,7 +585,7 @@ def _pps_link_tickets(owner: str, defaults: dict, link_tickets) -> dict:
                 f"{owner}.link_tickets names link {key!r}, which is not issued tickets in this "
                 f"topology; the ticketed links are {sorted(defaults)}"
             )
-        t[name] = v.real(owner, f"link_tickets[{name!r}]", value, gt=0, unit="tickets/s")
+        t[name] = _weight(owner, f"link_tickets[{name!r}]", value)
     return t
 
 
@@ -532,6 +681,11 @@ def pps_multi_hop(
     Sections 2.6 (Figure 2) and 3.2-3.5, Figure 6, Tables 1-2.
     """
     owner = "pps_multi_hop"
+    capacity = _capacity(owner, "capacity", capacity)
+    other_capacity = _capacity(owner, "other_capacity", other_capacity)
+    delay = _delay(owner, "delay", delay)
+    buffer = _buffer(owner, "buffer", buffer)
+    packet_size = _packet_size(owner, "packet_size", packet_size)
     flows_on = _pps_active(owner, active)
     t = _pps_link_tickets(owner, _PPS_TICKETS_FIG6, link_tickets)
     w = _pps_s5_tickets(t, flows_on)
@@ -616,8 +770,14 @@ def pps_multiple_bottleneck(
     if k not in _PPS_FIG9_SCENARIOS:
         raise ScenarioError(f"{owner}.scenario must be 1, 2 or 3 (Tables 3-5), got {scenario!r}")
     c67, c68 = _PPS_FIG9_SCENARIOS[k]
-    c67 = c67 if s6_s7_capacity is None else s6_s7_capacity
-    c68 = c68 if s6_s8_capacity is None else s6_s8_capacity
+    c67 = c67 if s6_s7_capacity is None else _capacity(owner, "s6_s7_capacity", s6_s7_capacity)
+    c68 = c68 if s6_s8_capacity is None else _capacity(owner, "s6_s8_capacity", s6_s8_capacity)
+    s3_s5_capacity = _capacity(owner, "s3_s5_capacity", s3_s5_capacity)
+    s4_s5_capacity = _capacity(owner, "s4_s5_capacity", s4_s5_capacity)
+    other_capacity = _capacity(owner, "other_capacity", other_capacity)
+    delay = _delay(owner, "delay", delay)
+    buffer = _buffer(owner, "buffer", buffer)
+    packet_size = _packet_size(owner, "packet_size", packet_size)
     t = _pps_link_tickets(owner, _PPS_TICKETS_FIG9, link_tickets)
     w = _pps_s5_tickets(t, list(_PPS_ROUTES))
     xrate = t["S5->S6"] / sum(w.values())
@@ -713,7 +873,9 @@ def abe_dumbbell(
     nb = v.integer(owner, "n_blue", n_blue, ge=0)
     if ng + nb == 0:
         raise ScenarioError(f"{owner} needs at least one flow: set n_green or n_blue above 0")
-    cap = v.real(owner, "capacity", capacity, gt=0, unit="bit/s")
+    _budget(owner, links=ng + nb + 1, flows=ng + nb, hops=2 * (ng + nb),
+            parameter=f"n_green={ng}, n_blue={nb}", fix="use fewer flows")
+    cap = _capacity(owner, "capacity", capacity)
     queue = AbeQueue() if queue is None else queue
     if not isinstance(queue, QueueSpec):
         raise ScenarioTypeError(f"{owner}: queue must be a queue spec such as AbeQueue(), got "
@@ -725,7 +887,7 @@ def abe_dumbbell(
             raise ScenarioTypeError(f"{owner}: {name} must be a source spec such as "
                                     f"TcpReno(), got {src!r}")
     if access_capacity is None:
-        access_capacity = 100 * cap
+        access_capacity = min(100 * cap, MAX_RATE)
     names = [f"green{i}" for i in range(ng)] + [f"blue{i}" for i in range(nb)]
     sources = [f"g{i}" for i in range(ng)] + [f"b{i}" for i in range(nb)]
     rtt = v.real(owner, "rtt", rtt, gt=0, unit="s")
@@ -827,7 +989,7 @@ def aggregate_rate_control(
             f"{owner}.rtts must be a non-empty sequence of round-trip times in s (one per "
             f"client), got {rtts!r}"
         )
-    rtt = [v.real(owner, "rtts", r, gt=0, unit="s") for r in rtts]
+    rtt = [v.real(owner, "rtts", r, gt=0, le=2 * MAX_DELAY, unit="s") for r in rtts]
     n = len(rtt)
     if isinstance(client_capacities, str):
         if client_capacities == "equal":
@@ -849,10 +1011,17 @@ def aggregate_rate_control(
                 f"one per client, got {client_capacities!r}"
             )
     else:
-        caps = _per_item("client_capacities", client_capacities, n)
-    conns = [v.integer(owner, "connections_per_client", k, ge=1)
-             for k in _per_item("connections_per_client", connections_per_client, n)]
-    a = v.real(owner, "access_delay", access_delay, ge=0, unit="s")
+        caps = _per_item("client_capacities", client_capacities, n, owner, _capacity)
+    conns = _per_item("connections_per_client", connections_per_client, n, owner,
+                      lambda o, f, k: v.integer(o, f, k, ge=1))
+    _budget(owner, links=n + 1, flows=sum(conns), hops=2 * sum(conns),
+            parameter=f"connections_per_client ({sum(conns)} connections)",
+            fix="use fewer connections per client")
+    access_capacity = _capacity(owner, "access_capacity", access_capacity)
+    buffer = _buffer(owner, "buffer", buffer)
+    client_buffer = _buffer(owner, "client_buffer", client_buffer)
+    packet_size = _packet_size(owner, "packet_size", packet_size)
+    a = _delay(owner, "access_delay", access_delay)
     links = [Link("S", "P", access_capacity, a, buffer)]
     flows = []
     for i in range(n):
@@ -902,8 +1071,20 @@ def random_network(
         Range of link propagation delays.
     weights : (float, float)
         Range of flow weights.
-    seed : int or numpy.random.Generator, optional
-        Randomness; the same seed gives the same network.
+    seed : int >= 0, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Randomness, as :func:`~qosmodels.sim.simulate` takes it; the same seed
+        gives the same network (None: fresh randomness).
+
+    Raises
+    ------
+    ScenarioError
+        If a count is below its minimum, a range is not ``(low, high)`` with
+        ``low <= high`` and values a :class:`~qosmodels.Link` or
+        :class:`~qosmodels.Flow` accepts, or ``seed`` is a negative int.
+    ScenarioTypeError
+        If a count is not an integer or ``seed`` is not one of the accepted kinds.
+    BudgetError
+        If the network would not fit in the memory budget (:mod:`qosmodels.budget`).
 
     Examples
     --------
@@ -913,13 +1094,26 @@ def random_network(
     """
     import numpy as np
 
-    nf = v.integer("random_network", "n_flows", n_flows, ge=1)
-    nl = v.integer("random_network", "n_links", n_links, ge=2)
-    hmax = v.integer("random_network", "max_hops", max_hops, ge=1)
+    owner = "random_network"
+    nf = v.integer(owner, "n_flows", n_flows, ge=1)
+    nl = v.integer(owner, "n_links", n_links, ge=2)
+    hmax = v.integer(owner, "max_hops", max_hops, ge=1, le=10**9)
+    # (a route has at most one hop per link)
+    _budget(owner, links=nl, flows=nf, hops=float(nf) * min(hmax, nl),
+            parameter=f"n_links={nl}, n_flows={nf}, max_hops={hmax}",
+            fix="use fewer links, flows or hops")
+    check = {"capacity": _capacity, "delay": _delay, "weights": _weight}
+    ranges = {}
     for name, rng_ in (("capacity", capacity), ("delay", delay), ("weights", weights)):
-        if len(rng_) != 2 or not rng_[0] <= rng_[1]:
-            raise ScenarioError(f"random_network.{name} must be a range (low, high) with "
+        if isinstance(rng_, (str, bytes)) or not hasattr(rng_, "__len__") or len(rng_) != 2:
+            raise ScenarioTypeError(f"{owner}.{name} must be a range (low, high), got {rng_!r}")
+        lo, hi = (check[name](owner, f"{name}[{k}]", x) for k, x in enumerate(rng_))
+        if not lo <= hi:
+            raise ScenarioError(f"{owner}.{name} must be a range (low, high) with "
                                 f"low <= high, got {rng_!r}")
+        ranges[name] = (lo, hi)
+    capacity, delay, weights = ranges["capacity"], ranges["delay"], ranges["weights"]
+    seed = _seed(owner, seed)
     rng = np.random.default_rng(seed)
     # about three links per node, and enough nodes for n_links distinct ordered pairs
     n_nodes = max(2, round(nl / 3), int(np.ceil((1 + np.sqrt(1 + 4 * nl)) / 2)))

@@ -1,6 +1,7 @@
 """The qosmodels command."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -141,3 +142,131 @@ def test_simulate_table_and_json(capsys):
     assert sum(f["goodput_Mbps"] for f in data["flows"]) <= 10.0 + 1e-9
     assert main(["simulate", "dumbbell", "-p", "n_flows=1", "--duration", "5", "--warmup", "5"]) == 2
     assert "warmup must be shorter than duration" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- bad arguments
+@pytest.fixture
+def no_simulator(monkeypatch):
+    """Fail loudly if a test reaches the packet simulator (its kernel takes minutes to compile)."""
+    import qosmodels.cli as cli
+
+    def refuse(*args, **kw):
+        raise AssertionError("the simulator was reached: arguments should be refused before it")
+
+    monkeypatch.setattr(cli, "_run_simulation", refuse)
+
+
+BAD = [
+    ([], r"^qosmodels: error: the following arguments are required: COMMAND"),
+    (["bogus"], r"^qosmodels: error: argument COMMAND: invalid choice: 'bogus'"),
+    (["list", "extra"], r"unrecognized arguments: extra"),
+    (["allocate"], r"^qosmodels allocate: error: the following arguments are required: topology"),
+    (["allocate", "nope"], r"unknown topology 'nope'; registered topologies are"),
+    # the reported example: a numpy traceback before
+    (["allocate", "random", "-p", "n_flows=3", "-p", "n_links=4", "-p", "seed=-1"],
+     r"random_network\.seed must be an int >= 0, got -1"),
+    (["allocate", "random", "-p", "n_flows=3", "-p", "n_links=4", "-p", "seed=1.5"],
+     r"random_network\.seed must be an int >= 0, .* got 1\.5 of type float"),
+    (["allocate", "random", "-p", "n_flows=3", "-p", "n_links=10**9"],
+     r"random_network\.n_links must be an integer, got '10\*\*9'"),
+    (["allocate", "random", "-p", "n_flows=3", "-p", "n_links=1e12"],
+     r"random_network would need about .* n_links=1000000000000"),
+    (["allocate", "random", "-p", "n_flows=3"],
+     r"missing a required argument: 'n_links' \(give it with -p\)"),
+    (["allocate", "parking-lot", "-p", "n_links"], r"argument -p/--param: parameter 'n_links' "
+                                                  r"must be key=value"),
+    (["allocate", "parking-lot", "-p", "=3"], r"must be key=value with a parameter name as key"),
+    (["allocate", "parking-lot", "-p", "n_links=2", "-p", "n_links=3"],
+     r"n_links is given twice"),
+    (["allocate", "parking-lot", "-p", "n_links=2", "-p", "nlinks=3"],
+     r"bad parameter for topology 'parking-lot': it takes no parameter 'nlinks'; its "
+     r"parameters are n_links, "),
+    (["allocate", "parking-lot", "-p", "n_links=abc"], r"parking_lot\.n_links must be an integer"),
+    (["allocate", "parking-lot", "-p", "n_links=-1"], r"parking_lot\.n_links must be >= 1"),
+    (["allocate", "parking-lot", "-p", "n_links=2.5"], r"parking_lot\.n_links must be a whole"),
+    (["allocate", "parking-lot", "-p", "n_links=nan"], r"parking_lot\.n_links must be an integer"),
+    (["allocate", "parking-lot", "-p", "n_links=1e400"], r"parking_lot\.n_links must be finite"),
+    (["allocate", "parking-lot", "-p", "n_links=2", "-p", "capacity=-5"],
+     r"parking_lot\.capacity must be > 0"),
+    (["allocate", "parking-lot", "-p", "n_links=2", "-p", "capacity=" + "(" * 300 + "1"],
+     r"parking_lot\.capacity must be a real number"),
+    (["allocate", "parking-lot", "-p", "n_links=2", "-p", "buffer=18446744073709551616"],
+     r"parking_lot\.buffer must be <= 1000000000"),
+    (["allocate", "dumbbell", "-p", "n_flows=2", "-p", "reverse=yes"],
+     r"dumbbell\.reverse must be True or False"),
+    (["allocate", "parking-lot", "-p", "n_links=2", "--fairness", "alpha", "--alpha", "-1"],
+     r"^qosmodels allocate: error: argument --alpha: must be > 0, got '-1'"),
+    (["allocate", "parking-lot", "-p", "n_links=2", "--fairness", "alpha", "--alpha", "nan"],
+     r"argument --alpha: must be finite, got 'nan'"),
+    (["allocate", "parking-lot", "-p", "n_links=2", "--fairness", "alpha", "--alpha", "inf"],
+     r"argument --alpha: must be finite, got 'inf'"),
+    (["allocate", "parking-lot", "-p", "n_links=2", "--fairness", "alpha", "--alpha", "x"],
+     r"argument --alpha: must be a number, got 'x'"),
+    (["allocate", "parking-lot", "-p", "n_links=2", "--fairness", "alpha", "--alpha", "1e-9"],
+     r"alpha=1e-09 is below 0\.02"),
+    (["allocate", "parking-lot", "-p", "n_links=2", "--fairness", "maxmin", "--alpha", "2"],
+     r"alpha applies to fairness='alpha' only"),
+    (["allocate", "parking-lot", "-p", "n_links=2", "--fairness", "bogus"],
+     r"argument --fairness: invalid choice: 'bogus'"),
+    (["allocate", "parking-lot", "-p", "n_links=2", "--solver", "bogus"],
+     r"argument --solver: invalid choice: 'bogus'"),
+    (["allocate", "parking-lot", "-p", "n_links=2", "--fairness", "maxmin", "--solver", "cvxpy"],
+     r"max-min fairness is computed exactly"),
+    (["simulate", "nope"], r"unknown topology 'nope'"),
+    (["simulate", "dumbbell", "-p", "n_flows=2", "--duration", "-1"],
+     r"^qosmodels simulate: error: argument --duration: must be > 0, got '-1'"),
+    (["simulate", "dumbbell", "-p", "n_flows=2", "--duration", "nan"],
+     r"argument --duration: must be finite"),
+    (["simulate", "dumbbell", "-p", "n_flows=2", "--duration", "inf"],
+     r"argument --duration: must be finite"),
+    (["simulate", "dumbbell", "-p", "n_flows=2", "--duration", "5", "--warmup", "5"],
+     r"simulate\.warmup must be shorter than duration = 5\.0 s, got 5\.0"),
+    (["simulate", "dumbbell", "-p", "n_flows=2", "--warmup", "-1"],
+     r"argument --warmup: must be >= 0"),
+    (["simulate", "dumbbell", "-p", "n_flows=2", "--seed", "-1"], r"argument --seed: must be >= 0"),
+    (["simulate", "dumbbell", "-p", "n_flows=2", "--seed", "1.5"],
+     r"argument --seed: must be an integer"),
+    (["simulate", "dumbbell", "-p", "bogus=2"], r"it takes no parameter 'bogus'"),
+    (["simulate", "dumbbell", "-p", "n_flows=10**12"], r"dumbbell\.n_flows must be an integer"),
+    (["simulate", "dumbbell", "-p", "n_flows=1e12"], r"dumbbell would need about .* n_flows="),
+    (["validate", "--bogus"], r"unrecognized arguments: --bogus"),
+]
+
+
+@pytest.mark.parametrize("argv,match", BAD, ids=[" ".join(a)[:60] or "(none)" for a, _ in BAD])
+def test_bad_arguments_give_one_line_and_exit_2(no_simulator, capsys, argv, match):
+    assert main(argv) == 2
+    cap = capsys.readouterr()
+    err = cap.err
+    assert cap.out == "" and err.endswith("\n") and len(err.splitlines()) == 1, err
+    assert "Traceback" not in err
+    assert re.search(match, err), err
+
+
+def test_internal_errors_stay_visible(monkeypatch):
+    import qosmodels.cli as cli
+
+    def bug(args):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(cli, "_allocate", bug)
+    with pytest.raises(ZeroDivisionError):
+        main(["allocate", "parking-lot", "-p", "n_links=2"])
+
+
+def test_version_exits_0(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith("qosmodels ")
+
+
+def test_python_dash_m_qosmodels_runs_the_same_command():
+    ok = subprocess.run([sys.executable, "-m", "qosmodels", "allocate", "parking-lot", "-p",
+                         "n_links=3", "--fairness", "maxmin"], capture_output=True, text=True)
+    assert ok.returncode == 0 and "long0" in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "qosmodels", "allocate", "random", "-p",
+                          "n_flows=3", "-p", "n_links=4", "-p", "seed=-1"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr == ("qosmodels: error: random_network.seed must be an int >= 0, got -1; "
+                          "use a non-negative seed such as 0\n")

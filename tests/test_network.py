@@ -16,6 +16,60 @@ def chain(n=2, **kw):
 
 
 # --------------------------------------------------------------------------- Link rules
+@pytest.mark.parametrize("field,value,match", [
+    ("buffer", 2**64, r"Link\.buffer must be <= 1000000000 \(in packets\), got 18446744073709551616"),
+    ("buffer", 10**9 + 1, r"Link\.buffer must be <= 1000000000"),
+    ("capacity", 1e-320, r"Link\.capacity must be between 0\.001 and 1e\+18 bit/s, got 1e-320"),
+    ("capacity", 1e19, r"Link\.capacity must be between .* got 1e\+19"),
+    ("delay", 1e7, r"Link\.delay must be <= 1000000\.0 \(in s\)"),
+])
+def test_link_numbers_must_fit_what_the_library_can_hold(field, value, match):
+    # Link('a', 'b', 1e6, buffer=2**64) used to be accepted and overflow int64 later
+    kw = {"capacity": 1e6, field: value}
+    with pytest.raises(ScenarioError, match=match):
+        Link("a", "b", **kw)
+
+
+def test_link_range_limits_are_inclusive():
+    link = Link("a", "b", capacity=1e18, delay=1e6, buffer=10**9)
+    assert Network([link], [Flow(["a", "b"])]).buffers[0] == 10**9
+    assert Link("a", "b", capacity=1e-3).capacity == 1e-3
+
+
+def test_link_buffer_type_is_checked():
+    with pytest.raises(ScenarioTypeError, match=r"Link\.buffer must be an integer"):
+        Link("a", "b", 1e6, buffer="100")
+
+
+@pytest.mark.parametrize("field,value,match", [
+    ("weight", 1e-320, r"Flow\.weight must be between 1e-100 and 1e\+100, got 1e-320"),
+    ("weight", 1e101, r"Flow\.weight must be between"),
+    ("max_rate", 1e-300, r"Flow\.max_rate must be between 0\.001 and 1e\+18 bit/s"),
+    ("max_rate", math.inf, r"Flow\.max_rate must be finite"),
+    ("packet_size", 10**6 + 1, r"Flow\.packet_size must be <= 1000000 \(in bytes\)"),
+    ("start", 1e13, r"Flow\.start must be <= 1000000000000\.0"),
+    ("stop", 1e13, r"Flow\.stop must be <= 1000000000000\.0"),
+])
+def test_flow_numbers_must_fit_what_the_library_can_hold(field, value, match):
+    with pytest.raises(ScenarioError, match=match):
+        Flow(["a", "b"], **{field: value})
+
+
+def test_flow_packet_size_from_its_source_is_checked_too():
+    with pytest.raises(ScenarioError, match=r"Flow\.packet_size \(from its source\) must be <= "
+                                            r"1000000"):
+        Flow(["a", "b"], source=Cbr(rate=1e6, packet_size=10**7))
+
+
+def test_link_change_numbers_are_bounded():
+    from qosmodels import LinkChange
+
+    with pytest.raises(ScenarioError, match=r"LinkChange\.delay must be <= 1000000\.0"):
+        LinkChange(1.0, "a->b", delay=1e7)
+    with pytest.raises(ScenarioError, match=r"LinkChange\.time must be <= "):
+        LinkChange(1e13, "a->b", delay=0.1)
+
+
 @pytest.mark.parametrize("cap", [0, -1.0])
 def test_link_capacity_must_be_positive(cap):
     with pytest.raises(ScenarioError, match=r"Link\.capacity must be > 0.*bit/s"):

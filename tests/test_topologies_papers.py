@@ -99,7 +99,7 @@ def test_pps_one_hop_section_3_7_rtts_and_bottleneck_delay():
         ({"tickets": (100, -5)}, r"tickets must be > 0"),
         ({"rtt": [ms(26)] * 3}, "rtt must have 9 entries"),
         ({"rtt": ms(10), "delay": ms(6)}, "shorter than the round trip over the shared link"),
-        ({"capacity": 0}, r"Link.capacity must be > 0"),
+        ({"capacity": 0}, r"pps_one_hop\.capacity must be > 0"),
     ],
 )
 def test_pps_one_hop_bad_parameters(kwargs, match):
@@ -364,3 +364,25 @@ def test_aggregate_rate_control_explicit_capacities():
 def test_aggregate_rate_control_bad_parameters(kwargs, match):
     with pytest.raises(ScenarioError, match=match):
         aggregate_rate_control(**kwargs)
+
+
+@pytest.mark.parametrize("build,match", [
+    (lambda T: T.pps_one_hop(tickets=[1e-320]), r"pps_one_hop\.tickets must be between 1e-100"),
+    (lambda T: T.pps_one_hop(buffer=2**64), r"pps_one_hop\.buffer must be <= 1000000000"),
+    (lambda T: T.pps_ten_flow(access_capacity=float("inf")), r"pps_ten_flow\.access_capacity must be finite"),
+    (lambda T: T.pps_multi_hop(delay=-1), r"pps_multi_hop\.delay must be >= 0"),
+    (lambda T: T.pps_multi_hop(link_tickets={"S0->S3": 0}), r"pps_multi_hop\.link_tickets\['S0->S3'\] must be > 0"),
+    (lambda T: T.pps_multiple_bottleneck(buffer=2**64), r"pps_multiple_bottleneck\.buffer must be <= "),
+    (lambda T: T.pps_multiple_bottleneck(s6_s7_capacity=0), r"pps_multiple_bottleneck\.s6_s7_capacity must be > 0"),
+    (lambda T: T.abe_dumbbell(capacity=1e19), r"abe_dumbbell\.capacity must be between"),
+    (lambda T: T.aggregate_rate_control(client_capacities=[1e5, 1e5, 1e5, -1]),
+     r"aggregate_rate_control\.client_capacities\[3\] must be > 0"),
+    (lambda T: T.aggregate_rate_control(packet_size=10**7), r"aggregate_rate_control\.packet_size must be <= 1000000"),
+    (lambda T: T.acc_parking_lot(capacity=0), r"acc_parking_lot\.capacity must be > 0"),
+    (lambda T: T.acc_linear(3, delay=float("nan")), r"acc_linear\.delay must be finite"),
+])
+def test_paper_builders_name_their_own_parameters(build, match):
+    from qosmodels import topologies
+
+    with pytest.raises(ScenarioError, match=match):
+        build(topologies)

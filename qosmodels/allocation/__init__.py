@@ -31,6 +31,14 @@ FAIRNESS = ("proportional", "alpha", "maxmin", "max-throughput")
 SOLVERS = ("auto", "exact", "cvxpy")
 
 _SATURATED = 1e-7  # utilisation within this of 1 counts as saturated
+#: Below this alpha the exact solver is refused: the rates of flows that cross more
+#: links than others fall like ``hops**(-1 / alpha)`` and leave the floating-point
+#: range (measured on random networks: most fail at alpha = 1e-3, a few at 1e-2,
+#: none from 0.02 on).  The alpha -> 0 limit is ``fairness="max-throughput"``.
+MIN_EXACT_ALPHA = 0.02
+#: Per-link max-min weights (``link_weights``) are accepted in this range, as
+#: :attr:`Flow.weight <qosmodels.Flow>` is.
+LINK_WEIGHT_RANGE = (1e-100, 1e100)
 #: Above this alpha the exact solver is the log-price dual interior-point method
 #: (:mod:`.logdual`): the primal-dual method's certified gap no longer pins the
 #: rates of high-rate flows there, and its prices leave the floating-point range.
@@ -62,8 +70,9 @@ def allocate(
         weighted max-min).  ``"maxmin"``: weighted max-min fairness (``x_i / w_i``
         max-min fair).  ``"max-throughput"``: maximise ``sum w_i x_i``.
     alpha : float, optional
-        Required for ``"alpha"`` (> 0, finite); must be None or 1 for
-        ``"proportional"`` and None otherwise.
+        Required for ``"alpha"`` (> 0, finite, and at least
+        :data:`MIN_EXACT_ALPHA` = 0.02 with the exact solver); must be None or 1
+        for ``"proportional"`` and None otherwise.
     solver : {"auto", "exact", "cvxpy"}
         ``"exact"`` (and ``"auto"``): the interior-point method for the
         convex criteria (for alpha > :data:`LOG_PRICE_ALPHA` the log-price
@@ -75,13 +84,14 @@ def allocate(
     link_weights : array_like or sparse matrix, shape (L, F), optional
         For ``"maxmin"`` only: flow i's weight on link l (as PPS tickets in
         each link's currency), used instead of ``Flow.weight``.  Entries off
-        the flows' routes are ignored; entries on them must be > 0.
+        the flows' routes are ignored; entries on them must be finite and in
+        :data:`LINK_WEIGHT_RANGE` (1e-100 to 1e100).
     tol : float
         Relative duality gap the interior-point method must certify.
     max_iter : int or None
-        Iteration limit of the interior-point method (``None``: 200 for the
-        primal-dual method, 1000 Newton steps for the log-price method, which
-        needs a few hundred on rare networks with alpha just above 2).
+        Iteration limit of the interior-point method, >= 1 (``None``: 200 for
+        the primal-dual method, 1000 Newton steps for the log-price method,
+        which needs a few hundred on rare networks with alpha just above 2).
 
     Returns
     -------
@@ -92,10 +102,13 @@ def allocate(
     Raises
     ------
     ScenarioError
-        For an unknown criterion or solver, a missing or invalid alpha, a
-        network without flows, or bad link weights.
+        For an unknown criterion or solver, a missing or invalid alpha (or
+        one below :data:`MIN_EXACT_ALPHA` with the exact solver), an invalid
+        ``tol`` or ``max_iter``, a network without flows, or bad link weights.
     SolverError
-        If the solver fails; ``.status`` holds its status.
+        If the solver fails; ``.status`` holds its status, and the message
+        names the inputs (alpha, tol, max_iter, the spread of capacities and
+        rate caps) and what to try.
 
     Examples
     --------
@@ -118,8 +131,17 @@ def allocate(
         raise ScenarioError(
             f"link_weights applies to fairness='maxmin' only, got fairness={fairness!r}"
         )
-    if not (isinstance(tol, numbers.Real) and 0 < tol < 1):
+    if isinstance(tol, bool) or not (isinstance(tol, numbers.Real) and 0 < tol < 1):
         raise ScenarioError(f"tol must be a number in (0, 1), got {tol!r}")
+    if max_iter is not None and (isinstance(max_iter, bool)
+                                 or not isinstance(max_iter, numbers.Integral) or max_iter < 1):
+        raise ScenarioError(f"max_iter must be an integer >= 1 or None, got {max_iter!r}")
+    if fairness == "alpha" and solver != "cvxpy" and alpha < MIN_EXACT_ALPHA:
+        raise ScenarioError(
+            f"alpha={alpha!r} is below {MIN_EXACT_ALPHA}, where the exact solver is reliable: "
+            f"the rates of long flows fall like hops**(-1/alpha) and leave the floating-point "
+            f"range; use alpha >= {MIN_EXACT_ALPHA}, fairness='max-throughput' for the "
+            f"alpha -> 0 limit, or solver='cvxpy' (approximate there)")
 
     if fairness == "maxmin":
         if solver == "cvxpy":
@@ -130,6 +152,37 @@ def allocate(
         return _maxmin(network, link_weights)
 
     prob = Problem.from_network(network)
+    try:
+        return _convex(network, prob, fairness, alpha, solver, tol, max_iter)
+    except SolverError as exc:
+        call = f"fairness={fairness!r}" + (f", alpha={alpha!r}" if fairness == "alpha" else "")
+        advice = _advice(network, fairness, solver, tol, max_iter)
+        raise SolverError(f"allocate({call}, solver={solver!r}) failed: {exc}; {advice}",
+                          status=exc.status) from exc
+
+
+def _advice(network, fairness, solver, tol, max_iter) -> str:
+    """What to try after a solver failure, naming the inputs that make the problem hard."""
+    rates = np.concatenate([network.capacities, network.max_rates[np.isfinite(network.max_rates)]])
+    spread = float(rates.max() / rates.min())
+    tips = []
+    if spread > 1e3:
+        tips.append(f"the capacities and max_rate values span a factor {spread:.3g} "
+                    f"(from {rates.min():.3g} to {rates.max():.3g} bit/s): narrowing it helps")
+    if solver != "cvxpy":
+        tips.append("try solver='cvxpy'")
+    else:
+        tips.append("try solver='exact'")
+    if fairness == "alpha":
+        tips.append("a value of alpha closer to 1")
+    if tol < 1e-8:
+        tips.append(f"a looser tol (got {tol:g})")
+    if max_iter is not None:
+        tips.append(f"a larger max_iter (got {max_iter})")
+    return ", ".join(tips)
+
+
+def _convex(network, prob, fairness, alpha, solver, tol, max_iter) -> Allocation:
     if fairness == "max-throughput":
         return _max_throughput(network, prob, solver)
 
@@ -235,12 +288,22 @@ def _link_weight_matrix(network: Network, link_weights) -> sp.csr_matrix:
         raise ScenarioError(f"link_weights must have shape {shape} (links x flows), got {W.shape}")
     R = network.routing_matrix
     on_route = np.asarray(W[R.nonzero()]).ravel()
+    lo, hi = LINK_WEIGHT_RANGE
     if not np.all(np.isfinite(on_route)) or np.any(on_route <= 0):
         bad = np.flatnonzero(~(np.isfinite(on_route) & (on_route > 0)))[0]
         l, i = R.nonzero()[0][bad], R.nonzero()[1][bad]
         raise ScenarioError(
             f"link_weights[{l}, {i}] (flow {network.flow_names[i]} on link "
-            f"{network.link_names[l]}) must be finite and > 0, got {on_route[bad]!r}"
+            f"{network.link_names[l]}) must be finite and > 0, got {float(on_route[bad])!r}"
+        )
+    if np.any((on_route < lo) | (on_route > hi)):
+        bad = np.flatnonzero((on_route < lo) | (on_route > hi))[0]
+        l, i = R.nonzero()[0][bad], R.nonzero()[1][bad]
+        raise ScenarioError(
+            f"link_weights[{l}, {i}] (flow {network.flow_names[i]} on link "
+            f"{network.link_names[l]}) must be between {lo:g} and {hi:g}, got "
+            f"{float(on_route[bad])!r}; weights are relative per link, so rescale a link's "
+            f"weights together"
         )
     return W.multiply(R).tocsr()
 

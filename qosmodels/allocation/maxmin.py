@@ -31,6 +31,10 @@ import scipy.sparse as sp
 from ..errors import SolverError
 
 _REL = 1e-12
+#: A link's unfrozen weight is summed again exactly when subtractions have brought it
+#: below this fraction of its last exact value (their rounding error would then exceed
+#: about 1e-12 of it).
+_CANCEL = 1e-4
 
 
 def progressive_filling(R: sp.csr_matrix, c: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, int]:
@@ -58,8 +62,10 @@ def progressive_filling(R: sp.csr_matrix, c: np.ndarray, w: np.ndarray) -> tuple
     unfrozen = np.ones(n_flows, dtype=bool)
     x = np.zeros(n_flows)
     W = R @ w  # unfrozen weight per link
+    W_ref = W.copy()  # its value when last computed exactly
+    n_open = R.getnnz(axis=1)  # unfrozen flows per link
     frozen_load = np.zeros(n_links)
-    link_open = W > 0
+    link_open = n_open > 0
     rounds = 0
     while unfrozen.any():
         rounds += 1
@@ -74,12 +80,23 @@ def progressive_filling(R: sp.csr_matrix, c: np.ndarray, w: np.ndarray) -> tuple
         x[flows] = w[flows] * T
         unfrozen[flows] = False
         # remove the frozen flows' weight from their links, add their load
+        touched = []
         for i in flows:
             links = C.indices[C.indptr[i]:C.indptr[i + 1]]
             W[links] -= w[i]
+            n_open[links] -= 1
             frozen_load[links] += x[i]
+            touched.append(links)
         link_open[sat] = False
-        link_open &= W > 1e-12 * w.max()
+        link_open &= n_open > 0
+        # Subtracting frozen weights cancels: where a link's unfrozen weight fell far below
+        # its last exact value (flows of very different weights), sum it again exactly.
+        if touched:
+            touched = np.unique(np.concatenate(touched))
+            redo = touched[link_open[touched] & (W[touched] < _CANCEL * W_ref[touched])]
+            for l in redo:
+                on = R.indices[R.indptr[l]:R.indptr[l + 1]]
+                W[l] = W_ref[l] = float(np.sum(w[on[unfrozen[on]]]))
     return x, rounds
 
 
