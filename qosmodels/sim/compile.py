@@ -407,8 +407,9 @@ def predicted_events(network: Network, duration: float,
     extra = (2.0 * made.sum() + toggles.sum()) * duration + 4.0 * F + 1.0
     if enough is not None and float(np.sum(weight * alone)) * duration + extra <= enough:
         return float(np.sum(weight * alone)) * duration + extra, "packets forwarded"
-    a = np.zeros((L, F))
-    np.add.at(a, (fwd, cols), bits[cols])  # bits per packet of flow i through link l
+    import scipy.sparse as sp
+
+    a = sp.csr_matrix(network.routing_matrix.multiply(bits[None, :]))  # bits per packet on l
     res = linprog(-weight, A_ub=a, b_ub=np.asarray(network.capacities, dtype=float),
                   bounds=[(0.0, None if not np.isfinite(u) else u) for u in upper],
                   method="highs")
