@@ -42,6 +42,14 @@ def real_array(owner: str, field: str, value, *, what: str = "a real number or a
     """
     if value is None or isinstance(value, (str, bytes, bool, np.bool_, complex, np.complexfloating)):
         raise _wrong(owner, field, value, what)
+    if isinstance(value, (list, tuple)):  # NumPy would turn True into 1.0 and '1' into a str
+        try:
+            items = np.array(value, dtype=object).ravel().tolist()
+        except (TypeError, ValueError):
+            raise _wrong(owner, field, value, what) from None
+        if not all(isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+                   for x in items):
+            raise _wrong(owner, field, value, what)
     try:
         a = np.asarray(value)
     except (TypeError, ValueError):

@@ -53,9 +53,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from . import _seed
+from . import _seed, budget
 from . import _validate as v
-from . import budget
 from ._arrays import real_array
 from ._arrays import safe_repr as _safe
 from .errors import ScenarioError, ScenarioTypeError

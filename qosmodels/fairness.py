@@ -70,10 +70,10 @@ def _jain(x: np.ndarray) -> float:
         sq = float(np.sum(x * x))
         if sq == 0.0 and not np.any(x > 0):
             return 1.0
-        j = float(np.sum(x)) ** 2 / (x.size * sq)
+        j = float(np.float64(np.sum(x)) ** 2 / (x.size * sq))
         if not (np.isfinite(j) and sq > 0):  # squares beyond the floats: scale by the largest
             y = x / x.max()
-            j = float(np.sum(y)) ** 2 / (y.size * float(np.sum(y * y)))
+            j = float(np.float64(np.sum(y)) ** 2 / (y.size * float(np.sum(y * y))))
     return j
 
 

@@ -539,10 +539,12 @@ def partition(bucket: TokenBucket, rtts, rule: str = "rtt") -> Partition:
     n = rt.size
     if not isinstance(rule, str):
         raise ScenarioTypeError(f"partition.rule must be 'equal' or 'rtt', got {rule!r}")
-    if not np.isfinite(rt.sum()) or not np.isfinite(bucket.rate * rt.max()):
+    with np.errstate(over="ignore"):
+        total, window = float(rt.sum()), bucket.rate * float(rt.max())
+    if not (math.isfinite(total) and math.isfinite(window)):
         raise ScenarioError(
-            f"partition: the RTTs are too large (sum {float(rt.sum())!r} s, rate * largest RTT "
-            f"{bucket.rate * float(rt.max())!r} bits) for floats; give them in a sensible range")
+            f"partition: the RTTs are too large (sum {total!r} s, rate * largest RTT {window!r} "
+            f"bits) for floats; give them in a sensible range")
     if rule == "equal":
         depths = np.full(n, bucket.depth / n)
     elif rule == "rtt":
