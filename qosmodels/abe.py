@@ -48,13 +48,15 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from . import _seed, budget
 from . import _validate as v
+from ._arrays import real_array
+from ._arrays import safe_repr as _safe
 from .errors import ScenarioError, ScenarioTypeError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -84,14 +86,7 @@ __all__ = [
 # --------------------------------------------------------------------------- validation
 def _arr(fn: str, name: str, value, *, lo=None, lo_open=False, hi=None, unit="", what=""):
     """``value`` as a float array checked against ``[lo, hi]`` (``lo`` open if ``lo_open``)."""
-    if isinstance(value, bool):
-        raise ScenarioTypeError(f"{fn}: {name} must be a real number or array, got {value!r}")
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ScenarioTypeError(
-            f"{fn}: {name} must be a real number or array of them, got {value!r}"
-        ) from None
+    a = real_array(fn, name, value)
     rng = _range_text(lo, lo_open, hi)
     suffix = f" ({what})" if what else ""
     unit_txt = f" {unit}" if unit else ""
@@ -132,6 +127,35 @@ def _beta(fn, name, value):
     return _arr(fn, name, value, lo=1.0, what="the Blue/Green throughput ratio, >= 1")
 
 
+def _finite(fn, x, why):
+    """``x`` if every element is finite, else a ScenarioError saying ``why`` (which input
+    made the closed form overflow and what range works)."""
+    if not np.all(np.isfinite(x)):
+        raise ScenarioError(f"{fn}: the result is not a finite float for these inputs: {why}")
+    return x
+
+
+def _scalar(fn, name, value, check):
+    """One value checked by ``check`` (``_loss``, ``_boost``, ...), as a float."""
+    a = check(fn, name, value)
+    if a.size != 1:
+        raise ScenarioError(f"{fn}: {name} must be a single number, got shape {a.shape}")
+    return float(a.reshape(()))
+
+
+def _check_state(fn, state) -> LoopState:
+    """A LoopState (or 4-tuple) of finite floats: alpha > 0, the others >= 0."""
+    if not isinstance(state, tuple) or len(state) != 4:
+        raise ScenarioTypeError(
+            f"{fn}: state must be a LoopState(alpha, q_blue, q_green, boost), got "
+            f"{state!r:.80}")
+    a, qb, qg, B = state
+    return LoopState(v.real(fn, "state.alpha", a, gt=0),
+                     v.real(fn, "state.q_blue", qb, ge=0),
+                     v.real(fn, "state.q_green", qg, ge=0),
+                     v.real(fn, "state.boost", B, ge=0, unit="s"))
+
+
 def _out(x, *inputs):
     """A float when every input was a scalar, else the broadcast array."""
     if all(np.ndim(i) == 0 for i in inputs):
@@ -170,8 +194,11 @@ def throughput(loss, rtt):
 
     Raises
     ------
+    ScenarioTypeError
+        If an argument is not a real number (a string, a bool, None, complex).
     ScenarioError
-        If a loss ratio is outside (0, 1] or an RTT is not > 0.
+        If a loss ratio is outside (0, 1] or an RTT is not > 0 and finite, or
+        if the throughput overflows (``rtt * sqrt(2 loss)`` below about 1e-308).
 
     References
     ----------
@@ -183,9 +210,16 @@ def throughput(loss, rtt):
     >>> round(throughput(0.01, 0.1), 3)    # ~ sqrt(2)/(0.1 sqrt(0.01)) = 141.4 for small q
     131.774
     """
-    q = _loss("abe.throughput", "loss", loss)
-    tau = _rtt("abe.throughput", "rtt", rtt)
-    return _out(_x(q, tau), loss, rtt)
+    fn = "abe.throughput"
+    q = _loss(fn, "loss", loss)
+    tau = _rtt(fn, "rtt", rtt)
+    with np.errstate(all="ignore"):
+        x = _x(q, tau)
+    return _out(_finite(fn, x, _X_OVERFLOW), loss, rtt)
+
+
+_X_OVERFLOW = ("the throughput 2 / (rtt (loss + sqrt(loss^2 + 2 loss))) overflows; it is finite "
+               "while rtt * sqrt(2 loss) is above about 1e-308 (raise rtt or loss)")
 
 
 def loss_for_throughput(rate, rtt):
@@ -208,15 +242,27 @@ def loss_for_throughput(rate, rtt):
     float or ndarray
         The loss ratio ``q``, in (0, 1] when ``x tau >= sqrt(3) - 1``.
 
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not a real number.
+    ScenarioError
+        If ``rate`` or ``rtt`` is not finite and > 0, or if ``q`` overflows
+        (``rate * rtt`` below about 1e-308).
+
     Examples
     --------
     >>> q = loss_for_throughput(100.0, 0.14)
     >>> round(throughput(q, 0.14), 9)
     100.0
     """
-    x = _arr("abe.loss_for_throughput", "rate", rate, lo=0.0, lo_open=True, unit="packets/s")
-    tau = _rtt("abe.loss_for_throughput", "rtt", rtt)
-    return _out(_q_of_x(x * tau), rate, rtt)
+    fn = "abe.loss_for_throughput"
+    x = _arr(fn, "rate", rate, lo=0.0, lo_open=True, unit="packets/s")
+    tau = _rtt(fn, "rtt", rtt)
+    with np.errstate(all="ignore"):
+        q = _q_of_x(x * tau)
+    return _out(_finite(fn, q, "q = 2 / (y (y + 2)) with y = rate * rtt overflows; it is finite "
+                              "while rate * rtt is above about 1e-308"), rate, rtt)
 
 
 def _q_of_x(y):
@@ -239,14 +285,26 @@ def throughput_small_loss(loss, rtt):
     -------
     float or ndarray, packets/s
 
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not a real number.
+    ScenarioError
+        If a loss ratio is outside (0, 1] or an RTT is not finite and > 0, or
+        if the result overflows (``rtt * sqrt(loss)`` below about 1e-308).
+
     References
     ----------
     Hurley, Le Boudec, Thiran, Section III-C.1, eq (3); the constant ``C`` is
     derived in :func:`derive` as ``lim_{q->0} tau sqrt(q) x(q)``.
     """
-    q = _loss("abe.throughput_small_loss", "loss", loss)
-    tau = _rtt("abe.throughput_small_loss", "rtt", rtt)
-    return _out(math.sqrt(2.0) / (tau * np.sqrt(q)), loss, rtt)
+    fn = "abe.throughput_small_loss"
+    q = _loss(fn, "loss", loss)
+    tau = _rtt(fn, "rtt", rtt)
+    with np.errstate(all="ignore"):
+        x = math.sqrt(2.0) / (tau * np.sqrt(q))
+    return _out(_finite(fn, x, "sqrt(2) / (rtt sqrt(loss)) overflows; it is finite while "
+                              "rtt * sqrt(loss) is above about 1e-308"), loss, rtt)
 
 
 def alpha(beta_star, q_blue, boost, rtt):
@@ -279,9 +337,13 @@ def alpha(beta_star, q_blue, boost, rtt):
 
     Raises
     ------
+    ScenarioTypeError
+        If an argument is not a real number (a string, a bool, None, complex).
     ScenarioError
-        If ``beta_star < 1``, a loss ratio is outside (0, 1], ``boost < 0``
-        or ``rtt <= 0``.
+        If ``beta_star < 1``, a loss ratio is outside (0, 1], ``boost < 0``,
+        ``rtt <= 0`` or an argument is not finite; or if ``alpha`` overflows:
+        it grows like ``c^2``, ``c = beta_star (1 + boost / rtt)``, which must
+        stay below about 1e154.
 
     References
     ----------
@@ -297,7 +359,13 @@ def alpha(beta_star, q_blue, boost, rtt):
     """
     fn = "abe.alpha"
     b, q, B, tau = _law_args(fn, beta_star, q_blue, boost, rtt)
-    return _out(_alpha(b, q, B, tau), beta_star, q_blue, boost, rtt)
+    with np.errstate(all="ignore"):
+        a = _alpha(b, q, B, tau)
+    return _out(_finite(fn, a, _C_OVERFLOW), beta_star, q_blue, boost, rtt)
+
+
+_C_OVERFLOW = ("eq (5) grows like c^2 with c = beta_star (1 + boost / rtt), which overflows; "
+               "keep c below about 1e154 (a smaller beta_star or boost / rtt)")
 
 
 def _law_args(fn, beta_star, q_blue, boost, rtt):
@@ -332,13 +400,25 @@ def delta(beta_star, q_blue, boost, rtt):
     -------
     float or ndarray
 
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not a real number.
+    ScenarioError
+        On arguments out of range or not finite (as for :func:`alpha`), or if
+        ``c = beta_star (1 + boost / rtt)`` overflows (keep it below about 1e300).
+
     References
     ----------
     Hurley, Le Boudec, Thiran, Section III-C.2, eq (6), and Appendix A.
     """
     fn = "abe.delta"
     b, q, B, tau = _law_args(fn, beta_star, q_blue, boost, rtt)
-    return _out(_delta(b, q, B, tau), beta_star, q_blue, boost, rtt)
+    with np.errstate(all="ignore"):
+        d = _delta(b, q, B, tau)
+    return _out(_finite(fn, d, "delta grows like c = beta_star (1 + boost / rtt), which "
+                              "overflows; keep c below about 1e300"),
+                beta_star, q_blue, boost, rtt)
 
 
 def _delta(b, q, B, tau):
@@ -351,13 +431,20 @@ def green_loss_target(beta_star, q_blue, boost, rtt):
     Parameters and units as :func:`alpha`.  Values above 1 mean that the
     target ``beta*`` cannot be reached at this Blue loss ratio.
 
+    Raises
+    ------
+    ScenarioTypeError, ScenarioError
+        As for :func:`alpha`.
+
     References
     ----------
     Hurley, Le Boudec, Thiran, eqs (4)-(5) and Appendix A.
     """
     fn = "abe.green_loss_target"
     b, q, B, tau = _law_args(fn, beta_star, q_blue, boost, rtt)
-    return _out(_alpha(b, q, B, tau) * q, beta_star, q_blue, boost, rtt)
+    with np.errstate(all="ignore"):
+        g = _alpha(b, q, B, tau) * q
+    return _out(_finite(fn, g, _C_OVERFLOW), beta_star, q_blue, boost, rtt)
 
 
 def throughput_ratio(alpha, q_blue, boost, rtt):
@@ -384,6 +471,13 @@ def throughput_ratio(alpha, q_blue, boost, rtt):
     -------
     float or ndarray
 
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not a real number.
+    ScenarioError
+        On arguments out of range or not finite, or ``alpha * q_blue > 1``.
+
     Notes
     -----
     This is the first display of Appendix A, ``beta* = tau_e/(tau_e + B) *
@@ -405,7 +499,14 @@ def throughput_ratio(alpha, q_blue, boost, rtt):
             f"{fn}: alpha * q_blue is the Green loss ratio (eq (4)) and must be in (0, 1], "
             f"got {float(np.max(qg))!r}"
         )
-    return _out(_x(q, tau + B) / _x(qg, tau), alpha, q_blue, boost, rtt)
+    with np.errstate(all="ignore"):
+        r = _x(q, tau + B) / _x(qg, tau)
+        bad = ~(np.isfinite(r) & (r > 0))
+        if np.any(bad):  # eq (2) over- or underflowed: the ratio without the 2 / tau factors
+            g = q + np.sqrt(q * (q + 2.0))
+            gg = qg + np.sqrt(qg * (qg + 2.0))
+            r = np.where(bad, gg / g / (1.0 + B / tau), r)
+    return _out(r, alpha, q_blue, boost, rtt)
 
 
 # --------------------------------------------------------------------------- symbolic side
@@ -675,10 +776,19 @@ class ControlLaw:
 
     # -- the map
     def target_ratio(self, q_blue, boost):
-        """Appendix A's ideal ``q_g* / q_b = (beta*(1 + B/tau_e))^2 / delta``."""
-        q = _loss("ControlLaw.target_ratio", "q_blue", q_blue)
-        B = _boost("ControlLaw.target_ratio", "boost", boost)
-        return _out(_alpha(self.beta_star, q, B, self.rtt), q_blue, boost)
+        """Appendix A's ideal ``q_g* / q_b = (beta*(1 + B/tau_e))^2 / delta``.
+
+        Raises
+        ------
+        ScenarioTypeError, ScenarioError
+            As for :func:`alpha` (``q_blue`` in (0, 1], ``boost >= 0``, finite).
+        """
+        fn = "ControlLaw.target_ratio"
+        q = _loss(fn, "q_blue", q_blue)
+        B = _boost(fn, "boost", boost)
+        with np.errstate(all="ignore"):
+            r = _alpha(self.beta_star, q, B, self.rtt)
+        return _out(_finite(fn, r, _C_OVERFLOW), q_blue, boost)
 
     def update(self, state: LoopState, q_blue_m: float, q_green_m: float,
                boost_m: float) -> LoopState:
@@ -697,21 +807,53 @@ class ControlLaw:
         -------
         LoopState
 
+        Raises
+        ------
+        ScenarioTypeError
+            If ``state`` is not a LoopState (or a 4-tuple) of real numbers, or
+            a measurement is not a real number.
+        ScenarioError
+            If a measurement is out of range or not finite, the state is not
+            finite (``alpha > 0``; ``q_blue``, ``q_green``, ``boost >= 0``), a
+            filtered loss ratio falls to 0, or eq (7) overflows (the new
+            ``alpha`` would not be a finite float > 0).
+
         References
         ----------
         Hurley, Le Boudec, Thiran, Section III-C.2 ("The action performed
         every T1 seconds").
         """
-        a, qb, qg, B, ok = law_step(
-            float(state.alpha), float(state.q_blue), float(state.q_green), float(state.boost),
-            float(q_blue_m), float(q_green_m), float(boost_m), self.beta_star, self.rtt,
-            self.k1, self.k2, self.gamma1, self.gamma2)
+        fn = "ControlLaw.update"
+        st = _check_state(fn, state)
+        qbm = v.real(fn, "q_blue_m", q_blue_m, ge=0, le=1)
+        qgm = v.real(fn, "q_green_m", q_green_m, ge=0, le=1)
+        Bm = v.real(fn, "boost_m", boost_m, ge=0, unit="s")
+        return self._update(st, qbm, qgm, Bm)
+
+    def _update(self, state: LoopState, q_blue_m: float, q_green_m: float,
+                boost_m: float) -> LoopState:
+        """:meth:`update` on validated floats."""
+        args = (state.alpha, state.q_blue, state.q_green, state.boost, q_blue_m, q_green_m,
+                boost_m, self.beta_star, self.rtt, self.k1, self.k2, self.gamma1, self.gamma2)
+        try:
+            a, qb, qg, B, ok = law_step(*args)
+        except OverflowError:  # a float power beyond 1.8e308
+            _, qb, qg, B, ok = law_step(*args[:7], 1.0, self.rtt, 1.0, 0.0, self.gamma1,
+                                        self.gamma2)  # the filters alone, for the message
+            a = math.inf
         if not ok:
             raise ScenarioError(
                 f"ControlLaw.update: the filtered loss ratios must stay > 0 for eq (7), got "
                 f"q_blue={qb!r}, q_green={qg!r} (start the filters from positive values; with "
                 f"gamma1 = 0 a period without losses empties them: use gamma1 > 0 or measure "
                 f"over more packets)")
+        if not (math.isfinite(a) and a > 0):
+            raise ScenarioError(
+                f"ControlLaw.update: eq (7) gives alpha = {a!r} (not a finite float > 0) from "
+                f"alpha={state.alpha!r}, filtered q_blue={qb!r}, q_green={qg!r}, boost={B!r}: "
+                f"the factor (c^2 q_blue / q_green)^k1 with c = beta_star (1 + boost / rtt) "
+                f"over- or underflows; keep the filtered loss ratios within about 1e100 of "
+                f"each other and boost / rtt moderate")
         return LoopState(a, qb, qg, B)
 
     def closed_loop(self, state: LoopState, q_blue: float, boost: float,
@@ -722,9 +864,19 @@ class ControlLaw:
         loss ratio responds to ``alpha`` as the dropper intends (eq (4)),
         up to a factor ``bias`` (1 = exact; > 1 models extra Green drops such
         as Green dropping control).
+
+        Raises
+        ------
+        ScenarioTypeError, ScenarioError
+            As :meth:`update`; ``q_blue`` in [0, 1], ``boost >= 0``, ``bias > 0``.
         """
-        qg_m = min(1.0, bias * state.alpha * q_blue)
-        return self.update(state, q_blue, qg_m, boost)
+        fn = "ControlLaw.closed_loop"
+        st = _check_state(fn, state)
+        q = v.real(fn, "q_blue", q_blue, ge=0, le=1)
+        B = v.real(fn, "boost", boost, ge=0, unit="s")
+        kappa = v.real(fn, "bias", bias, gt=0)
+        qg_m = min(1.0, kappa * st.alpha * q)
+        return self._update(st, q, qg_m, B)
 
     def fixed_point(self, q_blue, boost, bias: float = 1.0) -> LoopState:
         """The equilibrium of :meth:`closed_loop` for constant ``q_blue`` and ``boost``.
@@ -753,13 +905,19 @@ class ControlLaw:
             exceed 1 (no equilibrium of the unsaturated plant).
         """
         fn = "ControlLaw.fixed_point"
-        q = float(_loss(fn, "q_blue", q_blue))
-        B = float(_boost(fn, "boost", boost))
+        q = float(_scalar(fn, "q_blue", q_blue, _loss))
+        B = float(_scalar(fn, "boost", boost, _boost))
         kappa = v.real(fn, "bias", bias, gt=0)
-        c = self.beta_star * (1.0 + B / self.rtt)
-        d = 1.0 + (1.0 - c) * float(_s(q))
-        a = c * c / kappa * d ** (-self.k2 / self.k1)
-        qg = kappa * a * q
+        with np.errstate(all="ignore"):
+            c = self.beta_star * (1.0 + B / self.rtt)
+            d = 1.0 + (1.0 - c) * float(_s(q))
+            a = float(np.float64(c) * c / kappa * np.float64(d) ** (-self.k2 / self.k1))
+            qg = kappa * a * q
+        if not (math.isfinite(a) and a > 0):
+            raise ScenarioError(
+                f"{fn}: the equilibrium alpha (c^2 / bias) delta^(-k2/k1) = {a!r} is not a "
+                f"finite float > 0 for q_blue={q!r}, boost={B!r}, bias={kappa!r}: keep "
+                f"c = beta_star (1 + boost / rtt) below about 1e100 and bias moderate")
         if qg > 1.0:
             raise ScenarioError(
                 f"{fn}: the equilibrium Green loss ratio bias*alpha*q_blue = {qg:.4g} exceeds 1; "
@@ -775,6 +933,11 @@ class ControlLaw:
         Returns
         -------
         ndarray, shape (4, 4)
+
+        Raises
+        ------
+        ScenarioError
+            As :meth:`fixed_point`, or if an entry of the Jacobian overflows.
         """
         fp = self.fixed_point(q_blue, boost, bias)
         g1, g2, k1, k2, tau, b = self.gamma1, self.gamma2, self.k1, self.k2, self.rtt, self.beta_star
@@ -794,12 +957,15 @@ class ControlLaw:
         J[1, 1] = g1
         J[3, 3] = g2
         # alpha' = alpha (c'^2 q_b'/q_g')^k1 d'^-k2
-        J[0, 0] = 1.0 - k1 * a * dqg_da / qg
-        J[0, 2] = -k1 * a * g1 / qg
-        J[0, 1] = a * (k1 / qb - k2 * dd_dqb / d) * g1
-        dc_dB = b / tau
-        J[0, 3] = a * (2.0 * k1 / c - k2 * dd_dc / d) * dc_dB * g2
-        return J
+        with np.errstate(all="ignore"):
+            J[0, 0] = 1.0 - k1 * a * dqg_da / qg
+            J[0, 2] = -k1 * a * g1 / qg
+            J[0, 1] = a * (k1 / qb - k2 * dd_dqb / d) * g1
+            dc_dB = b / tau
+            J[0, 3] = a * (2.0 * k1 / c - k2 * dd_dc / d) * dc_dB * g2
+        return _finite("ControlLaw.jacobian", J, "an entry overflows at this fixed point "
+                       f"(alpha={a!r}, q_blue={qb!r}); use a smaller beta_star, boost / rtt "
+                       "or larger loss ratios")
 
     def stability(self, q_blue, boost, bias: float = 1.0) -> Stability:
         """Local stability of the loop at its fixed point (eigenvalues of the Jacobian).
@@ -922,9 +1088,12 @@ class LoopRun:
 
     def tail_mean(self, name: str, fraction: float = 0.5) -> float:
         """Mean of a field over the last ``fraction`` of the periods."""
-        if not 0 < fraction <= 1:
-            raise ScenarioError(f"LoopRun.tail_mean: fraction must be in (0, 1], got {fraction!r}")
-        x = np.asarray(getattr(self, name))[1:]
+        fraction = v.real("LoopRun.tail_mean", "fraction", fraction, gt=0, le=1)
+        x = getattr(self, name, None) if isinstance(name, str) else None
+        if not isinstance(x, np.ndarray):
+            raise ScenarioError(f"LoopRun.tail_mean: name must be an array field of LoopRun such "
+                                f"as 'alpha', 'beta', 'ratio' or 'q_green', got {name!r}")
+        x = x[1:]
         n = max(1, int(round(fraction * x.size)))
         return float(np.nanmean(x[-n:]))
 
@@ -967,6 +1136,15 @@ class LoopRun:
                 f"(target {self.law.beta_star:g})</p>")
 
 
+def _integer(fn, name, value, **kw) -> int:
+    """:func:`qosmodels._validate.integer`, also for integers too large for a float."""
+    try:
+        return v.integer(fn, name, value, **kw)
+    except OverflowError:
+        raise ScenarioError(f"{fn}.{name} must be an integer below 2**53, got "
+                            f"{_safe(value)}") from None
+
+
 def _per_period(fn, name, value, n, check):
     a = check(fn, name, value)
     if a.ndim == 0:
@@ -980,7 +1158,7 @@ def _per_period(fn, name, value, n, check):
 def run_loop(law: ControlLaw | None = None, *, q_blue=0.02, boost=0.05, periods: int = 200,
              packets: int | None = 1000, bias: float = 1.0, boost_cv: float = 0.2,
              initial_q_blue: float = 0.05, initial_boost: float | None = None,
-             initial_alpha: float | None = None, seed=None) -> LoopRun:
+             initial_alpha: float | None = None, seed) -> LoopRun:
     """Run the control loop on a synthetic plant with seeded loss measurements.
 
     The plant: in each period the router's RED gives Blue packets the loss
@@ -1019,12 +1197,25 @@ def run_loop(law: ControlLaw | None = None, *, q_blue=0.02, boost=0.05, periods:
     initial_alpha : float, optional
         Override the initial ``alpha`` (>= 1e-12); ``q_g`` starts at
         ``alpha q_b``.
-    seed : int or numpy.random.Generator, optional
-        Seed of the measurement noise.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the measurement noise; required (keyword), as for
+        :func:`qosmodels.simulate`: the same seed gives the same run.  It is
+        checked even when ``packets=None`` draws nothing.
 
     Returns
     -------
     LoopRun
+
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument has the wrong type, or ``seed`` is not an int >= 0, a
+        SeedSequence or a Generator.
+    ScenarioError
+        If an argument is out of range or not finite, a negative seed, or if
+        the ``periods`` would need more memory than the budget
+        (:class:`~qosmodels.errors.BudgetError`); or if the law fails on the
+        way (:meth:`ControlLaw.update`).
 
     References
     ----------
@@ -1040,21 +1231,28 @@ def run_loop(law: ControlLaw | None = None, *, q_blue=0.02, boost=0.05, periods:
     law = PAPER_LAW if law is None else law
     if not isinstance(law, ControlLaw):
         raise ScenarioTypeError(f"{fn}: law must be a ControlLaw, got {law!r}")
-    n = v.integer(fn, "periods", periods, ge=1)
+    _seed.check(fn, seed)
+    n = _integer(fn, "periods", periods, ge=1)
+    # 14 float64 arrays of n + 1 values: 8 outputs, 2 per-period inputs, target, time and
+    # the two concatenated true series
+    budget.check_memory(fn, 14 * 8.0 * (n + 1), parameter=f"periods={n}",
+                        fix="run fewer periods")
     qb_true = _per_period(fn, "q_blue", q_blue, n, _loss)
     B_true = _per_period(fn, "boost", boost, n, _boost)
     if packets is not None:
-        packets = v.integer(fn, "packets", packets, ge=1, unit="packets per period")
+        packets = _integer(fn, "packets", packets, ge=1, unit="packets per period")
     kappa = v.real(fn, "bias", bias, gt=0)
     cv = v.real(fn, "boost_cv", boost_cv, ge=0)
     q0 = float(_loss(fn, "initial_q_blue", initial_q_blue))
     B0 = float(B_true[0]) if initial_boost is None else float(_boost(fn, "initial_boost",
                                                                          initial_boost))
     if initial_alpha is None:
-        a0 = float(_alpha(law.beta_star, q0, B0, law.rtt))
+        with np.errstate(all="ignore"):
+            a0 = float(_alpha(law.beta_star, q0, B0, law.rtt))
+        _finite(fn, a0, "the initial alpha, eq (5), " + _C_OVERFLOW)
     else:
         a0 = v.real(fn, "initial_alpha", initial_alpha, ge=1e-12)
-    rng = np.random.default_rng(seed)
+    rng = _seed.generator(fn, seed)
 
     out = {k: np.full(n + 1, np.nan) for k in (
         "alpha", "q_blue", "q_green", "boost", "qbm", "qgm", "Bm", "beta")}
@@ -1070,20 +1268,23 @@ def run_loop(law: ControlLaw | None = None, *, q_blue=0.02, boost=0.05, periods:
             qbm = rng.binomial(packets, p) / packets
             qgm = rng.binomial(packets, pg) / packets
             Bm = Bt if (cv == 0 or Bt == 0) else rng.gamma(1.0 / cv**2, Bt * cv**2)
-        out["beta"][t + 1] = _x(p, law.rtt + Bt) / _x(pg, law.rtt)
-        state = law.update(state, qbm, qgm, Bm)
+        with np.errstate(all="ignore"):
+            out["beta"][t + 1] = _x(p, law.rtt + Bt) / _x(pg, law.rtt)
+        state = law._update(state, float(qbm), float(qgm), float(Bm))
         out["alpha"][t + 1], out["q_blue"][t + 1], out["q_green"][t + 1], out["boost"][t + 1] = state
         out["qbm"][t + 1], out["qgm"][t + 1], out["Bm"][t + 1] = qbm, qgm, Bm
     target = np.empty(n + 1)
-    target[0] = _alpha(law.beta_star, qb_true[0], B_true[0], law.rtt)
-    target[1:] = _alpha(law.beta_star, qb_true, B_true, law.rtt)
+    with np.errstate(all="ignore"):
+        target[0] = _alpha(law.beta_star, qb_true[0], B_true[0], law.rtt)
+        target[1:] = _alpha(law.beta_star, qb_true, B_true, law.rtt)
+    _finite(fn, target, "the target ratio, eq (5), " + _C_OVERFLOW)
     return LoopRun(
         law=law, time=law.period * np.arange(n + 1), alpha=out["alpha"], q_blue=out["q_blue"],
         q_green=out["q_green"], boost=out["boost"], q_blue_measured=out["qbm"],
         q_green_measured=out["qgm"], boost_measured=out["Bm"],
         q_blue_true=np.concatenate([[qb_true[0]], qb_true]),
         boost_true=np.concatenate([[B_true[0]], B_true]), target_ratio=target, beta=out["beta"],
-        bias=kappa, seed=seed if isinstance(seed, (numbers.Integral, type(None))) else repr(seed),
+        bias=kappa, seed=_seed.describe(seed),
     )
 
 

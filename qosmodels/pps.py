@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import _validate as v
+from ._arrays import real_array
 from .errors import ScenarioError, ScenarioTypeError, SolverError
 from .mechanisms.tickets import TRED_K as _TRED_K
 from .network import Network
@@ -428,7 +429,8 @@ def fair_rates(network: Network, tickets: Mapping | None = None, demand=None, *,
     start = _start_tickets(owner, net, paths, T, start_given, act,
                            issued_name="tickets", start_name="flow_tickets", where="first",
                            node_of=lambda key: key[0])
-    IN, OUT, in_rate, out_rate, xr = _ledger(net.n_links, paths, T, start)
+    IN, OUT, in_rate, out_rate, xr = _ledger(net.n_links, paths, T, start, owner,
+                                             ("tickets", "flow_tickets"), net)
     return _allocate(net, "sender", T, act, cap, IN, OUT, in_rate, out_rate, xr)
 
 
@@ -502,7 +504,8 @@ def receiver_fair_rates(network: Network, ack_tickets: Mapping | None = None, de
     start = _start_tickets(owner, net, paths, T, start_given, act,
                            issued_name="ack_tickets", start_name="sink_tickets", where="last",
                            node_of=lambda key: key[1])
-    IN, OUT, in_rate, out_rate, xr = _ledger(net.n_links, paths, T, start)
+    IN, OUT, in_rate, out_rate, xr = _ledger(net.n_links, paths, T, start, owner,
+                                             ("ack_tickets", "sink_tickets"), net)
     return _allocate(net, "receiver", T, act, cap, IN, OUT, in_rate, out_rate, xr)
 
 
@@ -711,7 +714,8 @@ def network_tickets(network: Network) -> tuple[str, dict, dict]:
 
 
 # ============================================================================ the machinery
-def _ledger(n_links: int, paths: list[list[int]], T: np.ndarray, start: np.ndarray):
+def _ledger(n_links: int, paths: list[list[int]], T: np.ndarray, start: np.ndarray,
+            owner: str = _OWNER, names: tuple = ("tickets", "flow_tickets"), net=None):
     """Relabel tickets hop by hop: in, out (L, F), InTktRate, OutTktRate, XRate (L,).
 
     ``paths[i]`` lists the links flow i's tickets cross, in the order they
@@ -730,10 +734,12 @@ def _ledger(n_links: int, paths: list[list[int]], T: np.ndarray, start: np.ndarr
     vals = np.where(first, start[hop_flow], 1.0)  # in-tickets per hop
     for sweep in range(_MAX_SWEEPS):
         in_rate = np.bincount(hop_link, weights=vals, minlength=n_links)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(all="ignore"):
             xr = np.where(passthrough, 1.0, T / in_rate)
-        out = vals * xr[hop_link]
+            out = vals * xr[hop_link]
         new = np.where(first, vals, out[np.maximum(prev, 0)])
+        if not np.all(np.isfinite(new) & (new > 0)):
+            _overflow(owner, names, net, T, hop_link, vals, xr, new)
         if np.array_equal(new, vals) or (
                 sweep > n_links and np.max(np.abs(new - vals) / new) <= _RTOL):
             break
@@ -748,12 +754,31 @@ def _ledger(n_links: int, paths: list[list[int]], T: np.ndarray, start: np.ndarr
         xr = np.where(passthrough, 1.0, T / in_rate)
     xr = np.where(in_rate > 0, xr, np.nan)
     out = vals * xr[hop_link]
+    if not np.all(np.isfinite(out) & (out > 0)):
+        _overflow(owner, names, net, T, hop_link, vals, xr, out)
     IN = np.zeros((n_links, n_flows))
     OUT = np.zeros((n_links, n_flows))
     IN[hop_link, hop_flow] = vals
     OUT[hop_link, hop_flow] = out
     out_rate = np.bincount(hop_link, weights=out, minlength=n_links)
     return IN, OUT, in_rate, out_rate, xr
+
+
+def _overflow(owner, names, net, T, hop_link, vals, xr, new):
+    """Raise: relabelling a flow's tickets left the floats (an exchange rate or a flow's
+    tickets over- or underflowed), naming the link and the arguments that set it."""
+    bad = np.flatnonzero(~(np.isfinite(new) & (new > 0)))[0]
+    l = int(hop_link[bad - 1] if bad > 0 and hop_link[bad - 1] != hop_link[bad]
+            else hop_link[bad])
+    lname = net.link_names[l] if net is not None else str(l)
+    received = float(np.bincount(hop_link, weights=vals, minlength=len(T))[l])
+    issued = "nothing (tickets pass through)" if np.isnan(T[l]) else f"{float(T[l])!r} t/s"
+    raise ScenarioError(
+        f"{owner}: relabelling the tickets at link {lname} leaves the floats: it is issued "
+        f"{issued} and receives {received!r} t/s, an exchange rate of {float(xr[l])!r}, and a "
+        f"flow's tickets become {float(new[bad])!r}; {names[0]} and {names[1]} must keep every "
+        f"ticket rate and their ratios within about 1e-300 .. 1e300 (scale them: only ratios "
+        f"matter)")
 
 
 def _allocate(net, variant, T, act, cap, IN, OUT, in_rate, out_rate, xr) -> TicketAllocation:
@@ -765,9 +790,24 @@ def _allocate(net, variant, T, act, cap, IN, OUT, in_rate, out_rate, xr) -> Tick
     flows = [dataclasses.replace(net.flows[i], max_rate=None if math.isinf(cap[i]) else cap[i],
                                  name=net.flow_names[i]) for i in idx]
     sub = net.replace(flows=flows)
-    alloc = allocate(sub, "maxmin", link_weights=IN[:, idx])
+    W = IN[:, idx]
+    top = float(W.max())
+    if not 2.0**-400 <= top <= 2.0**400:
+        # only the ratios of the weights matter: bring them near 1 by a power of two, exactly
+        W = np.ldexp(W, -math.frexp(top)[1])
+        if np.any((IN[:, idx] > 0) & (W == 0)):
+            raise ScenarioError(
+                f"{_OWNER if variant == 'sender' else 'receiver_fair_rates'}: the flows' tickets "
+                f"span more than the floats hold (largest {top!r} t/s, smallest "
+                f"{float(IN[:, idx][IN[:, idx] > 0].min())!r}); keep their ratios within 1e300")
+    alloc = allocate(sub, "maxmin", link_weights=W)
     rates = np.zeros(net.n_flows)
     rates[idx] = alloc.rates
+    if not np.all(np.isfinite(rates)):
+        raise ScenarioError(
+            f"{_OWNER if variant == 'sender' else 'receiver_fair_rates'}: the fair rates are not "
+            f"finite ({rates.tolist()!r}); the tickets' ratios are too extreme for the max-min "
+            f"solver: keep them within about 1e300")
     poor = np.zeros((net.n_links, net.n_flows), dtype=bool)
     bottlenecks: list[tuple[str, ...]] = [()] * net.n_flows
     for j, i in enumerate(idx):
@@ -987,11 +1027,7 @@ def _ro(a) -> np.ndarray:
 # ============================================================================ formulas
 def _arr(owner: str, name: str, x, *, gt=None, ge=None, le=None, unit: str = "") -> np.ndarray:
     """A float array of ``x`` after checking every element is finite and in range."""
-    try:
-        a = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ScenarioTypeError(f"{owner}: {name} must be a number or an array of numbers, "
-                                f"got {x!r}") from None
+    a = real_array(owner, name, x, what="a number or an array of numbers")
     u = f" (in {unit})" if unit else ""
     bad = ~np.isfinite(a)
     rng = []
@@ -1015,6 +1051,15 @@ def _out(a):
     return float(a) if np.ndim(a) == 0 else a
 
 
+def _finite(owner, a, why):
+    arrays = a if isinstance(a, tuple) else (a,)
+    if not all(np.all(np.isfinite(x)) for x in arrays):
+        raise ScenarioError(f"{owner}: the result is not a finite float for these inputs: {why}")
+    return a
+
+
+
+
 def packet_tag(out_ticket_rate, avg_rate):
     """Tickets a source tags on each packet: ``OutTktRate / AvgRate`` (Section 2.3).
 
@@ -1029,13 +1074,24 @@ def packet_tag(out_ticket_rate, avg_rate):
     -------
     float or ndarray, tickets per packet
 
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not a number (a string, a bool, None, complex).
+    ScenarioError
+        If an argument is not finite or out of range, or if the tag
+        overflows (``out_ticket_rate / avg_rate`` beyond 1.8e308).
+
     References
     ----------
     Zhang et al., "Probabilistic Packet Scheduling", Section 2.3.
     """
     t = _arr("packet_tag", "out_ticket_rate", out_ticket_rate, ge=0, unit="tickets/s")
     r = _arr("packet_tag", "avg_rate", avg_rate, gt=0, unit="packets/s")
-    return _out(t / r)
+    with np.errstate(all="ignore"):
+        tag = t / r
+    return _out(_finite("packet_tag", tag, "out_ticket_rate / avg_rate overflows; give the "
+                                           "rates in units closer to each other"))
 
 
 def exchange_rate(out_ticket_rate, in_ticket_rate):
@@ -1053,13 +1109,27 @@ def exchange_rate(out_ticket_rate, in_ticket_rate):
     float or ndarray
         Multiply an arriving packet's tickets by it: ``OutTkt = InTkt * XRate``.
 
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not a number (``exchange_rate(True, True)`` included).
+    ScenarioError
+        If an argument is not finite and > 0, or the ratio over- or
+        underflows (the two ticket rates more than ~1e308 apart).
+
     References
     ----------
     Zhang et al., "Probabilistic Packet Scheduling", Section 2.5.
     """
     o = _arr("exchange_rate", "out_ticket_rate", out_ticket_rate, gt=0, unit="tickets/s")
     i = _arr("exchange_rate", "in_ticket_rate", in_ticket_rate, gt=0, unit="tickets/s")
-    return _out(o / i)
+    with np.errstate(all="ignore"):
+        x = o / i
+    if not np.all(np.isfinite(x) & (x > 0)):
+        raise ScenarioError("exchange_rate: OutTktRate / InTktRate over- or underflows (the "
+                            "result would not be a finite float > 0); the two ticket rates "
+                            "must be within about 1e300 of each other")
+    return _out(x)
 
 
 def poor_flow_rate(poor_rate, tickets, poor_tickets):
@@ -1078,6 +1148,14 @@ def poor_flow_rate(poor_rate, tickets, poor_tickets):
     -------
     float or ndarray, in the unit of ``poor_rate``
 
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not a number.
+    ScenarioError
+        If an argument is not finite or out of range, or ``tickets >
+        poor_tickets``.
+
     References
     ----------
     Zhang et al., "Probabilistic Packet Scheduling", Section 2.2 (condition 2)
@@ -1090,7 +1168,11 @@ def poor_flow_rate(poor_rate, tickets, poor_tickets):
     if np.any(t > tp * (1 + 1e-12)):
         raise ScenarioError(f"{owner}: tickets must be <= poor_tickets (one poor flow's tickets "
                             f"are part of all poor flows' tickets), got {t!r} > {tp!r}")
-    return _out(r * t / tp)
+    with np.errstate(all="ignore"):
+        x = r * t / tp
+        # r * t can overflow where the share itself cannot (t <= tp): the same share
+        x = np.where(np.isfinite(x), x, r * (t / tp))
+    return _out(x)
 
 
 def tred_multiplier(expect_tkt, in_tkt):
@@ -1109,6 +1191,14 @@ def tred_multiplier(expect_tkt, in_tkt):
     float or ndarray
         > 1 for packets carrying fewer tickets than expected, < 1 for more.
 
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not a number.
+    ScenarioError
+        If an argument is not finite and > 0, or the cube overflows
+        (``expect_tkt / in_tkt`` above about 5e102).
+
     References
     ----------
     Zhang et al., "Probabilistic Packet Scheduling", Section 2.4.2 (TRED
@@ -1116,7 +1206,10 @@ def tred_multiplier(expect_tkt, in_tkt):
     """
     e = _arr("tred_multiplier", "expect_tkt", expect_tkt, gt=0, unit="tickets")
     i = _arr("tred_multiplier", "in_tkt", in_tkt, gt=0, unit="tickets")
-    return _out((e / i) ** 3)
+    with np.errstate(all="ignore"):
+        m = (e / i) ** 3
+    return _out(_finite("tred_multiplier", m, "(expect_tkt / in_tkt)^3 overflows; it is finite "
+                                              "while expect_tkt / in_tkt is below about 5e102"))
 
 
 def tred_drop_probability(red_probability, expect_tkt, in_tkt):
@@ -1132,13 +1225,27 @@ def tred_drop_probability(red_probability, expect_tkt, in_tkt):
     Returns
     -------
     float or ndarray, in [0, 1]
+        1 where the multiplier overflows (a packet with next to no tickets).
+
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not a number.
+    ScenarioError
+        If an argument is not finite or out of range.
 
     References
     ----------
     Zhang et al., "Probabilistic Packet Scheduling", Section 2.4.2.
     """
-    p = _arr("tred_drop_probability", "red_probability", red_probability, ge=0, le=1)
-    return _out(np.minimum(1.0, p * np.asarray(tred_multiplier(expect_tkt, in_tkt))))
+    owner = "tred_drop_probability"
+    p = _arr(owner, "red_probability", red_probability, ge=0, le=1)
+    e = _arr(owner, "expect_tkt", expect_tkt, gt=0, unit="tickets")
+    i = _arr(owner, "in_tkt", in_tkt, gt=0, unit="tickets")
+    with np.errstate(all="ignore"):
+        # the multiplier may overflow: min(1, p * inf) is 1 for p > 0, and 0 for p = 0
+        x = np.where(p > 0, np.minimum(1.0, p * ((e / i) ** 3)), 0.0 * p)
+    return _out(x)
 
 
 def tred_tcp_shares(tickets, exponent: float = 3.0) -> np.ndarray:
@@ -1183,8 +1290,13 @@ def tred_tcp_shares(tickets, exponent: float = 3.0) -> np.ndarray:
     """
     t = _arr("tred_tcp_shares", "tickets", tickets, gt=0, unit="tickets/s")
     n = v.real("tred_tcp_shares", "exponent", exponent, gt=0)
-    x = np.atleast_1d(t) ** (n / (n + 2.0))
-    return x / x.sum()
+    with np.errstate(all="ignore"):
+        x = np.atleast_1d(t) ** (n / (n + 2.0))
+        total = x.sum()
+        if not (np.isfinite(total) and total > 0):  # scale by the largest before summing
+            x = (np.atleast_1d(t) / t.max()) ** (n / (n + 2.0))
+            total = x.sum()
+    return x / total
 
 
 def udp_drop_probability(in_tkt, avg_tkt):
@@ -1203,13 +1315,21 @@ def udp_drop_probability(in_tkt, avg_tkt):
     float or ndarray, in [0, 1]
         A surviving packet with ``p > 0`` has its tag raised to AvgTkt.
 
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not a number.
+    ScenarioError
+        If an argument is not finite or out of range.
+
     References
     ----------
     Zhang et al., "Probabilistic Packet Scheduling", Section 4.
     """
     i = _arr("udp_drop_probability", "in_tkt", in_tkt, ge=0, unit="tickets")
     a = _arr("udp_drop_probability", "avg_tkt", avg_tkt, gt=0, unit="tickets")
-    return _out(np.maximum(0.0, 1.0 - i / a))
+    with np.errstate(all="ignore"):
+        return _out(np.maximum(0.0, 1.0 - i / a))
 
 
 @dataclass(frozen=True)
@@ -1270,6 +1390,15 @@ def udp_one_hop(send_rate, ticket_rate, link_ticket_rate, capacity) -> UDPOutcom
     -------
     UDPOutcome
 
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not a number.
+    ScenarioError
+        If an argument is not finite and > 0, ``ticket_rate >
+        link_ticket_rate``, or a tag (``ticket_rate / send_rate``,
+        ``link_ticket_rate / capacity``) overflows.
+
     References
     ----------
     Zhang et al., "Probabilistic Packet Scheduling", Section 4 (drop rule,
@@ -1284,15 +1413,23 @@ def udp_one_hop(send_rate, ticket_rate, link_ticket_rate, capacity) -> UDPOutcom
     if np.any(t > T * (1 + 1e-12)):
         raise ScenarioError(f"{owner}: ticket_rate must be <= link_ticket_rate (the flow's "
                             f"tickets are part of what the link receives), got {t!r} > {T!r}")
-    in_tkt = t / r
-    avg_tkt = T / c
-    p = np.maximum(0.0, 1.0 - in_tkt / avg_tkt)
-    thr = (1.0 - p) * r
-    out_tkt = np.where(p > 0, avg_tkt, in_tkt)
+    with np.errstate(all="ignore"):
+        in_tkt = t / r
+        avg_tkt = T / c
+        p = np.maximum(0.0, 1.0 - in_tkt / avg_tkt)
+        thr = (1.0 - p) * r
+        out_tkt = np.where(p > 0, avg_tkt, in_tkt)
+        share = c * t / T
+        share = np.where(np.isfinite(share), share, c * (t / T))  # c * t alone may overflow
+        tro = out_tkt * thr
+    _finite(owner, (in_tkt, avg_tkt, p, tro),
+            "a tag (ticket_rate / send_rate or link_ticket_rate / capacity) or the tickets the "
+            "survivors carry overflow; give the rates and ticket rates in units closer to "
+            "each other")
     return UDPOutcome(
-        drop_probability=_out(p), throughput=_out(thr), fair_share=_out(c * t / T),
+        drop_probability=_out(p), throughput=_out(thr), fair_share=_out(share),
         in_tkt=_out(in_tkt), avg_tkt=_out(avg_tkt), out_tkt=_out(out_tkt),
-        ticket_rate_out=_out(out_tkt * thr),
+        ticket_rate_out=_out(tro),
     )
 
 

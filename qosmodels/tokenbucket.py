@@ -47,13 +47,16 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import _validate as v
-from .errors import ScenarioError
+from . import budget
+from ._arrays import real_array
+from .errors import ScenarioError, ScenarioTypeError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -84,13 +87,7 @@ _BITS = 8.0
 
 # --------------------------------------------------------------------------- validation
 def _vector(fn: str, name: str, value, *, gt=None, ge=None, unit="", allow_empty=False):
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        from .errors import ScenarioTypeError
-
-        raise ScenarioTypeError(f"{fn}: {name} must be a sequence of real numbers, "
-                                f"got {value!r}") from None
+    a = real_array(fn, name, value, what="a sequence of real numbers")
     if a.ndim != 1 or (a.size == 0 and not allow_empty):
         raise ScenarioError(f"{fn}: {name} must be a non-empty 1-d sequence, got shape {a.shape}")
     u = f" {unit}" if unit else ""
@@ -101,6 +98,12 @@ def _vector(fn: str, name: str, value, *, gt=None, ge=None, unit="", allow_empty
     if ge is not None and np.any(a < ge):
         raise ScenarioError(f"{fn}: {name} must be >= {ge:g}{u}, got {float(a[a < ge][0])!r}")
     return a
+
+
+def _finite(fn, x, why):
+    if not np.all(np.isfinite(x)):
+        raise ScenarioError(f"{fn}: the result is not a finite float for these inputs: {why}")
+    return x
 
 
 # --------------------------------------------------------------------------- the bucket
@@ -189,27 +192,57 @@ class TokenBucket:
         """``min(p t / 8 + L_m, r t / 8 + b)`` bytes, for interval lengths ``t >= 0`` (s).
 
         Returns a float for a scalar ``t``, else an array.
+
+        Raises
+        ------
+        ScenarioTypeError
+            If ``t`` is not a number or an array of numbers.
+        ScenarioError
+            If ``t`` is not finite and >= 0, or the curve overflows (``rate *
+            t`` beyond about 1e308 bits).
         """
-        ta = np.asarray(t, dtype=np.float64)
+        fn = "TokenBucket.arrival_curve"
+        ta = real_array(fn, "t", t)
         if np.any(~np.isfinite(ta)) or np.any(ta < 0):
             raise ScenarioError(f"TokenBucket.arrival_curve: t must be finite and >= 0 s, got {t!r}")
-        avg = self.rate * ta / _BITS + self.depth
-        if math.isinf(self.peak_rate):
-            out = avg
-        else:
-            out = np.minimum(self.peak_rate * ta / _BITS + self.max_packet, avg)
+        out = self._curve(ta)
+        _finite(fn, out, "rate * t / 8 overflows; give t in a range where rate * t stays below "
+                         "about 1e308 bits")
         return float(out) if ta.ndim == 0 else out
+
+    def _curve(self, ta):
+        with np.errstate(all="ignore"):
+            avg = self.rate * ta / _BITS + self.depth
+            if math.isinf(self.peak_rate):
+                return avg
+            return np.minimum(self.peak_rate * ta / _BITS + self.max_packet, avg)
 
     @property
     def max_burst(self) -> Burst:
-        """The largest burst at peak rate from a full bucket (see :class:`Burst`)."""
+        """The largest burst at peak rate from a full bucket (see :class:`Burst`).
+
+        Raises
+        ------
+        ScenarioError
+            If the burst is finite but beyond the floats (``peak_rate - rate``
+            tiny against ``rate`` and ``depth``): say ``peak_rate == rate`` for
+            an unbounded burst.
+        """
         b, lm, r, p = self.depth, self.max_packet, self.rate, self.peak_rate
         if math.isinf(p):
             return Burst(size=b, duration=0.0)
         if p == r:
             return Burst(size=math.inf, duration=math.inf)
         dur = _BITS * (b - lm) / (p - r)
-        return Burst(size=(p * b - r * lm) / (p - r), duration=dur)
+        size = (p * b - r * lm) / (p - r)
+        if not math.isfinite(size):  # p * b overflowed: the same size without the product
+            size = b + r * ((b - lm) / (p - r))
+        if not (math.isfinite(size) and math.isfinite(dur)):
+            raise ScenarioError(
+                f"TokenBucket.max_burst: the burst (size {size!r} bytes, duration {dur!r} s) "
+                f"overflows: peak_rate - rate = {p - r!r} bit/s is too small against rate "
+                f"{r!r} and depth {b!r}; set peak_rate = rate for an unbounded burst")
+        return Burst(size=size, duration=dur)
 
     # -- traces
     def _trace(self, fn, times, sizes):
@@ -238,8 +271,23 @@ class TokenBucket:
             Non-decreasing packet times.
         sizes : array_like, shape (n,), bytes
             Packet sizes, each in (0, max_packet].
+        rtol : float
+            Relative slack, >= 0.
+
+        Raises
+        ------
+        ScenarioTypeError, ScenarioError
+            For a bad trace (as :meth:`shape`) or ``rtol``; BudgetError if the
+            512 x n blocks would exceed the memory budget.
         """
-        t, s = self._trace("TokenBucket.conforms", times, sizes)
+        fn = "TokenBucket.conforms"
+        rtol = v.real(fn, "rtol", rtol, ge=0)
+        t, s = self._trace(fn, times, sizes)
+        # per block of 512 rows: the index grids, the mask, the sums, the intervals, the
+        # curve (and its two terms) and the violations, each 512 x n
+        budget.check_memory(fn, 10 * 8.0 * min(512, t.size) * t.size,
+                            parameter=f"a trace of {t.size} packets (512 x n blocks)",
+                            fix="check a shorter trace, or pieces of it")
         return _max_violation(self, t, s) <= rtol * max(self.depth, 1.0)
 
     def shape(self, times, sizes) -> ShapedTrace:
@@ -262,13 +310,26 @@ class TokenBucket:
         -------
         ShapedTrace
 
+        Raises
+        ------
+        ScenarioTypeError
+            If ``times`` or ``sizes`` is not made of real numbers.
+        ScenarioError
+            For a trace that is not finite, not in order, of unequal lengths,
+            with sizes outside (0, max_packet], or whose departures overflow.
+
         References
         ----------
         Aggregate-rate-control paper, Section 3.3 ("transmission of a
         non-compliant packet is delayed until it becomes compliant").
         """
-        t, s = self._trace("TokenBucket.shape", times, sizes)
-        d = _shape(t, s, self.depth, self.rate / _BITS, self.max_packet, self.peak_rate / _BITS)
+        fn = "TokenBucket.shape"
+        t, s = self._trace(fn, times, sizes)
+        with np.errstate(all="ignore"):
+            d = _shape(t, s, self.depth, self.rate / _BITS, self.max_packet,
+                       self.peak_rate / _BITS)
+        _finite(fn, d, "a departure time overflows (times plus the waits 8 * sizes / rate); "
+                       "give the rate in a larger unit or the times in a smaller range")
         return ShapedTrace(bucket=self, arrivals=t, departures=d, sizes=s)
 
 
@@ -315,7 +376,8 @@ def _max_violation(tb: TokenBucket, t: np.ndarray, s: np.ndarray, block: int = 5
         mask = j >= i
         S = cum[j + 1] - cum[i]
         dt = np.maximum(t[j] - t[i], 0.0)
-        viol = np.where(mask, S - tb.arrival_curve(dt), -math.inf)
+        with np.errstate(all="ignore"):  # an overflowing curve allows everything: -inf
+            viol = np.where(mask, S - tb._curve(dt), -math.inf)
         worst = max(worst, float(viol.max()))
     return worst
 
@@ -447,6 +509,15 @@ def partition(bucket: TokenBucket, rtts, rule: str = "rtt") -> Partition:
     -------
     Partition
 
+    Raises
+    ------
+    ScenarioTypeError
+        If ``bucket`` is not a TokenBucket, ``rtts`` not real numbers or
+        ``rule`` not a string.
+    ScenarioError
+        For RTTs that are not finite and > 0, an unknown rule, or RTTs so
+        large that their sum or ``rate * rtt`` overflows.
+
     References
     ----------
     Aggregate-rate-control paper, Section 4.2.1 (equal and proportionate
@@ -463,11 +534,17 @@ def partition(bucket: TokenBucket, rtts, rule: str = "rtt") -> Partition:
     (True, True)
     """
     if not isinstance(bucket, TokenBucket):
-        from .errors import ScenarioTypeError
-
         raise ScenarioTypeError(f"partition: bucket must be a TokenBucket, got {bucket!r}")
     rt = _vector("partition", "rtts", rtts, gt=0, unit="s")
     n = rt.size
+    if not isinstance(rule, str):
+        raise ScenarioTypeError(f"partition.rule must be 'equal' or 'rtt', got {rule!r}")
+    with np.errstate(over="ignore"):
+        total, window = float(rt.sum()), bucket.rate * float(rt.max())
+    if not (math.isfinite(total) and math.isfinite(window)):
+        raise ScenarioError(
+            f"partition: the RTTs are too large (sum {total!r} s, rate * largest RTT {window!r} "
+            f"bits) for floats; give them in a sensible range")
     if rule == "equal":
         depths = np.full(n, bucket.depth / n)
     elif rule == "rtt":
@@ -499,6 +576,14 @@ def logical_fill(levels, depths, tokens: float) -> np.ndarray:
     -------
     ndarray, shape (n,), bytes
 
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not made of real numbers.
+    ScenarioError
+        For values that are not finite, levels outside [0, depth], depths
+        <= 0, tokens < 0 or unequal shapes.
+
     References
     ----------
     Aggregate-rate-control paper, Section 4.2.3 and Figure 9 ("when a
@@ -514,7 +599,8 @@ def logical_fill(levels, depths, tokens: float) -> np.ndarray:
         raise ScenarioError(f"{fn}: levels must be <= depths")
     tok = v.real(fn, "tokens", tokens, ge=0, unit="bytes")
     room = np.maximum(dp - lv, 0.0)
-    total = float(room.sum())
+    with np.errstate(over="ignore"):
+        total = float(room.sum())
     if tok >= total:
         return dp.copy()
     # find lam with sum(min(room, lam)) = tok over the sorted rooms
@@ -525,7 +611,7 @@ def logical_fill(levels, depths, tokens: float) -> np.ndarray:
     for k in range(n):
         # raising lam from r[k-1] to r[k] adds (n - k) * (r[k] - prev)
         prev = r[k - 1] if k else 0.0
-        step = (n - k) * (r[k] - prev)
+        step = (n - k) * (r[k] - prev)  # may overflow to inf: then tok is reached here
         if used + step >= tok:
             lam = prev + (tok - used) / (n - k)
             break
@@ -567,7 +653,12 @@ def window_increase(rtts):
     [0.0256, 0.9216, 0.9216, 3.6864]
     """
     rt = _rtts("window_increase", rtts)
-    return rt**2 / rt.mean() ** 2
+    with np.errstate(all="ignore"):
+        f = rt**2 / rt.mean() ** 2
+    if not np.all(np.isfinite(f)):  # squares or mean beyond the floats: scale by the largest
+        q = rt / rt.max()
+        f = (q / q.mean()) ** 2
+    return f
 
 
 def constant_rate_increase(rtts, a: float):
@@ -585,6 +676,13 @@ def constant_rate_increase(rtts, a: float):
         Rate of increase of the throughput, > 0 (the paper notes that no
         criterion for choosing it is given in [6]).
 
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not made of real numbers.
+    ScenarioError
+        For RTTs or ``a`` not finite and > 0, or ``a * rtt^2`` overflowing.
+
     References
     ----------
     Aggregate-rate-control paper, Section 5, citing S. Floyd, "Connections
@@ -593,7 +691,9 @@ def constant_rate_increase(rtts, a: float):
     """
     rt = _rtts("constant_rate_increase", rtts)
     aa = v.real("constant_rate_increase", "a", a, gt=0, unit="packets/s^2")
-    return aa * rt**2
+    with np.errstate(all="ignore"):
+        f = aa * rt**2
+    return _finite("constant_rate_increase", f, "a * rtt^2 overflows; keep it below 1e308")
 
 
 def increase_by_k(rtts, k: float, rtt_threshold: float | None = None):
@@ -653,6 +753,14 @@ def sawtooth_throughput(loss, rtt, increase=1.0, loss_model: str = "packet"):
     -------
     float or ndarray, packets/s
 
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not made of real numbers.
+    ScenarioError
+        For values out of range or not finite, an unknown ``loss_model``, or
+        a throughput that overflows (an RTT too small for the floats).
+
     References
     ----------
     Aggregate-rate-control paper, Section 5 (the derivation "similar to [6]
@@ -664,9 +772,9 @@ def sawtooth_throughput(loss, rtt, increase=1.0, loss_model: str = "packet"):
     122.474
     """
     fn = "sawtooth_throughput"
-    if loss_model not in ("packet", "time"):
+    if not isinstance(loss_model, str) or loss_model not in ("packet", "time"):
         raise ScenarioError(f"{fn}: loss_model must be 'packet' or 'time', got {loss_model!r}")
-    p = np.asarray(loss, dtype=np.float64)
+    p = real_array(fn, "loss", loss)
     if loss_model == "packet":
         if np.any(~np.isfinite(p)) or np.any(p <= 0) or np.any(p > 1):
             raise ScenarioError(f"{fn}: loss must be in (0, 1] (a loss ratio) for "
@@ -674,16 +782,19 @@ def sawtooth_throughput(loss, rtt, increase=1.0, loss_model: str = "packet"):
     elif np.any(~np.isfinite(p)) or np.any(p <= 0):
         raise ScenarioError(f"{fn}: loss must be > 0 (losses per second) for "
                             f"loss_model='time', got {loss!r}")
-    tau = np.asarray(rtt, dtype=np.float64)
+    tau = real_array(fn, "rtt", rtt)
     if np.any(~np.isfinite(tau)) or np.any(tau <= 0):
         raise ScenarioError(f"{fn}: rtt must be > 0 s, got {rtt!r}")
-    f = np.asarray(increase, dtype=np.float64)
+    f = real_array(fn, "increase", increase)
     if np.any(~np.isfinite(f)) or np.any(f <= 0):
         raise ScenarioError(f"{fn}: increase must be > 0 packets per RTT, got {increase!r}")
-    if loss_model == "packet":
-        x = np.sqrt(1.5 * f / p) / tau
-    else:
-        x = 1.5 * f / (p * tau**2)
+    with np.errstate(all="ignore"):
+        if loss_model == "packet":
+            x = np.sqrt(1.5 * f / p) / tau
+        else:
+            x = 1.5 * f / (p * tau**2)
+    _finite(fn, x, "the throughput overflows (sqrt(3 f / (2 p)) / rtt or 3 f / (2 p rtt^2) "
+                   "beyond 1e308 packets/s): the rtt is too small or the increase too large")
     scalar = all(np.ndim(i) == 0 for i in (loss, rtt, increase))
     return float(x) if scalar else x
 
@@ -714,13 +825,36 @@ def simulate_sawtooth(loss: float, rtt: float, increase: float = 1.0, loss_model
     Returns
     -------
     float, packets/s
+
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not a real number (or an integer for ``cycles``,
+        ``skip``).
+    ScenarioError
+        For values out of range (as :func:`sawtooth_throughput`, ``cycles >
+        skip >= 1``), or (BudgetError) a run of more than 1e8 RTTs (a loss
+        ratio or rate so small that a cycle lasts longer), or a throughput
+        that overflows.
     """
     fn = "simulate_sawtooth"
-    sawtooth_throughput(loss, rtt, increase, loss_model)  # validates the parameters
+    loss = v.real(fn, "loss", loss, gt=0)
+    rtt = v.real(fn, "rtt", rtt, gt=0, unit="s")
+    increase = v.real(fn, "increase", increase, gt=0, unit="packets per RTT")
+    sawtooth_throughput(loss, rtt, increase, loss_model)  # validates the ranges
+    if isinstance(cycles, numbers.Integral) and cycles > 2**53:
+        raise ScenarioError(f"{fn}.cycles must be <= 2**53, got a larger integer")
     cycles = v.integer(fn, "cycles", cycles, ge=2)
     skip = v.integer(fn, "skip", skip, ge=1)
     if skip >= cycles:
         raise ScenarioError(f"{fn}: skip must be < cycles ({cycles}), got {skip}")
+    # RTTs per loss cycle: W / (2 f) with 3 W^2 / (8 f) = 1 / p packets ("packet"), or the
+    # 1 / p seconds between losses over the RTT ("time"); plus the climb from w = 1
+    per_cycle = (math.sqrt(2.0 / (3.0 * loss * increase)) if loss_model == "packet"
+                 else 1.0 / (loss * rtt))
+    budget.check_work(fn, cycles * (per_cycle + 1.0) * 1.5, _SAWTOOTH_MAX_RTTS, what="RTTs",
+                      parameter=f"cycles={cycles} of about {per_cycle:.3g} RTTs (loss={loss!r}, "
+                      f"increase={increase!r})", fix="use fewer cycles or a larger loss")
     w, since, sent, clock, losses = 1.0, 0.0, 0.0, 0.0, 0
     period = 1.0 / float(loss)
     sent0 = clock0 = 0.0
@@ -736,7 +870,13 @@ def simulate_sawtooth(loss: float, rtt: float, increase: float = 1.0, loss_model
                 sent0, clock0 = sent, clock
         else:
             w += increase
-    return (sent - sent0) / (clock - clock0)
+    x = (sent - sent0) / (clock - clock0)
+    return _finite(fn, x, "the packets sent or the time elapsed overflow (rtt or increase "
+                          "near the float limit)")
+
+
+#: RTTs simulate_sawtooth may step through (its Python loop does about 5e6 per second).
+_SAWTOOTH_MAX_RTTS = 1e8
 
 
 @dataclass(frozen=True)

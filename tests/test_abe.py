@@ -167,15 +167,15 @@ def test_control_law_rejects_bad_parameters(kw, match):
 
 def test_run_loop_and_fixed_point_reject_bad_input():
     with pytest.raises(ScenarioError, match="periods must be >= 1"):
-        abe.run_loop(periods=0)
+        abe.run_loop(periods=0, seed=0)
     with pytest.raises(ScenarioError, match=r"q_blue must be a scalar or have one value per period"):
-        abe.run_loop(periods=5, q_blue=[0.1, 0.2])
+        abe.run_loop(periods=5, q_blue=[0.1, 0.2], seed=0)
     with pytest.raises(ScenarioError, match="packets must be >= 1"):
-        abe.run_loop(packets=0)
+        abe.run_loop(packets=0, seed=0)
     with pytest.raises(ScenarioError, match=r"bias must be > 0"):
-        abe.run_loop(bias=0)
+        abe.run_loop(bias=0, seed=0)
     with pytest.raises(ScenarioTypeError, match="law must be a ControlLaw"):
-        abe.run_loop("paper")
+        abe.run_loop("paper", seed=0)
     with pytest.raises(ScenarioError, match="equilibrium Green loss ratio"):
         abe.PAPER_LAW.fixed_point(0.9, 0.1)
 
@@ -280,7 +280,7 @@ def test_k2_moves_the_fixed_point_not_the_eigenvalues():
 
 def test_noise_free_run_reaches_beta_star_exactly():
     run = abe.run_loop(periods=150, packets=None, q_blue=0.03, boost=0.08, initial_q_blue=0.05,
-                       initial_boost=0.05)
+                       initial_boost=0.05, seed=0)
     assert run.beta[-1] == pytest.approx(1.5, rel=1e-9)
     assert run.ratio[-1] == pytest.approx(run.target_ratio[-1], rel=1e-9)
 
@@ -299,7 +299,7 @@ def test_seeded_synthetic_run_converges_to_the_target_ratio():
 
 def test_loop_tracks_a_load_step():
     q = np.r_[np.full(100, 0.01), np.full(100, 0.08)]
-    run = abe.run_loop(periods=200, packets=None, q_blue=q, boost=0.05)
+    run = abe.run_loop(periods=200, packets=None, q_blue=q, boost=0.05, seed=0)
     assert run.alpha[100] == pytest.approx(abe.alpha(1.5, 0.01, 0.05, 0.14), rel=1e-8)
     assert run.alpha[-1] == pytest.approx(abe.alpha(1.5, 0.08, 0.05, 0.14), rel=1e-8)
 

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import _validate as v
+from .. import budget
+from .._arrays import real_array
 from ..errors import ScenarioError, ScenarioTypeError
 from ..units import BITS_PER_BYTE
 from . import _engine
@@ -25,13 +27,29 @@ def _readonly(a) -> np.ndarray:
     return a
 
 
+#: Bytes :func:`fair_queue` holds per packet at its peak: the input and sorted copies
+#: (times, conversations, sizes, order, inverse: 8 float64/int64 arrays), the engine's
+#: Python lists of the trace (3 per pass, 3 passes: a pointer and a float or int object,
+#: 32 bytes each), its heap entries (a tuple and a float, 80 bytes, 3 heaps), the round
+#: number's breakpoint lists (2 breakpoints per packet, 3 lists of 32 bytes, and their 3
+#: arrays), S, F, B, the 4 schedules, the 2 inversions of the round number (about 5
+#: temporaries each) and the 11 read-only result arrays.
+_BYTES_PER_PACKET = 8 * 8 + 9 * 32 + 3 * 80 + 2 * (3 * 32 + 3 * 8) + 3 * 8 + 4 * 8 \
+    + 2 * 5 * 8 + 11 * 8
+#: Per conversation: the weights (and their copy in the result), the engine's lists
+#: of last finish numbers, of activity and of weights (a pointer, and a float object for
+#: the weights).
+_BYTES_PER_CONVERSATION = 2 * 8 + 3 * 8 + 24
+
+
+def _budget(owner: str, n_packets: float, n_conv: float, *, parameter: str, fix: str) -> None:
+    """Refuse, before allocating, a trace whose tables would exceed the memory budget."""
+    budget.check_memory(owner, float(n_packets) * _BYTES_PER_PACKET
+                        + float(n_conv) * _BYTES_PER_CONVERSATION, parameter=parameter, fix=fix)
+
+
 def _array(name: str, value, dtype) -> np.ndarray:
-    try:
-        a = np.asarray(value, dtype=dtype)
-    except (TypeError, ValueError) as exc:
-        raise ScenarioTypeError(
-            f"fair_queue: {name} must be a 1-D array of numbers, got {value!r:.80}"
-        ) from exc
+    a = real_array("fair_queue", name, value, what="a 1-D array of real numbers")
     if a.ndim != 1:
         raise ScenarioError(f"fair_queue: {name} must be 1-D, got shape {a.shape}")
     return a
@@ -230,9 +248,17 @@ def fair_queue(times, conversations, sizes, *, capacity: float, weights=None,
 
     Raises
     ------
+    ScenarioTypeError
+        For arguments that are not numbers (strings, bools, None, complex) or
+        conversations that are not integers.
     ScenarioError
         For mismatched lengths, non-finite times, sizes <= 0, negative
-        conversation indices, weights <= 0, capacity <= 0 or delta < 0.
+        conversation indices, weights <= 0, capacity <= 0 or delta < 0; for a
+        schedule that overflows (times, round numbers beyond ~1e300).
+    BudgetError
+        If the trace's tables (about 1.2 kB per packet and 64 bytes per
+        conversation index up to the largest) would exceed the memory budget
+        (:mod:`qosmodels.budget`), before anything is allocated.
 
     Notes
     -----
@@ -259,10 +285,18 @@ def fair_queue(times, conversations, sizes, *, capacity: float, weights=None,
     n = len(t)
     if not np.all(np.isfinite(t)):
         raise ScenarioError("fair_queue: times must be finite (s), got a non-finite value")
-    c_raw = np.asarray(conversations)
+    if isinstance(conversations, (str, bytes)) or conversations is None:
+        raise ScenarioTypeError(f"fair_queue.conversations must be a 1-D array of integers, "
+                                f"got {conversations!r:.80}")
+    try:
+        c_raw = np.asarray(conversations)
+    except (TypeError, ValueError):
+        raise ScenarioTypeError(f"fair_queue.conversations must be a 1-D array of integers, "
+                                f"got {conversations!r:.80}") from None
     if c_raw.ndim != 1 or (n and not np.issubdtype(c_raw.dtype, np.integer)):
         if c_raw.ndim == 1 and np.issubdtype(c_raw.dtype, np.floating) and np.all(
-                c_raw == np.round(c_raw)):
+                np.isfinite(c_raw)) and np.all(c_raw == np.round(c_raw)) and np.all(
+                np.abs(c_raw) < 2.0**62):
             c_raw = c_raw.astype(np.int64)
         else:
             raise ScenarioTypeError(
@@ -285,12 +319,19 @@ def fair_queue(times, conversations, sizes, *, capacity: float, weights=None,
             f"fair_queue: sizes must be > 0 bytes and finite, got {p[bad][0]!r} at packet "
             f"{int(np.argmax(bad))}")
     capacity = v.real("fair_queue", "capacity", capacity, gt=0, unit="bit/s")
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not delta >= 0:
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
+        raise ScenarioTypeError(
+            f"fair_queue: delta must be a number >= 0 (bytes of round number; inf allowed), "
+            f"got {delta!r} of type {type(delta).__name__}")
+    if not delta >= 0:
         raise ScenarioError(
             f"fair_queue: delta must be a number >= 0 (bytes of round number; inf allowed), "
             f"got {delta!r}")
     delta = float(delta)
     n_conv = int(c.max()) + 1
+    _budget("fq.fair_queue", n, n_conv, parameter=f"{n} packets and conversations up to index "
+            f"{n_conv - 1}", fix="number the conversations 0, 1, 2, ... without gaps, or give a "
+            "shorter trace")
     if weights is None:
         w = np.ones(n_conv)
     else:
@@ -305,11 +346,19 @@ def fair_queue(times, conversations, sizes, *, capacity: float, weights=None,
     rate = capacity / BITS_PER_BYTE
     order = np.argsort(t, kind="stable")
     ts, cs, ps = t[order], c[order], p[order]
-    S, F, B, bp_t, bp_R, bp_N = _engine.bit_round_robin(ts, cs, ps, w, rate, delta)
-    br_dep = _engine.round_inverse(F, bp_t, bp_R, bp_N, rate)
-    br_start = np.maximum(ts, _engine.round_inverse(S, bp_t, bp_R, bp_N, rate))
-    st, dep = _engine.packetised_nonpreemptive(ts, ps, B, rate)
-    pst, pdep = _engine.packetised_preemptive(ts, ps, B, rate)
+    with np.errstate(all="ignore"):
+        S, F, B, bp_t, bp_R, bp_N = _engine.bit_round_robin(ts, cs, ps, w, rate, delta)
+        br_dep = _engine.round_inverse(F, bp_t, bp_R, bp_N, rate)
+        br_start = np.maximum(ts, _engine.round_inverse(S, bp_t, bp_R, bp_N, rate))
+        st, dep = _engine.packetised_nonpreemptive(ts, ps, B, rate)
+        pst, pdep = _engine.packetised_preemptive(ts, ps, B, rate)
+    if not all(np.all(np.isfinite(a)) for a in (S, F, B, br_dep, br_start, st, dep, pst, pdep,
+                                                bp_t, bp_R)):
+        raise ScenarioError(
+            "fair_queue: the schedule is not finite for this trace: a round number (sizes / "
+            "weights, summed over a conversation) or a time (times plus the transmission "
+            "times 8 * sizes / capacity) overflows; keep them well below 1e300 (use larger "
+            "units: kbit/s and kilobytes, or larger weights)")
 
     inv = np.empty(n, dtype=np.int64)
     inv[order] = np.arange(n)

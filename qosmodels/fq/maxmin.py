@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _validate as v
-from ..errors import ScenarioError, ScenarioTypeError
+from .._arrays import real_array
+from ..errors import ScenarioError
 
 __all__ = ["maxmin_share"]
 
@@ -37,9 +38,12 @@ def maxmin_share(demands, capacity, weights=None):
 
     Raises
     ------
+    ScenarioTypeError
+        For arguments that are not numbers (strings, bools, None, complex).
     ScenarioError
-        For negative or NaN demands, capacity <= 0, weights <= 0 or
-        mismatched lengths.
+        For negative or NaN demands, capacity <= 0 or not finite, weights <= 0
+        or not finite, mismatched lengths, or weights so small against the
+        capacity that the level ``capacity / sum(weights)`` overflows.
 
     References
     ----------
@@ -54,10 +58,7 @@ def maxmin_share(demands, capacity, weights=None):
     >>> rates.tolist(), level
     ([1.0, 4.0, 4.0], 4.0)
     """
-    try:
-        d = np.asarray(demands, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ScenarioTypeError(f"maxmin_share: demands must be numbers, got {demands!r}") from exc
+    d = real_array("maxmin_share", "demands", demands, what="an array of numbers")
     if d.ndim != 1 or len(d) == 0:
         raise ScenarioError(f"maxmin_share: demands must be a non-empty 1-D array, got {demands!r}")
     if np.any(np.isnan(d)) or np.any(d < 0):
@@ -66,14 +67,19 @@ def maxmin_share(demands, capacity, weights=None):
     if weights is None:
         w = np.ones_like(d)
     else:
-        w = np.asarray(weights, dtype=np.float64)
+        w = real_array("maxmin_share", "weights", weights, what="an array of numbers")
         if w.shape != d.shape:
             raise ScenarioError(
                 f"maxmin_share: weights must have the shape of demands {d.shape}, got {w.shape}")
         if not np.all(np.isfinite(w) & (w > 0)):
             raise ScenarioError(f"maxmin_share: weights must be finite and > 0, got {w!r}")
-    if d.sum() <= c:
-        return d.copy(), float("inf")
+    with np.errstate(all="ignore"):
+        if d.sum() <= c:
+            return d.copy(), float("inf")
+        return _fill(d, w, c)
+
+
+def _fill(d, w, c):
     ratio = d / w
     o = np.argsort(ratio, kind="stable")
     r_s, d_s, w_s = ratio[o], d[o], w[o]
@@ -86,4 +92,9 @@ def maxmin_share(demands, capacity, weights=None):
     ok = (level_k >= lo) & (level_k <= r_s)
     k = int(np.argmax(ok))
     level = float(level_k[k])
+    if not np.isfinite(level):
+        raise ScenarioError(
+            f"maxmin_share: the fair level (capacity - met demands) / sum of weights = {level!r} "
+            f"overflows: the weights (smallest {float(w.min())!r}) are too small against the "
+            f"capacity {c!r}; scale the weights up (only their ratios matter)")
     return np.minimum(d, w * level), level

@@ -49,6 +49,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _seed, budget
+from .. import _validate as v
+from .._arrays import real_array, safe_repr
 from ..errors import ScenarioError, ScenarioTypeError
 
 __all__ = [
@@ -59,33 +62,60 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- validation
-def _check_N(N, name="N") -> int:
-    if isinstance(N, bool) or not isinstance(N, numbers.Real) or N != int(N):
-        raise ScenarioTypeError(f"{name} (number of FTP conversations) must be an integer >= 1, "
-                                f"got {N!r}")
-    if int(N) < 1:
-        raise ScenarioError(f"{name} (number of FTP conversations) must be >= 1, got {N!r}")
-    return int(N)
+_N_MAX = 2**53  # counts beyond are not exact as floats
 
 
-def _check_pos(name, value, *, ge=None, gt=None) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ScenarioError(f"{name} must be a finite number, got {value!r}")
-    if gt is not None and not value > gt:
-        raise ScenarioError(f"{name} must be > {gt}, got {value!r}")
-    if ge is not None and not value >= ge:
-        raise ScenarioError(f"{name} must be >= {ge}, got {value!r}")
-    return float(value)
+def _check_N(owner, N, name="N", what="number of FTP conversations") -> int:
+    if isinstance(N, (bool, np.bool_)) or not isinstance(N, numbers.Real):
+        raise ScenarioTypeError(f"{owner}.{name} ({what}) must be an integer >= 1, got "
+                                f"{safe_repr(N)} of type {type(N).__name__}")
+    if isinstance(N, numbers.Integral):
+        n = int(N)
+    elif not math.isfinite(N) or N != int(N):
+        raise ScenarioError(f"{owner}.{name} ({what}) must be an integer >= 1, got {N!r}")
+    else:
+        n = int(N)
+    if n < 1:
+        raise ScenarioError(f"{owner}.{name} ({what}) must be >= 1, got {safe_repr(N)}")
+    if n > _N_MAX:
+        raise ScenarioError(f"{owner}.{name} ({what}) must be <= 2**53 (larger counts are not "
+                            f"exact as floats), got {safe_repr(N)}")
+    return n
 
 
-def _check_rho(rho, hi: float, what: str) -> np.ndarray:
-    r = np.asarray(rho, dtype=np.float64)
+def _check_pos(owner, name, value, *, ge=None, gt=None) -> float:
+    return v.real(owner, name, value, ge=ge, gt=gt)
+
+
+def _check_bool(owner, name, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ScenarioTypeError(f"{owner}.{name} must be True or False, got {safe_repr(value)} "
+                                f"of type {type(value).__name__}")
+    return bool(value)
+
+
+def _check_count(owner, name, value, ge) -> int:
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) \
+            and abs(int(value)) > _N_MAX:
+        raise ScenarioError(f"{owner}.{name} must be <= 2**53, got {safe_repr(value)}")
+    return v.integer(owner, name, value, ge=ge)
+
+
+def _check_rho(owner, rho, hi: float, what: str) -> np.ndarray:
+    r = real_array(owner, "rho", rho)
     bad = ~(np.isfinite(r) & (r >= 0) & (r < hi))
     if np.any(bad):
         raise ScenarioError(
-            f"rho must lie in [0, {hi:g}) for {what}, got {np.atleast_1d(r)[np.atleast_1d(bad)][0]!r}"
+            f"{owner}.rho must lie in [0, {hi:g}) for {what}, got "
+            f"{np.atleast_1d(r)[np.atleast_1d(bad)][0]!r}"
         )
     return r
+
+
+def _finite(owner, x, why):
+    if not np.all(np.isfinite(x)):
+        raise ScenarioError(f"{owner}: the result is not a finite float for these inputs: {why}")
+    return x
 
 
 # ----------------------------------------------------------------------------- symbols
@@ -113,6 +143,11 @@ def emulation_delay_bounds(preemptive: bool = True):
     preemptive : bool
         The preemptive (True) or nonpreemptive (False) packetised algorithm.
 
+    Raises
+    ------
+    ScenarioTypeError
+        If ``preemptive`` is not a bool.
+
     Returns
     -------
     lower, upper : sympy.Piecewise
@@ -132,6 +167,7 @@ def emulation_delay_bounds(preemptive: bool = True):
     Demers, Keshav, Shenker (1990), section "Delay", the two displays of
     A(P) ("Preemptive", "Nonpreemptive").
     """
+    preemptive = _check_bool("fq.emulation_delay_bounds", "preemptive", preemptive)
     import sympy as sp
 
     s = _sym()
@@ -185,10 +221,37 @@ def phase_delay(r, P, N: int, P_F: float = 1.0, sync="staggered", preemptive: bo
     -------
     ndarray
         Queueing delay (time at mu = 1, i.e. bits).
+
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument is not a number (or ``preemptive`` not a bool).
+    ScenarioError
+        If ``r`` or ``P`` is not finite, ``N < 1``, ``P_F <= 0``, the phases
+        are not N numbers in [0, 1), the delay overflows (``|r| / P_F`` and
+        ``|P| / P_F`` must stay below about 1e300), or the ``r.size x N``
+        tables exceed the memory budget (BudgetError).
     """
-    N = _check_N(N)
+    owner = "fq.phase_delay"
+    N = _check_N(owner, N)
+    P_F = _check_pos(owner, "P_F", P_F, gt=0)
+    P = _check_pos(owner, "P", P)
+    preemptive = _check_bool(owner, "preemptive", preemptive)
+    r = real_array(owner, "r", r)
+    if not np.all(np.isfinite(r)):
+        raise ScenarioError(f"{owner}.r must be finite (round numbers in bits), got a "
+                            f"non-finite value")
     l = _sync(sync, N)
-    r = np.asarray(r, dtype=np.float64)[..., None]
+    budget.check_memory(owner, 12 * 8.0 * max(r.size, 1) * N,
+                        parameter=f"r of {r.size} round numbers times N = {N}",
+                        fix="give fewer round numbers or fewer FTPs")
+    with np.errstate(all="ignore"):
+        out = _phase_delay(r, P, N, P_F, l, preemptive)
+    return _finite(owner, out, "r / P_F or P / P_F overflows; keep them below about 1e300")
+
+
+def _phase_delay(r, P, N, P_F, l, preemptive):
+    r = r[..., None]
     a = r / P_F - l  # the FTP packet index i at which (i + l) P_F crosses r
     f_cur = (np.floor(a) + 1 + l) * P_F  # smallest F > r per FTP (in progress in BR)
     partial = np.sum(P_F - (f_cur - r), axis=-1)
@@ -211,7 +274,7 @@ def _sync(sync, N):
         if sync == "aligned":
             return np.zeros(N)
         raise ScenarioError(f"sync must be 'staggered', 'aligned' or N phases, got {sync!r}")
-    l = np.asarray(sync, dtype=np.float64)
+    l = real_array("fq.phase_delay", "sync", sync, what="'staggered', 'aligned' or N phases")
     if l.shape != (N,) or not np.all((l >= 0) & (l < 1)):
         raise ScenarioError(f"sync phases must be N = {N} numbers in [0, 1), got {sync!r}")
     return l
@@ -232,16 +295,35 @@ def emulation_delay(P, N: int, P_F: float = 1.0, sync="staggered", preemptive: b
     N, P_F, sync, preemptive
         As in :func:`phase_delay`.
 
+    n_phase : int
+        Points of the midpoint rule, >= 1.
+
     Returns
     -------
     float or ndarray
         A(P) in bits (time at mu = 1).
+
+    Raises
+    ------
+    ScenarioTypeError, ScenarioError
+        As :func:`phase_delay`; ``P`` finite, ``n_phase >= 1`` and within the
+        memory budget (``n_phase x N`` tables).
     """
-    N = _check_N(N)
-    P_F = _check_pos("P_F", P_F, gt=0)
+    owner = "fq.emulation_delay"
+    N = _check_N(owner, N)
+    P_F = _check_pos(owner, "P_F", P_F, gt=0)
+    n_phase = _check_count(owner, "n_phase", n_phase, 1)
+    preemptive = _check_bool(owner, "preemptive", preemptive)
+    Ps = np.atleast_1d(real_array(owner, "P", P))
+    if not np.all(np.isfinite(Ps)):
+        raise ScenarioError(f"{owner}.P must be finite (P_T - delta, bits), got {P!r}")
+    l = _sync(sync, N)
+    budget.check_memory(owner, 12 * 8.0 * n_phase * N, parameter=f"n_phase={n_phase} times "
+                        f"N = {N}", fix="use a smaller n_phase")
     r = (np.arange(n_phase) + 0.5) / n_phase * P_F
-    Ps = np.atleast_1d(np.asarray(P, dtype=np.float64))
-    out = np.array([phase_delay(r, p, N, P_F, sync, preemptive).mean() for p in Ps])
+    with np.errstate(all="ignore"):
+        out = np.array([_phase_delay(r, float(p), N, P_F, l, preemptive).mean() for p in Ps])
+    _finite(owner, out, "P / P_F overflows; keep it below about 1e300")
     return out[0] if np.ndim(P) == 0 else out
 
 
@@ -253,10 +335,16 @@ def delay_expr(general_delta: bool = True):
     ``general_delta=False`` the delta = 0 form ``D_0[(N+1)P_T] + A(P_T)``.
     D_0, I_0 and A are undefined SymPy functions.
 
+    Raises
+    ------
+    ScenarioTypeError
+        If ``general_delta`` is not a bool.
+
     References
     ----------
     Demers, Keshav, Shenker (1990), section "Delay", the two displays of D_N.
     """
+    general_delta = _check_bool("fq.delay_expr", "general_delta", general_delta)
     import sympy as sp
 
     s = _sym()
@@ -296,14 +384,25 @@ def poisson_delay_expr(printed: bool = False, cap=None):
         In the symbols ``N``, ``rho`` and ``m`` (or ``delta``, ``P`` through
         ``cap``).
 
+    Raises
+    ------
+    ScenarioTypeError
+        If ``printed`` is not a bool, or ``cap`` is neither None, a SymPy
+        expression nor a real number.
+    ScenarioError
+        If ``cap`` is a number that is not finite or is < 0.
+
     References
     ----------
     Demers, Keshav, Shenker (1990), section "Delay", the display of
     D_N(P)/P; L. Kleinrock, *Queueing Systems* vol. 1 (1975), eq. (5.105)
     (Pollaczek-Khinchine mean wait).
     """
+    printed = _check_bool("fq.poisson_delay_expr", "printed", printed)
     import sympy as sp
 
+    if cap is not None and not isinstance(cap, sp.Basic):
+        cap = sp.Float(v.real("fq.poisson_delay_expr", "cap", cap, ge=0))
     s = _sym()
     N, rho, t, lam = s["N"], s["rho"], s["t"], s["lam"]
     m = sp.Symbol("m", nonnegative=True) if cap is None else cap
@@ -421,8 +520,12 @@ def telnet_delay(N, rho, delta=0.0, packet_time=1.0):
 
     Raises
     ------
+    ScenarioTypeError
+        If an argument is not a number (a string, a bool, None, complex).
     ScenarioError
-        If N < 1, rho outside [0, 1), delta < 0 or packet_time <= 0.
+        If N is not an integer in [1, 2**53], rho outside [0, 1), delta < 0,
+        packet_time <= 0 or an argument is not finite; or if the delay
+        overflows (a packet_time near the float limit).
 
     References
     ----------
@@ -435,17 +538,20 @@ def telnet_delay(N, rho, delta=0.0, packet_time=1.0):
     >>> float(telnet_delay(3, 0.0)), float(telnet_delay(3, 0.0, delta=1.0))
     (1.5, 0.5)
     """
-    N = _check_N(N)
-    delta = _check_pos("delta", delta, ge=0)
-    packet_time = _check_pos("packet_time", packet_time, gt=0)
-    r = _check_rho(rho, 1.0, "telnet_delay (FQ diverges at rho = 1)")
-    m = min(delta / packet_time, (1 - 1 / N) / 2)
-    c = r * N / (N + 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    owner = "fq.telnet_delay"
+    N = _check_N(owner, N)
+    delta = _check_pos(owner, "delta", delta, ge=0)
+    packet_time = _check_pos(owner, "packet_time", packet_time, gt=0)
+    r = _check_rho(owner, rho, 1.0, "telnet_delay (FQ diverges at rho = 1)")
+    with np.errstate(all="ignore"):
+        m = min(delta / packet_time, (1 - 1 / N) / 2)
+        c = r * N / (N + 1)
         # (1 - exp(-c m)) / rho, continuous at rho = 0 (value N m / (N + 1))
         frac = np.where(r > 0, -np.expm1(-c * m) / np.where(r > 0, r, 1.0), N * m / (N + 1))
-    d = (N + 1) * r / (2 * (1 - r)) + N / 2 - (N + 1) * (1 - r) * frac
-    d = d * packet_time
+        d = (N + 1) * r / (2 * (1 - r)) + N / 2 - (N + 1) * (1 - r) * frac
+        d = d * packet_time
+    _finite(owner, d, "the delay in packet times times packet_time overflows; give "
+                      "packet_time in a larger unit")
     return float(d) if np.ndim(d) == 0 else d
 
 
@@ -475,8 +581,11 @@ def fcfs_telnet_delay(N, W, rho, packet_time=1.0):
 
     Raises
     ------
+    ScenarioTypeError
+        If an argument is not a number (a string, a bool, None, complex).
     ScenarioError
-        If N < 1, W < 1, rho outside [0, N + 1) or packet_time <= 0.
+        If N or W is not an integer in [1, 2**53], rho outside [0, N + 1),
+        packet_time <= 0 or not finite; or if the delay overflows.
 
     References
     ----------
@@ -489,11 +598,15 @@ def fcfs_telnet_delay(N, W, rho, packet_time=1.0):
     >>> float(fcfs_telnet_delay(3, 5, 0.0))
     14.5
     """
-    N = _check_N(N)
-    W = _check_N(W, "W")
-    packet_time = _check_pos("packet_time", packet_time, gt=0)
-    r = _check_rho(rho, N + 1.0, f"fcfs_telnet_delay (rho < N + 1 = {N + 1})")
-    d = ((N + 1) * (N * W - 0.5) + r) / (N + 1 - r) * packet_time
+    owner = "fq.fcfs_telnet_delay"
+    N = _check_N(owner, N)
+    W = _check_N(owner, W, "W", "FTP window")
+    packet_time = _check_pos(owner, "packet_time", packet_time, gt=0)
+    r = _check_rho(owner, rho, N + 1.0, f"fcfs_telnet_delay (rho < N + 1 = {N + 1})")
+    with np.errstate(all="ignore"):
+        d = ((N + 1) * (N * W - 0.5) + r) / (N + 1 - r) * packet_time
+    _finite(owner, d, "the delay in packet times (about N W) times packet_time overflows; "
+                      "give packet_time in a larger unit")
     return float(d) if np.ndim(d) == 0 else d
 
 
@@ -507,7 +620,8 @@ class TelnetMonteCarlo:
     mean : float
         Mean time from arrival to start of transmission (units of packet_time).
     stderr : float
-        Its standard error, by batch means over 20 batches.
+        Its standard error, by batch means over 20 batches (``inf`` when only
+        one packet is measured: one value gives no error estimate).
     n : int
         Telnet packets measured (after the warm-up).
     delays : ndarray
@@ -529,12 +643,8 @@ def _batch_stats(d: np.ndarray, n_batches: int = 20) -> TelnetMonteCarlo:
     return TelnetMonteCarlo(float(d.mean()), float(means.std(ddof=1) / math.sqrt(nb)), len(d), d)
 
 
-def _rng(seed):
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-
-
 def simulate_telnet_fq(N, rho, delta=0.0, packet_time=1.0, *, n_packets=5000, warmup=200,
-                       preemptive=False, seed=None) -> TelnetMonteCarlo:
+                       preemptive=False, seed) -> TelnetMonteCarlo:
     """Monte Carlo of the FQ curve by the exact round-number computation.
 
     Builds a trace -- N FTPs started one after the other so that their
@@ -551,26 +661,55 @@ def simulate_telnet_fq(N, rho, delta=0.0, packet_time=1.0, *, n_packets=5000, wa
     delta, packet_time : float
         As in :func:`telnet_delay`.
     n_packets : int
-        Telnet packets measured (after ``warmup`` more).
+        Telnet packets measured (after ``warmup`` more), >= 1.
+    warmup : int
+        Telnet packets discarded first, >= 0.
     preemptive : bool
         Measure preemptive instead of nonpreemptive FQ.
-    seed : int or numpy.random.Generator, optional
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Required (keyword), as for :func:`qosmodels.simulate`: the same seed
+        gives the same trace.
 
     Returns
     -------
     TelnetMonteCarlo
-    """
-    from .core import fair_queue
 
-    N = _check_N(N)
-    delta = _check_pos("delta", delta, ge=0)
-    packet_time = _check_pos("packet_time", packet_time, gt=0)
-    rho = float(_check_rho(rho, 1.0, "simulate_telnet_fq"))
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument has the wrong type (``seed`` not an int >= 0, a
+        SeedSequence or a Generator).
+    ScenarioError
+        On values out of range (as :func:`telnet_delay`, rho > 0,
+        ``n_packets >= 1``, ``warmup >= 0``), a negative seed, or if the
+        trace (about ``(n_packets + warmup) (N + 1) / rho`` packets) would
+        exceed the memory budget (BudgetError), before anything is drawn.
+    """
+    from .core import _BYTES_PER_CONVERSATION, _BYTES_PER_PACKET, fair_queue
+
+    owner = "fq.simulate_telnet_fq"
+    N = _check_N(owner, N)
+    delta = _check_pos(owner, "delta", delta, ge=0)
+    packet_time = _check_pos(owner, "packet_time", packet_time, gt=0)
+    rho = float(_check_rho(owner, rho, 1.0, "simulate_telnet_fq"))
     if rho <= 0:
-        raise ScenarioError(f"rho must be > 0 for a Monte Carlo (no Telnet packets), got {rho!r}")
-    rng = _rng(seed)
+        raise ScenarioError(f"{owner}: rho must be > 0 for a Monte Carlo (no Telnet packets), "
+                            f"got {rho!r}")
+    n_packets = _check_count(owner, "n_packets", n_packets, 1)
+    warmup = _check_count(owner, "warmup", warmup, 0)
+    preemptive = _check_bool(owner, "preemptive", preemptive)
+    _seed.check(owner, seed)
     P = 1.0  # sizes in bytes with capacity 8 bit/s: one packet per unit time
     lam = rho / ((N + 1) * P)
+    # the trace: N FTPs with a backlog over the horizon (about 1/N of the line each) and
+    # the Telnet packets; the horizon is the expected one with 20 % to spare
+    horizon = 1.2 * (n_packets + warmup) / lam + (N * N + 12 * N) * P
+    n_trace = N * (horizon / (N * P) + 10) + n_packets + warmup
+    budget.check_memory(owner, n_trace * (_BYTES_PER_PACKET + 5 * 8) + N * (
+        _BYTES_PER_CONVERSATION + 32), parameter=f"a trace of about {n_trace:.3g} packets "
+        f"(n_packets={n_packets}, warmup={warmup}, N={N}, rho={rho:g})",
+                        fix="use fewer n_packets or a larger rho")
+    rng = _seed.generator(owner, seed)
     starts = [0.0]
     for a in range(1, N):  # FTP a joins when R = a P / N, with a FTPs active before it
         starts.append(starts[-1] + (P / N) * a)
@@ -585,11 +724,19 @@ def simulate_telnet_fq(N, rho, delta=0.0, packet_time=1.0, *, n_packets=5000, wa
     res = fair_queue(times, conv, sizes, capacity=8.0, delta=delta)
     start = res.fq_preemptive_start if preemptive else res.fq_start
     d = (start - res.times)[conv == N][warmup:]
-    return _batch_stats(d * packet_time)
+    with np.errstate(all="ignore"):
+        d = d * packet_time
+    _finite(owner, d, "the delays in packet times times packet_time overflow; give "
+                      "packet_time in a larger unit")
+    return _batch_stats(d)
+
+
+#: Slots simulate_telnet_fcfs may run (its Python loop does about 3e6 per second).
+_FCFS_MAX_SLOTS = 1e9
 
 
 def simulate_telnet_fcfs(N, W, rho, packet_time=1.0, *, n_packets=5000, warmup=200,
-                         seed=None) -> TelnetMonteCarlo:
+                         seed) -> TelnetMonteCarlo:
     """Monte Carlo of Figure 1's FCFS model with an explicit FIFO queue.
 
     The gateway holds a FIFO of packet labels, initially the N W FTP
@@ -606,22 +753,46 @@ def simulate_telnet_fcfs(N, W, rho, packet_time=1.0, *, n_packets=5000, warmup=2
         In (0, N + 1).
     packet_time : float
     n_packets, warmup : int
-        Telnet packets measured, and discarded first.
-    seed : int or numpy.random.Generator, optional
+        Telnet packets measured (>= 1), and discarded first (>= 0).
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Required (keyword), as for :func:`qosmodels.simulate`.
 
     Returns
     -------
     TelnetMonteCarlo
+
+    Raises
+    ------
+    ScenarioTypeError
+        If an argument has the wrong type (``seed`` included).
+    ScenarioError
+        On values out of range, a negative seed, or (BudgetError) if the
+        FIFO of ``N W`` packets and the Telnet lists would exceed the memory
+        budget or the run more than 1e9 packet slots (about
+        ``N W + (n_packets + warmup) (N + 1) / rho``), before anything is drawn.
     """
-    N = _check_N(N)
-    W = _check_N(W, "W")
-    packet_time = _check_pos("packet_time", packet_time, gt=0)
-    rho = float(_check_rho(rho, N + 1.0, "simulate_telnet_fcfs"))
+    owner = "fq.simulate_telnet_fcfs"
+    N = _check_N(owner, N)
+    W = _check_N(owner, W, "W", "FTP window")
+    packet_time = _check_pos(owner, "packet_time", packet_time, gt=0)
+    rho = float(_check_rho(owner, rho, N + 1.0, "simulate_telnet_fcfs"))
     if rho <= 0:
-        raise ScenarioError(f"rho must be > 0 for a Monte Carlo (no Telnet packets), got {rho!r}")
-    rng = _rng(seed)
+        raise ScenarioError(f"{owner}: rho must be > 0 for a Monte Carlo (no Telnet packets), "
+                            f"got {rho!r}")
+    n_packets = _check_count(owner, "n_packets", n_packets, 1)
+    warmup = _check_count(owner, "warmup", warmup, 0)
+    _seed.check(owner, seed)
     lam = rho / (N + 1)  # per packet time
     total = n_packets + warmup
+    # the FIFO (a pointer per packet, N W FTP packets plus the waiting Telnets), the arrival
+    # and start lists (a pointer and a float object each) and the 3 final arrays
+    budget.check_memory(owner, 8.0 * (N * W + total) + total * (2 * 32 + 3 * 8),
+                        parameter=f"N W = {N * W} FTP packets queued and {total} Telnet packets",
+                        fix="use a smaller N, W or n_packets")
+    budget.check_work(owner, N * W + 1.2 * total / lam, _FCFS_MAX_SLOTS, what="packet slots",
+                      parameter=f"N W = {N * W} plus (n_packets + warmup) (N + 1) / rho",
+                      fix="use fewer n_packets, a smaller window or a larger rho")
+    rng = _seed.generator(owner, seed)
     arrivals = np.cumsum(rng.exponential(1 / lam, total)).tolist()
     queue: deque = deque(-1 for _ in range(N * W))  # -1: an FTP packet; k >= 0: Telnet k
     start = [0.0] * total
@@ -641,4 +812,8 @@ def simulate_telnet_fcfs(N, W, rho, packet_time=1.0, *, n_packets=5000, warmup=2
             queue.append(-1)  # the FTP's next packet, released by the ACK at t_end
         slot += 1
     d = (np.array(start) - np.array(arrivals))[warmup:]
-    return _batch_stats(d * packet_time)
+    with np.errstate(all="ignore"):
+        d = d * packet_time
+    _finite(owner, d, "the delays in packet times times packet_time overflow; give "
+                      "packet_time in a larger unit")
+    return _batch_stats(d)
