@@ -34,12 +34,17 @@ def solve_alpha_fair_cvxpy(prob: Problem, alpha: float, *,
     cp = _cvxpy()
     x = cp.Variable(prob.n_flows, pos=True)
     w = prob.w
-    if alpha == 1.0:
-        objective = w @ cp.log(x)
-    elif alpha < 1.0:
-        objective = (w**alpha / (1.0 - alpha)) @ cp.power(x, 1.0 - alpha)
-    else:
-        objective = -(w**alpha / (alpha - 1.0)) @ cp.power(x, 1.0 - alpha)
+    try:
+        if alpha == 1.0:
+            objective = w @ cp.log(x)
+        elif alpha < 1.0:
+            objective = (w**alpha / (1.0 - alpha)) @ cp.power(x, 1.0 - alpha)
+        else:
+            objective = -(w**alpha / (alpha - 1.0)) @ cp.power(x, 1.0 - alpha)
+    except ArithmeticError as exc:  # CVXPY's rational approximation of x**(1 - alpha)
+        # divides by zero for a large alpha (tests/fuzz found it at alpha = 2048)
+        raise SolverError(f"CVXPY could not build x**(1 - alpha) ({type(exc).__name__}: "
+                          f"{exc})", status="canonicalization_error") from exc
     cons = [prob.R @ x <= prob.c]
     return _solve(cp, cp.Maximize(objective), cons, x, solver_options)
 
@@ -59,6 +64,9 @@ def _solve(cp, objective, cons, x, solver_options):
         problem.solve(solver=cp.CLARABEL, **(solver_options or {}))
     except cp.error.SolverError as exc:
         raise SolverError(f"CVXPY/Clarabel failed: {exc}", status="solver_error") from exc
+    except ArithmeticError as exc:  # in the canonicalisation, as above
+        raise SolverError(f"CVXPY could not build the cone problem ({type(exc).__name__}: "
+                          f"{exc})", status="canonicalization_error") from exc
     if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
         raise SolverError(f"CVXPY/Clarabel returned status {problem.status!r}",
                           status=str(problem.status))

@@ -78,3 +78,13 @@ def test_tiny_max_rate_is_refused_when_the_flow_is_built():
     # max_rate=1e-300 used to fail in the solver ("Newton system is not positive definite")
     with pytest.raises(ScenarioError, match=r"Flow\.max_rate must be between 0\.001"):
         parking_lot(2).replace_flow(0, max_rate=1e-300)
+
+
+def test_cvxpy_with_a_huge_alpha_is_a_solver_error_naming_alpha():
+    # CVXPY's rational approximation of x**(1 - 2048) divided by zero (tests/fuzz found it)
+    from qosmodels import SolverError, allocate, topologies
+
+    net = topologies.random_network(1, 2, seed=0, capacity=(1e3, 1e4))
+    with pytest.raises(SolverError, match=r"alpha=2048.0, solver='cvxpy'\) failed: .*try "
+                                          r"solver='exact'"):
+        allocate(net, "alpha", alpha=2048.0, solver="cvxpy")
