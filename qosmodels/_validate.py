@@ -20,7 +20,7 @@ def real(owner: str, field: str, value, *, gt=None, ge=None, lt=None, le=None,
             f"{owner}.{field} must be a real number{_unit(unit)}, got {value!r} "
             f"of type {type(value).__name__}"
         )
-    v = float(value)
+    v = _float(owner, field, value, unit)
     if not math.isfinite(v):
         raise ScenarioError(f"{owner}.{field} must be finite{_unit(unit)}, got {value!r}")
     if gt is not None and not v > gt:
@@ -41,7 +41,7 @@ def integer(owner: str, field: str, value, *, ge=None, le=None, unit: str = "") 
             f"{owner}.{field} must be an integer{_unit(unit)}, got {value!r} "
             f"of type {type(value).__name__}"
         )
-    v = float(value)
+    v = _float(owner, field, value, unit)
     if not math.isfinite(v):
         raise ScenarioError(f"{owner}.{field} must be finite{_unit(unit)}, got {value!r}")
     if v != int(v):
@@ -64,6 +64,14 @@ def node_name(owner: str, field: str, value) -> str:
     if not name:
         raise ScenarioError(f"{owner}.{field} must be a non-empty node name, got ''")
     return name
+
+
+def _float(owner: str, field: str, value, unit: str) -> float:
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond the float range, such as 10**400
+        raise ScenarioError(f"{owner}.{field} must be finite{_unit(unit)}, got an integer of "
+                            f"{len(str(abs(int(value))))} digits") from None
 
 
 def _unit(unit: str) -> str:

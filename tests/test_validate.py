@@ -22,10 +22,13 @@ def test_real_bounds(kw, bad, good):
         real("Owner", "x", bad, unit="s", **kw)
 
 
-@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 10**400, -10**400])
 def test_real_refuses_non_finite(value):
     with pytest.raises(ScenarioError, match="Owner.x must be finite"):
         real("Owner", "x", value)
+    if not isinstance(value, float):
+        with pytest.raises(ScenarioError, match="Owner.x must be finite, got an integer of 401"):
+            integer("Owner", "x", value)
 
 
 @pytest.mark.parametrize("value", ["1.0", True, None, [1.0], 1j])
