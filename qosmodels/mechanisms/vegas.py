@@ -79,8 +79,8 @@ class TcpVegas(TcpNewReno):
     rtt_samples : {"ack"}
         Every new ACK is an RTT sample, for Vegas and for the retransmission
         timer (Karn's rule for retransmitted packets).
-    **TcpNewReno fields
-        As :class:`TcpNewReno`; ``ecn`` must be False and ``increase`` 1.
+    max_window, initial_window, min_rto, ... : as :class:`TcpNewReno`
+        Every field of :class:`TcpNewReno`; ``ecn`` must be False and ``increase`` 1.
 
     References
     ----------

@@ -51,8 +51,8 @@ class WebTraffic(TcpNewReno):
         a few transfers are very long.
     think_time : float, s
         Mean think time, > 0 (15 s).
-    **TcpNewReno fields
-        As :class:`TcpNewReno` (``initial_window``, ``min_rto``, ...).
+    max_window, initial_window, min_rto, ... : as :class:`TcpNewReno`
+        Every field of :class:`TcpNewReno`.
 
     References
     ----------
