@@ -317,16 +317,16 @@ def compile_fluid(
     a_off[1:] = np.cumsum(a_len * (np.diff(link_hop_ptr) + 1))
     n_hops = len(hop_link)
     nbytes = (ring * (3 * L + 5 * F) + 3 * ring_s * n_hops + int(a_off[-1])) * 8
-    n_save = n_steps // save_every + 1
-    check_memory("solve_fluid", nbytes + 8.0 * n_save * (7 * F + 4 * L + 1),
-                 parameter=f"the delay histories (dt = {dt:g} s) and the saved samples",
-                 fix="use a larger dt, smaller buffers or a larger save_dt")
     if nbytes > MAX_HISTORY_BYTES:
         lag = max(float(per_flow.max()), float((buf / cap).max()))
         raise ScenarioError(
             f"the delay history would need {nbytes / 1e9:.1f} GB (dt = {dt:g} s, lags up to "
             f"{lag:g} s); use a larger dt or smaller buffers"
         )
+    n_save = n_steps // save_every + 1
+    check_memory("solve_fluid", nbytes + 8.0 * n_save * (7 * F + 4 * L + 1),
+                 parameter=f"the delay histories (dt = {dt:g} s) and the saved samples",
+                 fix="use a larger dt, smaller buffers or a larger save_dt")
 
     start = np.array([f.start for f in net.flows], dtype=np.float64)
     stop = np.array([np.inf if f.stop is None else f.stop for f in net.flows], dtype=np.float64)
