@@ -4,6 +4,14 @@ Everything inside qosmodels is SI: seconds, bits per second, bytes for packet
 sizes and packets for buffers.  These helpers turn the units people write
 ("10 Mb/s", "20 ms") into those numbers, and back for display.
 
+Every converter to SI (``Mbps``, ``ms``, ``KB``, ...) takes one real number: a
+string, a bool, None or a complex number raises
+:class:`~qosmodels.errors.ScenarioTypeError`, and a value that is not finite or
+whose result would overflow raises :class:`~qosmodels.errors.ScenarioError`,
+each naming the function.  The display helpers (``to_kbps``, ``to_Mbps``,
+``to_ms``) take numbers or arrays of them and let NaN and inf through, as
+missing or unbounded values; anything else raises ``ScenarioTypeError``.
+
 Examples
 --------
 >>> from qosmodels.units import Mbps, ms, KB
@@ -49,169 +57,68 @@ def _display(name: str, x):
 
 
 def bps(x: float) -> float:
-    """Bits per second (identity, for symmetry).
-
-    Raises
-    ------
-    ScenarioTypeError
-        If ``x`` is not a real number (a string, a bool, None, complex).
-    ScenarioError
-        If ``x`` is not finite, or the result would overflow.
-    """
+    """Bits per second (identity, for symmetry)."""
     return _scale("bps", x, 1.0)
 
 
 def kbps(x: float) -> float:
-    """Kilobits per second to bit/s (1 kb/s = 1e3 bit/s).
-
-    Raises
-    ------
-    ScenarioTypeError
-        If ``x`` is not a real number (a string, a bool, None, complex).
-    ScenarioError
-        If ``x`` is not finite, or the result would overflow.
-    """
+    """Kilobits per second to bit/s (1 kb/s = 1e3 bit/s)."""
     return _scale("kbps", x, 1e3)
 
 
 def Mbps(x: float) -> float:  # noqa: N802 - the unit's own spelling
-    """Megabits per second to bit/s (1 Mb/s = 1e6 bit/s).
-
-    Raises
-    ------
-    ScenarioTypeError
-        If ``x`` is not a real number (a string, a bool, None, complex).
-    ScenarioError
-        If ``x`` is not finite, or the result would overflow.
-    """
+    """Megabits per second to bit/s (1 Mb/s = 1e6 bit/s)."""
     return _scale("Mbps", x, 1e6)
 
 
 def Gbps(x: float) -> float:  # noqa: N802
-    """Gigabits per second to bit/s (1 Gb/s = 1e9 bit/s).
-
-    Raises
-    ------
-    ScenarioTypeError
-        If ``x`` is not a real number (a string, a bool, None, complex).
-    ScenarioError
-        If ``x`` is not finite, or the result would overflow.
-    """
+    """Gigabits per second to bit/s (1 Gb/s = 1e9 bit/s)."""
     return _scale("Gbps", x, 1e9)
 
 
 def s(x: float) -> float:
-    """Seconds (identity, for symmetry).
-
-    Raises
-    ------
-    ScenarioTypeError
-        If ``x`` is not a real number (a string, a bool, None, complex).
-    ScenarioError
-        If ``x`` is not finite, or the result would overflow.
-    """
+    """Seconds (identity, for symmetry)."""
     return _scale("s", x, 1.0)
 
 
 def ms(x: float) -> float:
-    """Milliseconds to seconds.
-
-    Raises
-    ------
-    ScenarioTypeError
-        If ``x`` is not a real number (a string, a bool, None, complex).
-    ScenarioError
-        If ``x`` is not finite, or the result would overflow.
-    """
+    """Milliseconds to seconds."""
     return _scale("ms", x, 1e-3)
 
 
 def us(x: float) -> float:
-    """Microseconds to seconds.
-
-    Raises
-    ------
-    ScenarioTypeError
-        If ``x`` is not a real number (a string, a bool, None, complex).
-    ScenarioError
-        If ``x`` is not finite, or the result would overflow.
-    """
+    """Microseconds to seconds."""
     return _scale("us", x, 1e-6)
 
 
 def B(x: float) -> float:  # noqa: N802
-    """Bytes (identity, for symmetry).
-
-    Raises
-    ------
-    ScenarioTypeError
-        If ``x`` is not a real number (a string, a bool, None, complex).
-    ScenarioError
-        If ``x`` is not finite, or the result would overflow.
-    """
+    """Bytes (identity, for symmetry)."""
     return _scale("B", x, 1.0)
 
 
 def KB(x: float) -> float:  # noqa: N802
-    """Kilobytes to bytes (1 KB = 1000 bytes, as in the papers).
-
-    Raises
-    ------
-    ScenarioTypeError
-        If ``x`` is not a real number (a string, a bool, None, complex).
-    ScenarioError
-        If ``x`` is not finite, or the result would overflow.
-    """
+    """Kilobytes to bytes (1 KB = 1000 bytes, as in the papers)."""
     return _scale("KB", x, 1e3)
 
 
 def MB(x: float) -> float:  # noqa: N802
-    """Megabytes to bytes (1 MB = 1e6 bytes).
-
-    Raises
-    ------
-    ScenarioTypeError
-        If ``x`` is not a real number (a string, a bool, None, complex).
-    ScenarioError
-        If ``x`` is not finite, or the result would overflow.
-    """
+    """Megabytes to bytes (1 MB = 1e6 bytes)."""
     return _scale("MB", x, 1e6)
 
 
 def to_kbps(x):
-    """bit/s to kb/s (works on arrays).
-
-    Raises
-    ------
-    ScenarioTypeError
-        If ``x`` is not a number or an array of numbers (NaN and inf pass
-        through, as missing or unbounded values).
-    """
+    """bit/s to kb/s (works on arrays)."""
     _display("to_kbps", x)
     return x / 1e3
 
 
 def to_Mbps(x):  # noqa: N802
-    """bit/s to Mb/s (works on arrays).
-
-    Raises
-    ------
-    ScenarioTypeError
-        If ``x`` is not a number or an array of numbers (NaN and inf pass
-        through, as missing or unbounded values).
-    """
+    """bit/s to Mb/s (works on arrays)."""
     _display("to_Mbps", x)
     return x / 1e6
 
 
 def to_ms(x):
-    """Seconds to milliseconds (works on arrays).
-
-    Raises
-    ------
-    ScenarioTypeError
-        If ``x`` is not a number or an array of numbers (NaN and inf pass
-        through, as missing or unbounded values).
-    """
+    """Seconds to milliseconds (works on arrays)."""
     _display("to_ms", x)
     return x * 1e3
