@@ -565,6 +565,12 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     rev = np.asarray(network.reverse_route_links, dtype=np.int64)
     ptr = np.asarray(network.route_ptr)
     fwd_all = np.asarray(network.route_links)
+
+    def crossed_either_way(i: int) -> set[int]:
+        """The links flow ``i``'s data or ACKs cross (declared reverse links)."""
+        return ({int(j) for j in fwd_all[ptr[i]:ptr[i + 1]]}
+                | {int(j) for j in rev[ptr[i]:ptr[i + 1]] if j >= 0})
+
     for i, flow in enumerate(flows):
         cls = flow.source.priority
         crossed = list(fwd_all[ptr[i]:ptr[i + 1]]) + [j for j in rev[ptr[i]:ptr[i + 1]] if j >= 0]
@@ -667,8 +673,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     oob = np.zeros(L, dtype=np.int64)
     for i, flow in enumerate(flows):
         if getattr(flow.source, "out_of_band", False):
-            for j in set(fwd_all[ptr[i]:ptr[i + 1]]) | {j for j in rev[ptr[i]:ptr[i + 1]]
-                                                         if j >= 0}:
+            for j in crossed_either_way(i):
                 oob[j] += 1
     extra = int(np.count_nonzero(oob))
     if extra:
@@ -739,9 +744,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         for i, flow in enumerate(flows):
             if not flow.source.windowed:
                 rate = getattr(flow.source, "rate", None)
-                crossed = {int(j) for j in fwd_all[ptr[i]:ptr[i + 1]]}
-                crossed |= {int(j) for j in rev[ptr[i]:ptr[i + 1]] if j >= 0}
-                for l in crossed:
+                for l in crossed_either_way(i):
                     open_loop[l] += (np.inf if rate is None else
                                      math.ceil(2.0 * rate * longest[l] / min_bits) + 2)
         pipes = int(sum(min(math.ceil(links[l].capacity * longest[l] / min_bits) + 1,
