@@ -39,10 +39,8 @@ PARAMS = reno.PARAMS[:reno.TCP_NEWRENO] + (
 #: Timer slots of a flow: its retransmission timer, and the think timer.
 TIMERS = 2
 
-# integer state (FI_SS + ...)
+# integer state (FI_SS + ...); the packets handed to the sender so far are FI_APP_LIMIT
 WI_THINKING = 0    # 1 between transfers
-WI_DONE = 1        # transfers completed
-WI_PACKETS = 2     # packets of the transfers handed to the sender so far
 
 
 def setup(spec, ff, fi) -> int:
@@ -76,7 +74,6 @@ def on_think(S, f, k):
     n = math.ceil(8.0 * x / ff[f, FF_BITS])
     n = n if n > 1 else 1
     fi[f, FI_APP_LIMIT] += n
-    fi[f, FI_SS + WI_PACKETS] += n
     fi[f, FI_SS + WI_THINKING] = 0
     iw = ff[f, FF_SP + reno.TCP_INIT_WINDOW]
     if ff[f, FF_CWND] > iw:
@@ -92,5 +89,4 @@ def on_ack(S, f, a, ece):
     reno.on_ack(S, f, a, ece)
     fi = S.fi
     if fi[f, FI_SS + WI_THINKING] == 0 and fi[f, FI_SND_UNA] >= fi[f, FI_APP_LIMIT]:
-        fi[f, FI_SS + WI_DONE] += 1
         think(S, f)
