@@ -146,8 +146,9 @@ def solve_fluid(
         Integration steps the run may take (``t_end / dt``).  Without it, a
         run whose work (steps x (hops + flows + links + 16)) exceeds
         ``DEFAULT_MAX_WORK`` (2e10, some 5-10 minutes) is refused before it
-        starts.  (The integration is one call of the compiled kernel, which
-        Ctrl-C cannot interrupt.)
+        starts.  Ctrl-C stops a run within a second or two (the kernel runs
+        in slices of ``SLICE_WORK`` step-updates) and raises
+        ``KeyboardInterrupt`` saying how far it got.
 
     Returns
     -------
@@ -215,6 +216,11 @@ def solve_fluid(
 
 METHODS = ("auto", "numba", "lsoda")
 
+#: Step-updates (steps x (hops + flows + links + 16), as ``DEFAULT_MAX_WORK`` counts them)
+#: the kernel does per call at most, about 1-2 s: between calls Python sees Ctrl-C (a
+#: jitted loop cannot), and the run continues exactly where the last call stopped.
+SLICE_WORK = 5e7
+
 
 def _method(method) -> str:
     if not isinstance(method, str) or method.lower() not in METHODS:
@@ -262,7 +268,18 @@ def run_compiled(network: Network, comp: CompiledFluid, options: dict | None = N
     deliv, lost = np.zeros((n_save, F)), np.zeros((n_save, F))
     work = workspace(comp.ring, comp.ring_s, int(comp.a_off[-1]), comp.cap, comp.delay0, comp.w0,
                      comp.hop_flow, comp.vegas_k)
-    status, step, index = integrate(*comp.kernel_args(), out_t, *fl, *ln, deliv, lost, work)
+    args = (*comp.kernel_args(), out_t, *fl, *ln, deliv, lost, work)
+    progress = np.zeros(2, np.int64)  # the next delay change; the steps done
+    size = len(network.route_links) + F + L + 16  # step-updates per step, as in the work budget
+    chunk = max(1, int(SLICE_WORK // size))
+    status, step, index = 0, -1, -1
+    try:
+        while status == 0 and step < comp.n_steps:
+            status, step, index = integrate(*args, step, min(step + chunk, comp.n_steps),
+                                            progress)
+    except KeyboardInterrupt:
+        raise KeyboardInterrupt(f"solve_fluid interrupted at t = {progress[1] * comp.dt:.6g} s "
+                                f"of {comp.n_steps * comp.dt:g} s") from None
     if status == STATUS_NONFINITE:
         what = (f"flow {network.flow_names[index]!r}" if index < F
                 else f"link {network.link_names[index - F]!r}")

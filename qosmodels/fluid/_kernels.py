@@ -236,9 +236,16 @@ def integrate(
     control, kappa, estimator, rtt_p_error, vegas_k,
     ev_time, ev_link, ev_delay,
     out_t, out_w, out_x, out_rtt, out_est, out_acc, out_q, out_vq, out_mark, out_dep, out_deliv,
-    out_lost, work,
+    out_lost, work, n_from, n_to, progress,
 ):
     """Integrate the fluid model; fill the ``out_*`` arrays; return ``(status, step, index)``.
+
+    Runs iterations ``n_from`` to ``n_to - 1`` of the time loop (see below;
+    the first call starts at -1): every state lives in ``work`` and in
+    ``progress`` (int64: the next delay change to apply, then the steps done),
+    so a run cut into consecutive calls gives the same numbers as one call, and
+    Python sees Ctrl-C between calls.  ``step`` is ``n_to`` when the call's
+    iterations all ran.
 
     ``ring`` is the length in steps of the per-flow and per-link histories and
     ``ring_s`` that of the per-hop lines (powers of two); link ``l``'s arrival
@@ -400,15 +407,16 @@ def integrate(
     # advances from step n to step n + 1.  Each helper has a single call site, which
     # keeps the inlined kernel (and its compile time) small.
     n_events = ev_time.shape[0]
-    ev = 0
-    changed = True
-    for n in range(-1, n_steps):
+    ev = progress[0]
+    changed = True  # (the lags depend on the delays only: recomputed on every call)
+    for n in range(n_from, n_to):
         n1 = n + 1
         t1 = n1 * dt
         s1 = n1 & mask
         while ev < n_events and ev_time[ev] <= t1 + 1e-12:
             delay[ev_link[ev]] = ev_delay[ev]
             ev += 1
+            progress[0] = ev
             changed = True
         if changed:
             set_lags()
@@ -604,7 +612,8 @@ def integrate(
             for l in range(n_links):
                 if not math.isfinite(queue[l]):
                     return STATUS_NONFINITE, n1, n_flows + l
-    return STATUS_OK, n_steps, -1
+    progress[1] = n_to
+    return STATUS_OK, n_to, -1
 
 
 def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):

@@ -41,3 +41,53 @@ def test_saved_samples_over_the_memory_budget_are_refused():
             solve_fluid(acc_parking_lot(), t_end=1e6, save_dt=1e-3, max_steps=10**10)
     finally:
         budget.set_memory_budget(old)
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(kappa=0.2, estimator="monaco", events="jump"),   # a delay change inside a slice
+    dict(control="reno", red_links=["r0->r1"]),           # Reno over RED: loss and mark histories
+    dict(kappa=0.2, control="mw", estimator="vegas"),
+])
+def test_a_run_in_slices_gives_the_numbers_of_one_call(monkeypatch, kwargs):
+    import numpy as np
+
+    import qosmodels.fluid as fluid
+    from qosmodels.fluid.scenarios import acc_delay_jump
+    from qosmodels.topologies import dumbbell
+
+    kwargs = dict(kwargs)
+    if kwargs.pop("events", None):
+        net, change = acc_delay_jump()
+        kwargs["events"] = [change]
+        kwargs["red_links"] = []
+    else:
+        net = dumbbell(3, 10e6, 0.01, buffer=50)
+    whole = solve_fluid(net, 20.0, **kwargs)
+    monkeypatch.setattr(fluid, "SLICE_WORK", 997.0)  # some 40 steps a slice, not a divisor
+    sliced = solve_fluid(net, 20.0, **kwargs)
+    for field in ("t", "rates", "windows", "rtt", "estimates", "queues", "marking",
+                  "delivered", "lost"):
+        np.testing.assert_array_equal(getattr(sliced, field), getattr(whole, field))
+
+
+def test_ctrl_c_between_slices_raises_cleanly(monkeypatch):
+    import os
+    import signal
+
+    import qosmodels.fluid as fluid
+    from qosmodels.fluid import _kernels
+
+    real, calls = _kernels.integrate, []
+
+    def integrate(*args):
+        out = real(*args)
+        calls.append(args[-2])  # n_to
+        if len(calls) == 3:
+            os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C: Python sees it after the call
+        return out
+
+    monkeypatch.setattr(_kernels, "integrate", integrate)
+    monkeypatch.setattr(fluid, "SLICE_WORK", 2500.0)  # 100 steps a slice on the parking lot
+    with pytest.raises(KeyboardInterrupt, match=r"solve_fluid interrupted at t = 0\.299 s of 100 s"):
+        solve_fluid(acc_parking_lot(), t_end=100.0, dt=1e-3)
+    assert calls == [99, 199, 299]
