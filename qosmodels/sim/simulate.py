@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 from .._validate import integer, real
 from ..budget import check_work
 from ..errors import ScenarioError, ScenarioTypeError, SimulationError
+from ._inline_copy import shared_memo_inlining
 from ._kernels import layout as K
 from .compile import (
     DEFAULT_MAX_EVENTS,
@@ -224,8 +225,9 @@ def _advance(run, c, t_stop: float, budget, limits: Limits) -> None:
 #: Seconds a first call may take loading the cached kernel before a note says it is compiling.
 COMPILE_NOTE_AFTER = 1.0
 #: What compiling the packet kernel took from scratch on the development machine (2 vCPUs), s
-#: (165 s on 2026-11-26, with every paper's mechanism).
-COMPILE_ESTIMATE = 170
+#: (152-163 s on 2026-11-26, with every paper's mechanism and :mod:`._inline_copy`; 230 s
+#: without it).
+COMPILE_ESTIMATE = 160
 
 
 def kernel_sources_digest(root=None) -> str:
@@ -295,7 +297,8 @@ def _ensure_compiled(run, c, budget) -> float:
     t0 = time.perf_counter()
     timer.start()
     try:
-        status = run(c, -1.0, budget)
+        with shared_memo_inlining():
+            status = run(c, -1.0, budget)
     finally:
         timer.cancel()
     spent = time.perf_counter() - t0
