@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import ScenarioError, ScenarioTypeError
 
-__all__ = ["generator", "check", "ACCEPTED"]
+__all__ = ["generator", "seed_sequence", "check", "ACCEPTED"]
 
 #: What a ``seed`` may be, as the error messages say it.
 ACCEPTED = "a non-negative int, a numpy SeedSequence or Generator"
@@ -69,6 +69,24 @@ def generator(owner: str, seed) -> np.random.Generator:
     if isinstance(seed, np.random.SeedSequence):
         return np.random.default_rng(seed)
     return np.random.default_rng(int(seed))
+
+
+def seed_sequence(owner: str, seed) -> np.random.SeedSequence:
+    """The :class:`numpy.random.SeedSequence` a stochastic function derives its streams from.
+
+    An int >= 0 gives ``SeedSequence(seed)``, a SeedSequence is used as it is,
+    and a Generator gives a SeedSequence seeded by one integer drawn from it
+    (so the Generator advances, as :func:`generator` lets it).  For entry
+    points that need several independent streams or a generator of their own
+    kind (the packet simulator's MRG32k3a, :func:`qosmodels.sim.replicate`'s
+    runs).  Raises as :func:`check`.
+    """
+    check(owner, seed)
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence(int(seed.integers(0, 2**63 - 1)))
+    return np.random.SeedSequence(int(seed))
 
 
 def describe(seed):

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 from collections.abc import Callable, Mapping, Sequence
 
+from . import _seed
 from . import _validate as v
 from .budget import check_memory
 from .errors import ScenarioError, ScenarioTypeError
@@ -112,23 +112,6 @@ def _flag(owner: str, name: str, value) -> bool:
     if not isinstance(value, bool):
         raise ScenarioTypeError(f"{owner}.{name} must be True or False, got {value!r}")
     return value
-
-
-def _seed(owner: str, seed):
-    """The seeds :func:`~qosmodels.sim.simulate` takes: None, an int >= 0, a SeedSequence or
-    a Generator; anything else is refused naming ``seed``."""
-    import numpy as np
-
-    if seed is None or isinstance(seed, (np.random.SeedSequence, np.random.Generator)):
-        return seed
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise ScenarioTypeError(
-            f"{owner}.seed must be an int >= 0, a numpy.random.SeedSequence or a "
-            f"numpy.random.Generator (or None), got {seed!r} of type {type(seed).__name__}")
-    if seed < 0:
-        raise ScenarioError(f"{owner}.seed must be an int >= 0, got {seed!r}; use a "
-                            f"non-negative seed such as 0")
-    return int(seed)
 
 
 def dumbbell(
@@ -1044,7 +1027,7 @@ def random_network(
     capacity: tuple[float, float] = (Mbps(1), Mbps(100)),
     delay: tuple[float, float] = (ms(1), ms(20)),
     weights: tuple[float, float] = (1.0, 1.0),
-    seed=None,
+    seed,
 ) -> Network:
     """A random network of ``n_links`` links and ``n_flows`` flows on random loop-free paths.
 
@@ -1071,9 +1054,9 @@ def random_network(
         Range of link propagation delays.
     weights : (float, float)
         Range of flow weights.
-    seed : int >= 0, numpy.random.SeedSequence or numpy.random.Generator, optional
-        Randomness, as :func:`~qosmodels.sim.simulate` takes it; the same seed
-        gives the same network (None: fresh randomness).
+    seed : int >= 0, numpy.random.SeedSequence or numpy.random.Generator
+        Randomness, as :func:`~qosmodels.sim.simulate` takes it (required, as
+        there); the same int or SeedSequence gives the same network.
 
     Raises
     ------
@@ -1095,6 +1078,7 @@ def random_network(
     import numpy as np
 
     owner = "random_network"
+    _seed.check(owner, seed)
     nf = v.integer(owner, "n_flows", n_flows, ge=1)
     nl = v.integer(owner, "n_links", n_links, ge=2)
     hmax = v.integer(owner, "max_hops", max_hops, ge=1, le=10**9)
@@ -1113,8 +1097,7 @@ def random_network(
                                 f"low <= high, got {rng_!r}")
         ranges[name] = (lo, hi)
     capacity, delay, weights = ranges["capacity"], ranges["delay"], ranges["weights"]
-    seed = _seed(owner, seed)
-    rng = np.random.default_rng(seed)
+    rng = _seed.generator(owner, seed)
     # about three links per node, and enough nodes for n_links distinct ordered pairs
     n_nodes = max(2, round(nl / 3), int(np.ceil((1 + np.sqrt(1 + 4 * nl)) / 2)))
     pairs = [(i, (i + 1) % n_nodes) for i in range(n_nodes)][: nl if n_nodes > 2 else 2]

@@ -247,7 +247,47 @@ def test_extreme_values_are_right():
 
 
 # ------------------------------------------------------------------ one seeding rule
+def _poisson_link():
+    from qosmodels import Flow, Link, Network
+    from qosmodels.mechanisms import Poisson
+
+    return Network([Link("a", "b", 1e6, 0.01, buffer=5)],
+                   [Flow(["a", "b"], source=Poisson(rate=9e5)) for _ in range(2)])
+
+
+def _simulate(seed):
+    from qosmodels.sim import simulate
+
+    r = simulate(_poisson_link(), 2.0, seed=seed, progress=False)
+    return np.concatenate([r.throughput, r.mean_queueing_delay])
+
+
+def _replicate(seed):
+    from qosmodels.sim import replicate
+
+    r = replicate(_poisson_link(), 2, 1.0, seed=seed)
+    return np.concatenate([r.throughput, r.mean_queueing_delay])
+
+
+def _random_network(seed):
+    from qosmodels.topologies import random_network
+
+    net = random_network(6, 4, seed=seed)
+    return np.concatenate([net.capacities, net.delays, net.route_ptr, net.route_links])
+
+
+def _web_bottlenecks(seed):
+    from qosmodels.fluid.scenarios import acc_web_bottlenecks
+
+    net = acc_web_bottlenecks(seed=seed, n_web=20, n_web_access=4)
+    return np.array([f.start for f in net.flows] + list(net.delays))
+
+
 STOCHASTIC = [
+    ("simulate", _simulate),
+    ("acc_web_bottlenecks", _web_bottlenecks),
+    ("replicate", _replicate),
+    ("random_network", _random_network),
     ("abe.run_loop", lambda seed: abe.run_loop(periods=20, seed=seed).alpha),
     ("fq.simulate_telnet_fq", lambda seed: fq.simulate_telnet_fq(3, 0.5, n_packets=40, warmup=5,
                                                                   seed=seed).delays),

@@ -34,7 +34,7 @@ def test_random_network_is_reproducible_and_valid():
     hops = np.diff(a.route_ptr)
     assert hops.min() >= 1 and hops.max() <= 5
     with pytest.raises(ScenarioError, match=r"random_network\.n_links must be >= 2"):
-        random_network(5, 1)
+        random_network(5, 1, seed=0)
 
 
 def test_registry_lookup():
@@ -56,8 +56,8 @@ def one_gib_budget(monkeypatch):
 
 @pytest.mark.parametrize("build,match", [
     # random_network(5, 10**9) used to raise a bare MemoryError
-    (lambda T: T.random_network(5, 10**9), r"random_network would need about .* n_links=1000000000"),
-    (lambda T: T.random_network(10**9, 10), r"random_network .* n_flows=1000000000"),
+    (lambda T: T.random_network(5, 10**9, seed=0), r"random_network would need about .* n_links=1000000000"),
+    (lambda T: T.random_network(10**9, 10, seed=0), r"random_network .* n_flows=1000000000"),
     (lambda T: T.dumbbell(10**8), r"dumbbell .* n_flows=100000000"),
     (lambda T: T.parking_lot(10**8), r"parking_lot .* n_links=100000000"),
     (lambda T: T.parking_lot(10**4, n_long=10**4), r"parking_lot .* n_long=10000"),
@@ -76,7 +76,7 @@ def test_builders_refuse_networks_over_the_memory_budget(one_gib_budget, build, 
         build(topologies)
 
 
-@pytest.mark.parametrize("seed", [None, 0, 7, np.int64(7), np.random.SeedSequence(7),
+@pytest.mark.parametrize("seed", [0, 7, np.int64(7), np.random.SeedSequence(7),
                                   np.random.default_rng(7)])
 def test_random_network_takes_the_seeds_simulate_takes(seed):
     net = random_network(6, 5, seed=seed)
@@ -86,10 +86,17 @@ def test_random_network_takes_the_seeds_simulate_takes(seed):
 
 
 @pytest.mark.parametrize("seed,err", [(-1, ScenarioError), (1.5, ScenarioTypeError),
-                                      ("1", ScenarioTypeError), (True, ScenarioTypeError)])
+                                      ("1", ScenarioTypeError), (True, ScenarioTypeError),
+                                      (None, ScenarioTypeError)])
 def test_random_network_refuses_other_seeds(seed, err):
-    with pytest.raises(err, match=r"random_network\.seed must be an int >= 0"):
+    with pytest.raises(err, match=r"random_network\.seed must be a non-negative int, a numpy "
+                                  r"SeedSequence or Generator"):
         random_network(3, 4, seed=seed)
+
+
+def test_random_network_needs_a_seed_as_simulate_does():
+    with pytest.raises(TypeError, match="seed"):
+        random_network(3, 4)
 
 
 @pytest.mark.parametrize("kwargs,err,match", [

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _seed
 from .. import _validate as v
 from ..errors import ScenarioError, ScenarioTypeError
 from ..network import Flow, Link, Network
@@ -240,6 +241,7 @@ def acc_web_bottlenecks(
     from ..mechanisms import Avq, WebTraffic
 
     owner = "acc_web_bottlenecks"
+    _seed.check(owner, seed)
     n_web = v.integer(owner, "n_web", n_web, ge=0)
     n_access = v.integer(owner, "n_web_access", n_web_access, ge=2)
     if n_access % 2:
@@ -251,7 +253,7 @@ def acc_web_bottlenecks(
     elif not isinstance(web, WebTraffic):
         raise ScenarioTypeError(f"{owner}.web must be a WebTraffic source (or None for its "
                                 f"defaults), got {type(web).__name__}")
-    rng = np.random.default_rng(seed)
+    rng = _seed.generator(owner, seed)
     bottleneck_queue = Avq(gamma=0.98, avd=True) if avd else None
     links = [Link("R1", "R2", capacity, delay, buffer,
                   **({"queue": bottleneck_queue} if bottleneck_queue is not None else {})),

@@ -19,6 +19,7 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from ..network import Network
 
+from .. import _seed
 from .._validate import integer, real
 from ..budget import check_memory, memory_budget, parse_size
 from ..errors import ScenarioError, ScenarioTypeError
@@ -246,20 +247,9 @@ def trace_channels(network) -> list[tuple[str, str]]:
 
 
 def _seed_state(seed) -> np.ndarray:
-    """MRG32k3a state (six integers) from an int, a SeedSequence or a Generator."""
-    if isinstance(seed, np.random.Generator):
-        ss = np.random.SeedSequence(seed.integers(0, 2**63 - 1))
-    elif isinstance(seed, np.random.SeedSequence):
-        ss = seed
-    elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-        if seed < 0:
-            raise ScenarioError(f"seed must be a non-negative integer, got {seed!r}")
-        ss = np.random.SeedSequence(int(seed))
-    else:
-        raise ScenarioTypeError(
-            f"seed must be a non-negative int, a numpy SeedSequence or Generator, got {seed!r}; "
-            f"pass seed=0 (or any integer) for a reproducible run"
-        )
+    """MRG32k3a state (six integers) from an int, a SeedSequence or a Generator (the rule of
+    :mod:`qosmodels._seed`)."""
+    ss = _seed.seed_sequence("simulate", seed)
     words = ss.generate_state(6, dtype=np.uint64).astype(object)
     m1, m2 = 4294967087, 4294944443
     state = [int(w) % m1 for w in words[:3]] + [int(w) % m2 for w in words[3:]]
@@ -374,7 +364,7 @@ def predicted_events(network: Network, duration: float,
     """
     from scipy.optimize import linprog
 
-    F, L = network.n_flows, network.n_links
+    F = network.n_flows
     if F == 0:
         return 0.0, "no flows"
     ptr = np.asarray(network.route_ptr)

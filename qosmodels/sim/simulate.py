@@ -19,6 +19,7 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from ..network import Network
 
+from .. import _seed
 from .._validate import integer, real
 from ..budget import check_work
 from ..errors import ScenarioError, ScenarioTypeError, SimulationError
@@ -339,8 +340,9 @@ def replicate(network: Network, n: int, duration: float, *, seed, warmup: float 
         Number of runs, >= 2 (a confidence interval needs two).
     duration, warmup : float, s
         As for :func:`simulate`.
-    seed : int
-        Root seed.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Root seed, as :func:`simulate` takes it; the runs' seeds are spawned
+        from it, so the same int or SeedSequence gives the same runs.
     confidence : float
         Level of the Student-t confidence intervals, in (0, 1).
     **kwargs
@@ -355,9 +357,11 @@ def replicate(network: Network, n: int, duration: float, *, seed, warmup: float 
     n = integer("replicate", "n", n, ge=2)
     if not (isinstance(confidence, float) and 0.0 < confidence < 1.0):
         raise ScenarioError(f"replicate.confidence must be a float in (0, 1), got {confidence!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ScenarioTypeError(f"replicate.seed must be a non-negative int, got {seed!r}")
+    root = _seed.seed_sequence("replicate", seed)
+    # spawned from a copy: a SeedSequence given twice gives the same runs twice
+    root = np.random.SeedSequence(root.entropy, spawn_key=root.spawn_key,
+                                  pool_size=root.pool_size)
     kwargs.setdefault("progress", False)
     runs = [simulate(network, duration, seed=ss, warmup=warmup, **kwargs)
-            for ss in np.random.SeedSequence(int(seed)).spawn(n)]
+            for ss in root.spawn(n)]
     return ReplicationResult(runs=runs, confidence=confidence)

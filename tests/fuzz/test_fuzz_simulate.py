@@ -10,7 +10,6 @@ queue, TicketRed a ticket tagger, a DECbit source a DECbit gateway) may be refus
 from __future__ import annotations
 
 import copy
-import dataclasses
 
 import numpy as np
 from hypothesis import assume, given

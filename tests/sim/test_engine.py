@@ -151,8 +151,10 @@ def test_limits_raise_simulation_errors_naming_the_field():
     (dict(duration=float("nan")), r"duration must be finite"),
     (dict(duration=1.0, warmup=1.0), r"warmup must be shorter than duration"),
     (dict(duration=1.0, warmup=-0.1), r"warmup must be >= 0"),
-    (dict(duration=1.0, seed=-1), r"seed must be a non-negative integer"),
-    (dict(duration=1.0, seed="x"), r"seed must be a non-negative int"),
+    (dict(duration=1.0, seed=-1), r"simulate\.seed must be a non-negative int, .* got the "
+                                  r"negative integer -1"),
+    (dict(duration=1.0, seed="x"), r"simulate\.seed must be a non-negative int, a numpy "
+                                   r"SeedSequence or Generator, got 'x'; pass seed=0"),
     (dict(duration=1.0, max_events=0), r"max_events must be >= 1"),
     (dict(duration=1.0, record=dict(interval=0.0)), r"Record.interval must be > 0"),
     (dict(duration=1.0, record=dict(delay_bins=0)), r"Record.delay_bins must be >= 1"),
