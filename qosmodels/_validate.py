@@ -41,16 +41,22 @@ def integer(owner: str, field: str, value, *, ge=None, le=None, unit: str = "") 
             f"{owner}.{field} must be an integer{_unit(unit)}, got {value!r} "
             f"of type {type(value).__name__}"
         )
-    v = _float(owner, field, value, unit)
-    if not math.isfinite(v):
-        raise ScenarioError(f"{owner}.{field} must be finite{_unit(unit)}, got {value!r}")
-    if v != int(v):
-        raise ScenarioError(f"{owner}.{field} must be a whole number{_unit(unit)}, got {value!r}")
-    if ge is not None and int(v) < ge:
+    if isinstance(value, numbers.Integral):
+        n = int(value)  # exact: no detour through a float, which rounds above 2**53
+        _float(owner, field, n, unit)  # (refuses an int beyond the float range, as for reals)
+    else:
+        v = _float(owner, field, value, unit)
+        if not math.isfinite(v):
+            raise ScenarioError(f"{owner}.{field} must be finite{_unit(unit)}, got {value!r}")
+        if v != int(v):
+            raise ScenarioError(f"{owner}.{field} must be a whole number{_unit(unit)}, "
+                                f"got {value!r}")
+        n = int(v)
+    if ge is not None and n < ge:
         raise ScenarioError(f"{owner}.{field} must be >= {ge}{_unit(unit)}, got {value!r}")
-    if le is not None and int(v) > le:
+    if le is not None and n > le:
         raise ScenarioError(f"{owner}.{field} must be <= {le}{_unit(unit)}, got {value!r}")
-    return int(v)
+    return n
 
 
 def node_name(owner: str, field: str, value) -> str:

@@ -103,7 +103,8 @@ class Limits:
         for name in ("max_events", "max_packets", "heap_size"):
             value = getattr(self, name)
             if value is not None:
-                object.__setattr__(self, name, integer("Limits", name, value, ge=1))
+                # (the kernel counts in int64: 2**62 is as good as no limit)
+                object.__setattr__(self, name, integer("Limits", name, value, ge=1, le=2**62))
         if self.memory is not None:
             try:
                 object.__setattr__(self, "memory", parse_size(self.memory))
@@ -466,7 +467,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     # ---------------------------------------------------------------- flows
     ff = np.zeros((F, K.N_FF))
     fi = np.zeros((F, K.N_FI), dtype=np.int64)
-    ooo_sizes = np.zeros(F, dtype=np.int64)
+    ooo_sizes = [0] * F  # Python ints until the memory check: a window may be 2**63
     for i, flow in enumerate(flows):
         src = flow.source
         windowed = bool(src.windowed)
@@ -512,10 +513,12 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
 
     mem = _Memory(limits)
     per_ack = bool(fi[:, K.FI_PER_ACK].any())
-    mem.need(float(ooo_sizes.sum()) * (9 if per_ack else 1),
+    mem.need(float(sum(ooo_sizes)) * (9 if per_ack else 1),
              "the flows' windows (each window source keeps a buffer of its largest window, "
-             f"max_window; the largest here is {int(ooo_sizes.max(initial=0)) // 2} packets)",
-             "give the window sources a smaller max_window")
+             f"max_window, or GenericWindow's window; the largest here is "
+             f"{max(ooo_sizes, default=0) // 2} packets)",
+             "give the window sources a smaller max_window (GenericWindow: window)")
+    ooo_sizes = np.array(ooo_sizes, dtype=np.int64).reshape(F)
     ooo_off = np.concatenate(([0], np.cumsum(ooo_sizes)))
     fi[:, K.FI_OOO_OFF] = ooo_off[:-1]
     fi[:, K.FI_OOO_MASK] = np.maximum(ooo_sizes - 1, 0)
@@ -626,6 +629,10 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
                     if hasattr(kmod, "slots") else link.queue.n_classes
                     for l, (link, kmod) in enumerate(zip(links, queue_kmods))]
     n_edge_slots = sum(len(members) for _, members in edges)
+    mem.need(8.0 * K.N_SL * (sum(n_link_slots) + n_edge_slots),
+             f"the queues' class slots ({sum(n_link_slots) + n_edge_slots:.3g} of them: "
+             f"Priority.classes, fair queueing's conversations, edge members)",
+             "use fewer classes")
     slot = np.zeros((max(sum(n_link_slots) + n_edge_slots, 1), K.N_SL), dtype=np.int64)
     s = off = 0
     for l, (link, kmod) in enumerate(zip(links, queue_kmods)):

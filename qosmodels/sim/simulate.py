@@ -143,7 +143,7 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
     """
     record = _as_record(record)
     if max_events is not None:
-        max_events = integer("simulate", "max_events", max_events, ge=1)
+        max_events = integer("simulate", "max_events", max_events, ge=1, le=2**62)
     limits = Limits() if limits is None else limits
     if max_events is not None:
         limits = Limits(max_events=max_events, max_packets=limits.max_packets,

@@ -16,7 +16,17 @@ import pytest
 
 from qosmodels import Flow, Link, Network, simulate, topologies
 from qosmodels.errors import BudgetError, ScenarioError, SimulationError
-from qosmodels.sim import Cbr, Limits, OnOff, Poisson, Record, TcpNewReno
+from qosmodels.sim import (
+    Cbr,
+    GenericWindow,
+    Limits,
+    OnOff,
+    Poisson,
+    Priority,
+    Record,
+    TcpNewReno,
+    TcpReno,
+)
 from qosmodels.sim.compile import DEFAULT_MAX_EVENTS, compile_scenario, predicted_events
 
 simulate_mod = __import__("qosmodels.sim.simulate", fromlist=["simulate"])
@@ -125,6 +135,28 @@ def test_arrays_over_the_memory_budget_are_refused(kw, match):
     kw.setdefault("limits", Limits(memory="4G"))  # the same on every machine
     with pytest.raises(BudgetError, match=match):
         compile_scenario(net, 1.0, seed=1, **kw)
+
+
+@pytest.mark.parametrize("queue, source, match", [
+    # found by the long fuzz run (QOSMODELS_FUZZ_EXAMPLES=400): an OverflowError, a numpy
+    # "array is too big" and a 947 GiB allocation before
+    (Priority(classes=3), GenericWindow(window=2**63), r"flows' windows .* 9223372036854775808 "
+                                                        r"packets.*GenericWindow: window"),
+    (Priority(classes=2**58), TcpReno(), r"class slots \(2\.88e\+17 of them: Priority\.classes"),
+    (Priority(classes=31763988035.0), TcpReno(), r"947 GiB .* class slots"),
+])
+def test_huge_windows_and_class_counts_are_refused_before_allocating(queue, source, match):
+    net = Network([Link("a", "b", 1e6, 0.01, queue=queue)], [Flow(["a", "b"], source=source)])
+    with pytest.raises(BudgetError, match=match):
+        compile_scenario(net, 0.5, seed=1, limits=Limits(memory="4G"))
+
+
+@pytest.mark.parametrize("value", [2**62 + 1, 9.223372036854776e18, 2**64])
+def test_max_events_beyond_int64_is_refused(value):
+    with pytest.raises(ScenarioError, match=r"max_events must be <= 4611686018427387904"):
+        simulate(one_link(), 1.0, seed=1, max_events=value)
+    with pytest.raises(ScenarioError, match=r"Limits.max_events must be <= 4611686018427387904"):
+        Limits(max_events=value)
 
 
 def test_limits_memory_validation():
