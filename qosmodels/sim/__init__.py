@@ -48,10 +48,10 @@ from ..mechanisms import (
 )
 from .compile import Limits, Record
 from .result import ReplicationResult, SimulationResult
-from .simulate import replicate, simulate
+from .simulate import compile_kernel, replicate, simulate
 
 __all__ = [
-    "simulate", "replicate", "SimulationResult", "ReplicationResult", "Record", "Limits",
+    "simulate", "replicate", "compile_kernel", "SimulationResult", "ReplicationResult", "Record", "Limits",
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec", "DropTail", "Red", "Ered", "Priority",
     "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "Avq", "TcpReno",
     "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",

@@ -271,6 +271,30 @@ def _drop_stale_cache(run) -> None:
         return
 
 
+def compile_kernel() -> float:
+    """Compile the packet kernel now, or load it from Numba's cache; return the seconds spent.
+
+    :func:`simulate` does this itself on its first call, so there is no need to
+    call it; it is for doing it at a chosen time: in a notebook's first cell, in
+    a container image's build (``python -c "import qosmodels.sim as s;
+    s.compile_kernel()"``), or before a test suite fills memory (the compile
+    from scratch is the simulator's largest use of memory, about 1.9 GB, and
+    takes some :data:`COMPILE_ESTIMATE` s on a 2-core machine; a cache load
+    takes about a second).  Prints the same note as :func:`simulate` when it
+    really compiles.
+
+    Returns
+    -------
+    float
+        Seconds spent compiling or loading (0 when already done in this process).
+    """
+    from ..network import Flow, Link, Network
+    from ._kernels.engine import run
+
+    c = compile_scenario(Network([Link("a", "b", 1e6, 0.01)], [Flow(["a", "b"])]), 1.0, seed=0)
+    return _ensure_compiled(run, c, np.int64(DEFAULT_MAX_EVENTS))
+
+
 def _ensure_compiled(run, c, budget) -> float:
     """Compile (or load from Numba's cache) the packet kernel before the run is timed.
 

@@ -79,3 +79,16 @@ def test_a_stale_cache_is_flushed_once(tmp_path):
     (tmp_path / "qosmodels-kernel-sources.sha256").write_text("something else\n")
     _drop_stale_cache(run)  # sources changed since: flush
     assert run._cache.flushed == 2
+
+
+def test_compile_kernel_leaves_nothing_for_simulate_to_compile():
+    from qosmodels import Flow, Link, Network, simulate
+    from qosmodels.sim import compile_kernel
+    from qosmodels.sim._kernels.engine import run
+
+    assert compile_kernel() >= 0.0
+    assert len(run.signatures) == 1
+    r = simulate(Network([Link("x", "y", 5e6, 0.002, buffer=7)], [Flow(["x", "y"])] * 2), 0.5,
+                 seed=3)
+    assert r.compile_time == 0.0 and len(run.signatures) == 1  # the same signature
+    assert compile_kernel() == 0.0
