@@ -10,7 +10,10 @@ usually, loaded from Numba's cache in about a second) before the first test runs
 
 from __future__ import annotations
 
+import signal
 import sys
+
+import pytest
 
 
 def pytest_collection_finish(session):
@@ -18,3 +21,12 @@ def pytest_collection_finish(session):
         from qosmodels.sim import compile_kernel
 
         compile_kernel()
+
+
+@pytest.fixture
+def python_sigint():
+    """Python's own Ctrl-C handler during the test, even where the test run inherited SIGINT
+    ignored (a shell's background job): the tests of Ctrl-C send themselves SIGINT."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)

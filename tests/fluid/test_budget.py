@@ -70,7 +70,7 @@ def test_a_run_in_slices_gives_the_numbers_of_one_call(monkeypatch, kwargs):
         np.testing.assert_array_equal(getattr(sliced, field), getattr(whole, field))
 
 
-def test_ctrl_c_between_slices_raises_cleanly(monkeypatch):
+def test_ctrl_c_between_slices_raises_cleanly(monkeypatch, python_sigint):
     import os
     import signal
 

@@ -92,7 +92,7 @@ def test_slices_change_nothing(monkeypatch):
         np.testing.assert_array_equal(getattr(sliced, field), getattr(whole, field))
 
 
-def test_ctrl_c_between_slices_raises_cleanly(monkeypatch):
+def test_ctrl_c_between_slices_raises_cleanly(monkeypatch, python_sigint):
     from qosmodels.sim._kernels import engine
 
     real_run, calls = engine.run, []
