@@ -13,7 +13,7 @@ S. Kunniyur, R. Srikant, SIGCOMM 2001, Section 3; Y. Xia et al., "Accumulation-b
 Congestion Control", Section IV-D (AVD).
 """
 
-from .._jit import POS, handler
+from .._jit import POS, rare_handler
 from ..layout import (
     FI_ECN,
     GF_NOW,
@@ -60,7 +60,7 @@ def setup_link(spec, network, l, xs, x_flow, lf, li, hs, hsi) -> None:
     lf[Q_CAP] = spec.gamma * network.links[l].capacity
 
 
-@handler
+@rare_handler
 def admit(S, l, p):
     """The virtual queue's verdict (and the capacity's adaptation): -1 to admit (possibly
     marked), else the drop cause's column."""

@@ -21,7 +21,7 @@ D.-M. Chiu, R. Jain, DEC-TR-510, 1987; A. Demers, S. Keshav, S. Shenker,
 SIGCOMM 1989, Section 4.
 """
 
-from .._jit import POS, handler
+from .._jit import POS, handler, rare_handler
 from ..crossings import crossing
 from ..layout import (
     GF_NOW,
@@ -108,7 +108,7 @@ def fair_share(S, l, target):
         n_prev = n
 
 
-@handler
+@rare_handler
 def admit(S, l, p):
     """Account for arrival ``p`` at link ``l`` and set its bit if the link is congested
     (for selective DECbit: and its user at or above its fair share).  Always admits."""

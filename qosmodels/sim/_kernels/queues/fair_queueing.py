@@ -20,7 +20,7 @@ References
 A. Demers, S. Keshav, S. Shenker, SIGCOMM 1989, Section 2.2.
 """
 
-from .._jit import POS, handler
+from .._jit import POS, handler, rare_handler
 from ..crossings import crossing
 from ..fifo import drop, peek_head, pop_head, pop_tail, push_tail, waiting_up
 from ..layout import (
@@ -142,7 +142,7 @@ def klass(S, l, p):
     return S.hsi[crossing(S, p), HSI_SLOT] - S.li[l, LI_SLOT0]
 
 
-@handler
+@rare_handler
 def admit(S, l, p):
     """Number the arrival in the emulation: its bid, its conversation's finish number and
     the active set.  Always admits (a full buffer is :func:`store`'s business)."""
@@ -179,7 +179,7 @@ def push_head(S, l, p):
             S.pf[p, TAG_BID], int(S.pf[p, TAG_ARRIVAL]))
 
 
-@handler
+@rare_handler
 def store(S, l, p, s):
     """Queue ``p`` on its conversation's ring (with the FQ bit-setting rule, set its DECbit
     if the ring now holds more than a third of the conversation's fair share of the buffer);
@@ -212,7 +212,7 @@ def store(S, l, p, s):
     return True
 
 
-@handler
+@rare_handler
 def select(S, l):
     """The waiting packet with the smallest bid (-1: none); its ring's next packet takes
     its place among the heads."""

@@ -271,7 +271,7 @@ def on_echo(S, f, p):
     S.fi[f, FI_SS + AI_FRESH] = 1
 
 
-@handler
+@rare_handler
 def on_ack(S, f, a):
     """ACK ``a``: its RTT sample into the round, the generic window's sliding, RTT and
     timer, and at the end of a round the decision."""

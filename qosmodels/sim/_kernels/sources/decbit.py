@@ -14,7 +14,7 @@ S. Keshav, S. Shenker, SIGCOMM 1989, Section 4.
 
 import numpy as np
 
-from .._jit import handler
+from .._jit import handler, rare_handler
 from ..layout import FF_SP, FF_SS, FI_SND_UNA, FI_SS
 from . import window as generic
 
@@ -87,7 +87,7 @@ def law(S, f, bit):
     fi[f, FI_SS + DBW_BITS] = 0
 
 
-@handler
+@rare_handler
 def on_ack(S, f, a, bit):
     """ACK ``a`` (``bit``: it echoes a DECbit): the generic window's sliding, RTT and
     timer, then the window law."""

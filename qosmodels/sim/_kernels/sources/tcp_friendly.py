@@ -36,7 +36,7 @@ Units: rates in packets/s, times in s.
 import numpy as np
 
 from .... import abe as _abe
-from .._jit import POS, handler
+from .._jit import POS, handler, rare_handler
 from ..heap import push
 from ..layout import (
     EV_BITS,
@@ -196,7 +196,7 @@ def close_intervals(S, f, first, n):
         fi[f, TFI_EV_SEQ] = first + k
 
 
-@handler
+@rare_handler
 def on_feedback(S, f, a):
     """A feedback packet (``a``: its packed ``PI_SEQ``) reaches the sender."""
     ff, fi = S.ff, S.fi
