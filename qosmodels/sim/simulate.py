@@ -226,9 +226,9 @@ def _advance(run, c, t_stop: float, budget, limits: Limits) -> None:
 #: Seconds a first call may take loading the cached kernel before a note says it is compiling.
 COMPILE_NOTE_AFTER = 1.0
 #: What compiling the packet kernel took from scratch on the development machine (2 vCPUs), s
-#: (152-163 s on 2026-11-26, with every paper's mechanism and :mod:`._inline_copy`; 230 s
-#: without it).
-COMPILE_ESTIMATE = 160
+#: (104-106 s on 2026-11-26, with every paper's mechanism, :mod:`._inline_copy` and the
+#: handlers off the NewReno / RED path compiled as real functions; 230 s before both).
+COMPILE_ESTIMATE = 110
 
 
 def kernel_sources_digest(root=None) -> str:
@@ -278,7 +278,7 @@ def compile_kernel() -> float:
     call it; it is for doing it at a chosen time: in a notebook's first cell, in
     a container image's build (``python -c "import qosmodels.sim as s;
     s.compile_kernel()"``), or before a test suite fills memory (the compile
-    from scratch is the simulator's largest use of memory, about 1.9 GB, and
+    from scratch is the simulator's largest use of memory, about 0.85 GB, and
     takes some :data:`COMPILE_ESTIMATE` s on a 2-core machine; a cache load
     takes about a second).  Prints the same note as :func:`simulate` when it
     really compiles.
