@@ -51,7 +51,8 @@ from .result import ReplicationResult, SimulationResult
 from .simulate import compile_kernel, replicate, simulate
 
 __all__ = [
-    "simulate", "replicate", "compile_kernel", "SimulationResult", "ReplicationResult", "Record", "Limits",
+    "simulate", "replicate", "compile_kernel", "SimulationResult", "ReplicationResult",
+    "Record", "Limits",
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec", "DropTail", "Red", "Ered", "Priority",
     "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "Avq", "TcpReno",
     "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",

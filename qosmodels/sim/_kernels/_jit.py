@@ -26,6 +26,7 @@ POS = 0x7FFFFFFFFFFFFFFF
 #: which keeps the loop's compile time and memory down (each inlined level costs
 #: Numba's inliner a copy of everything below it).  Moving those eight took the
 #: compile from scratch from about 160 s and 1.9 GB to 106 s and 0.85 GB, at
-#: 0-12% of run time for the mechanisms concerned (benchmarks/RESULTS.md).
+#: up to 13% more run time for the mechanisms concerned and less for the rest
+#: (benchmarks/RESULTS.md).
 #: Without reference counting, as the loop.
 rare_handler = njit(error_model="numpy", _nrt=False)
