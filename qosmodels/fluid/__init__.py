@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import ScenarioError, SimulationError
 from ..network import Network
-from ._compile import DEFAULT_RED, CompiledFluid, LinkChange, Red, compile_fluid
+from ._compile import DEFAULT_RED, CompiledFluid, LinkChange, Red, compile_fluid, step_work
 from .equilibrium import AccEquilibrium, RenoEquilibrium, acc_equilibrium, reno_equilibrium
 from .estimators import CONTROLS, ESTIMATORS
 from .result import FluidResult
@@ -270,8 +270,7 @@ def run_compiled(network: Network, comp: CompiledFluid, options: dict | None = N
                      comp.hop_flow, comp.vegas_k)
     args = (*comp.kernel_args(), out_t, *fl, *ln, deliv, lost, work)
     progress = np.zeros(2, np.int64)  # the next delay change; the steps done
-    size = len(network.route_links) + F + L + 16  # step-updates per step, as in the work budget
-    chunk = max(1, int(SLICE_WORK // size))
+    chunk = max(1, int(SLICE_WORK // step_work(network)))
     status, step, index = 0, -1, -1
     try:
         while status == 0 and step < comp.n_steps:

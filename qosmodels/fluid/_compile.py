@@ -87,7 +87,16 @@ class CompiledFluid(NamedTuple):
     ev_delay: np.ndarray  # (E,) s
 
     def kernel_args(self) -> tuple:
-        return tuple(self)
+        """The kernel's leading arguments: every field after ``n_steps`` (the caller
+        gives the kernel its range of steps)."""
+        return tuple(self)[1:]
+
+
+def step_work(net: Network) -> int:
+    """Step-updates one integration step costs: hops + flows + links + 16 (what a step
+    costs whatever the network); the unit of ``DEFAULT_MAX_WORK`` and of the kernel's
+    slices."""
+    return len(net.route_links) + net.n_flows + net.n_links + 16
 
 
 def _per_flow(name: str, value, n: int, *, gt=None, ge=None, unit="") -> np.ndarray:
@@ -232,7 +241,7 @@ def compile_fluid(
         save_dt = v.real("solve_fluid", "save_dt", save_dt, gt=0, unit="s")
         save_every = max(1, int(round(save_dt / dt)))
     steps_f = math.ceil(t_end / dt - 1e-9)
-    size = len(net.route_links) + F + L + 16  # (16: what a step costs whatever the network)
+    size = step_work(net)
     if max_steps is None:
         check_work("solve_fluid", float(steps_f) * size, DEFAULT_MAX_WORK,
                    what="step-updates",

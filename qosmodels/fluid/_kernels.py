@@ -227,7 +227,7 @@ def save(
 # captured array on every call (as in qosmodels/sim/_kernels/engine.py).
 @njit(cache=True, error_model="numpy", _nrt=False)
 def integrate(
-    n_steps, dt, save_every, ring, ring_s, a_off, a_mask,
+    dt, save_every, ring, ring_s, a_off, a_mask,
     cap, delay0, buf, link_order, link_hop_ptr, j_prev, j_flow, hop_pos, last_j,
     avd, avd_gamma, avd_alpha,
     red, red_min, red_max, red_maxp, red_rate, red_top,

@@ -518,7 +518,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
              f"max_window, or GenericWindow's window; the largest here is "
              f"{max(ooo_sizes, default=0) // 2} packets)",
              "give the window sources a smaller max_window (GenericWindow: window)")
-    ooo_sizes = np.array(ooo_sizes, dtype=np.int64).reshape(F)
+    ooo_sizes = np.array(ooo_sizes, dtype=np.int64)
     ooo_off = np.concatenate(([0], np.cumsum(ooo_sizes)))
     fi[:, K.FI_OOO_OFF] = ooo_off[:-1]
     fi[:, K.FI_OOO_MASK] = np.maximum(ooo_sizes - 1, 0)
