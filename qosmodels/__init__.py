@@ -19,6 +19,7 @@ from .errors import (
 from .fairness import coefficient_of_variation, jain_index, maxmin_jain_index
 from .fluid import FluidResult, solve_fluid
 from .network import Aggregate, Flow, Link, LinkChange, Network
+from .parallel import sweep
 from .units import KB, MB, Gbps, Mbps, kbps, ms, us
 
 __version__ = "0.1.0"
@@ -49,6 +50,7 @@ __all__ = [
     "FluidResult",
     "simulate",
     "replicate",
+    "sweep",
     "SimulationResult",
     "jain_index",
     "maxmin_jain_index",

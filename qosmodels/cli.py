@@ -2,9 +2,11 @@
 
 ::
 
-    qosmodels list                         registered experiments and topologies
+    qosmodels list                         registered experiments, and topologies with their
+                                           parameters and defaults
+    qosmodels warmup                       compile the packet and fluid kernels ahead of time
     qosmodels allocate TOPOLOGY [options]  a fair allocation of a named topology, as a table
-    qosmodels validate [NAME...] [--json] [--sides theory,fluid,packets] [--quick]
+    qosmodels validate [NAME...] [--json] [--sides theory,fluid,packets] [--quick] [--jobs N]
                                            run experiments: paper, theory, fluid and packets
                                            side by side with the expected value and a verdict
 
@@ -89,7 +91,12 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
                            parser_class=_Parser)
 
-    sub.add_parser("list", help="list registered experiments and topologies")
+    sub.add_parser("list", help="list registered experiments, and topologies with their "
+                                "parameters")
+    sub.add_parser("warmup", help="compile the packet and fluid kernels ahead of time",
+                   description="Compile (or load from Numba's cache) the packet simulator's "
+                               "kernel and the fluid integrator, so that the first simulate or "
+                               "solve_fluid of this installation starts at once.")
 
     a = sub.add_parser("allocate", help="print a fair allocation of a named topology",
                        description="Allocate the capacity of a registered topology to its flows.")
@@ -134,6 +141,9 @@ def _parser() -> argparse.ArgumentParser:
                         "(default: all)")
     v.add_argument("--quick", action="store_true",
                    help="short horizons and few seeds (for CI), with wider packet tolerances")
+    v.add_argument("--jobs", type=_number("int", ge=1), default=1, metavar="N",
+                   help="run N experiments at a time in a process pool (default 1: one after "
+                        "another); the report is the same")
     return p
 
 
@@ -158,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
             return _allocate(args)
         if args.command == "simulate":
             return _simulate(args)
+        if args.command == "warmup":
+            return _warmup()
         return _validate(args)
     except _UsageError as exc:
         return _error(str(exc), exc.prog)
@@ -187,10 +199,41 @@ def _list() -> int:
     for name, e in exps.items():
         sides = "".join(s[0] for s in e.sides)
         print(f"  {name.ljust(width)}  {sides.ljust(3)}  {e.title}")
-    print("\nTopologies (qosmodels allocate NAME -p key=value):")
+    print("\nTopologies (qosmodels allocate|simulate NAME -p key=value):")
     for name, fn in TOPOLOGIES.items():
         doc = (fn.__doc__ or "").strip().splitlines()[0]
         print(f"  {name.ljust(width)}  {doc}")
+        params = _signature(fn)
+        if params:
+            print(f"  {''.ljust(width)}    -p {params}")
+    return 0
+
+
+def _signature(fn) -> str:
+    """A builder's parameters as ``-p`` takes them: ``n=3 capacity=10000000.0 ...``
+    (``name=?`` when required)."""
+    import inspect
+
+    out = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        out.append(f"{p.name}=?" if p.default is p.empty else f"{p.name}={p.default!r}")
+    return " ".join(out)
+
+
+def _warmup() -> int:
+    import time
+
+    from .fluid import solve_fluid
+    from .network import Flow, Link, Network
+    from .sim import compile_kernel
+
+    spent = compile_kernel()
+    print(f"qosmodels warmup: packet kernel ready ({spent:.1f} s)", flush=True)
+    t0 = time.perf_counter()
+    solve_fluid(Network([Link("a", "b", 1e6, 0.01)], [Flow(["a", "b"])]), 0.1)
+    print(f"qosmodels warmup: fluid kernel ready ({time.perf_counter() - t0:.1f} s)", flush=True)
     return 0
 
 
@@ -294,8 +337,10 @@ def _allocate(args) -> int:
 
 def _validate(args) -> int:
     import time
+    from concurrent.futures import ProcessPoolExecutor
 
     from .experiments import validate
+    from .experiments.registry import _check_sides, _select
 
     def progress(name: str, seconds: float, checks: list) -> None:
         bad = sum(not c.ok for c in checks)
@@ -303,7 +348,19 @@ def _validate(args) -> int:
               + (f", {bad} failing" if bad else ""), file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
-    report = validate(args.names or None, sides=args.sides, quick=args.quick, progress=progress)
+    jobs = int(args.jobs)
+    if jobs == 1:
+        report = validate(args.names or None, sides=args.sides, quick=args.quick,
+                          progress=progress)
+    else:
+        _select(args.names)  # an unknown name is reported before anything compiles
+        if args.sides is None or "packets" in _check_sides(args.sides, "--sides"):
+            from .sim import compile_kernel
+
+            compile_kernel()  # here, once, rather than in every worker at the same time
+        with ProcessPoolExecutor(jobs) as pool:
+            report = validate(args.names or None, sides=args.sides, quick=args.quick,
+                              progress=progress, executor=pool)
     print(f"qosmodels validate: {len(report.seconds)} experiments in "
           f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
     print(report.to_json() if args.json else report)

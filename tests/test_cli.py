@@ -22,6 +22,25 @@ def test_list(capsys):
     out = capsys.readouterr().out
     assert "acc-fig9" in out and "parking-lot" in out and "pps-one-hop" in out
     assert "dks-fig1" in out and "pps-table3" in out and "fq-fig1" not in out
+    # each topology's parameters, as -p takes them, with defaults (required ones as name=?)
+    assert "-p n_links=? capacity=10000000.0 delay=0.01 n_long=1" in out
+    assert "n_flows=? n_links=? max_hops=5" in out and "seed=?" in out
+
+
+def test_warmup_readies_both_kernels(capsys):
+    assert main(["warmup"]) == 0
+    out = capsys.readouterr().out
+    assert "packet kernel ready" in out and "fluid kernel ready" in out
+
+
+def test_validate_jobs_gives_the_serial_report(capsys):
+    names = ["parking-lot-maxmin", "tokenbucket-window-increase", "abe-eq5"]
+    assert main(["validate", *names, "--json"]) == 0
+    serial = json.loads(capsys.readouterr().out)
+    assert main(["validate", *names, "--json", "--jobs", "2"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out) == serial and len(serial) > 10
+    assert sorted(re.findall(r"validate: ([\w-]+):", out.err)) == sorted(names)
 
 
 def test_allocate_table(capsys):
@@ -232,6 +251,9 @@ BAD = [
     (["simulate", "dumbbell", "-p", "n_flows=10**12"], r"dumbbell\.n_flows must be an integer"),
     (["simulate", "dumbbell", "-p", "n_flows=1e12"], r"dumbbell would need about .* n_flows="),
     (["validate", "--bogus"], r"unrecognized arguments: --bogus"),
+    (["validate", "--jobs", "0"], r"argument --jobs: must be >= 1, got '0'"),
+    (["validate", "--jobs", "two"], r"argument --jobs: must be an integer"),
+    (["validate", "nope", "--jobs", "2"], r"unknown experiment\(s\) nope"),
 ]
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..errors import ScenarioError, ScenarioTypeError
+from ..parallel import run_tasks
 from .rows import SIDES, SOURCES, Bounds, Check, Side
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -148,7 +149,8 @@ class ValidationReport:
 
 def validate(names: Iterable[str] | None = None, *, sides: Iterable[str] | None = None,
              quick: bool = False,
-             progress: Callable[[str, float, list], None] | None = None) -> ValidationReport:
+             progress: Callable[[str, float, list], None] | None = None,
+             executor=None) -> ValidationReport:
     """Run registered experiments and collect their rows.
 
     Parameters
@@ -164,7 +166,12 @@ def validate(names: Iterable[str] | None = None, *, sides: Iterable[str] | None 
         Run the short form: shorter horizons and fewer seeds (for CI), with
         the wider packet tolerances the smaller samples need.
     progress : callable, optional
-        Called as ``progress(name, seconds, checks)`` after each experiment.
+        Called as ``progress(name, seconds, checks)`` after each experiment,
+        in the order they finish.
+    executor : None, concurrent.futures.Executor or distributed.Client
+        Who runs the experiments (:func:`qosmodels.sweep`'s machinery): None
+        runs them here one after another; a ``ProcessPoolExecutor`` runs
+        them in parallel.  The report is the same, in registration order.
 
     Returns
     -------
@@ -177,6 +184,24 @@ def validate(names: Iterable[str] | None = None, *, sides: Iterable[str] | None 
     """
     regs = experiments()
     want = SIDES if sides is None else _check_sides(sides, "validate(sides=...)")
+    selected = _select(names)
+    tasks = [(n, frozenset(want) & frozenset(regs[n].sides), bool(quick)) for n in selected]
+    tasks = [t for t in tasks if t[1]]  # experiments with none of the asked sides are not run
+
+    def done(i: int, out: tuple[list[Check], float]) -> None:
+        if progress is not None:
+            progress(tasks[i][0], out[1], out[0])
+
+    outs = run_tasks(_run_experiment, tasks, executor=executor, progress=False,
+                     desc="validate", describe=lambda t: f"of experiment {t[0]!r}", on_done=done)
+    checks = [c for rows, _ in outs for c in rows]
+    seconds = {t[0]: out[1] for t, out in zip(tasks, outs)}
+    return ValidationReport(checks=tuple(checks), seconds=seconds, sides=want, quick=bool(quick))
+
+
+def _select(names: Iterable[str] | str | None) -> list[str]:
+    """The experiments ``names`` asks for (all when empty), each once; raises on an unknown one."""
+    regs = experiments()
     if isinstance(names, str):
         names = [names]
     selected = list(regs) if not names else list(dict.fromkeys(names))
@@ -184,26 +209,24 @@ def validate(names: Iterable[str] | None = None, *, sides: Iterable[str] | None 
     if unknown:
         raise ScenarioError(f"unknown experiment(s) {', '.join(unknown)}; registered experiments "
                             f"are {', '.join(regs)}")
-    checks: list[Check] = []
-    seconds: dict[str, float] = {}
-    for n in selected:
-        exp = regs[n]
-        asked = frozenset(want) & frozenset(exp.sides)
-        if not asked:
-            continue
-        t0 = time.perf_counter()
-        rows = exp.run(sides=asked, quick=bool(quick))
-        kept = []
-        for c in rows:
-            extra = set(c.sides) - set(exp.sides)
-            if extra:
-                raise RuntimeError(f"experiment {n!r} returned side(s) {sorted(extra)} it did not "
-                                   f"register (registered: {list(exp.sides)})")
-            r = c.restricted(asked)
-            if r is not None:
-                kept.append(r)
-        seconds[n] = time.perf_counter() - t0
-        checks.extend(kept)
-        if progress is not None:
-            progress(n, seconds[n], kept)
-    return ValidationReport(checks=tuple(checks), seconds=seconds, sides=want, quick=bool(quick))
+    return selected
+
+
+def _run_experiment(name: str, asked: frozenset, quick: bool) -> tuple[list[Check], float]:
+    """One experiment's rows restricted to the asked sides, and its wall time in s.
+
+    Module level and looked up by name, so that a process pool or a Dask
+    worker can run it.
+    """
+    exp = experiments()[name]
+    t0 = time.perf_counter()
+    kept = []
+    for c in exp.run(sides=asked, quick=quick):
+        extra = set(c.sides) - set(exp.sides)
+        if extra:
+            raise RuntimeError(f"experiment {name!r} returned side(s) {sorted(extra)} it did not "
+                               f"register (registered: {list(exp.sides)})")
+        r = c.restricted(asked)
+        if r is not None:
+            kept.append(r)
+    return kept, time.perf_counter() - t0

@@ -23,6 +23,7 @@ from .. import _seed
 from .._validate import integer, real
 from ..budget import check_work
 from ..errors import ScenarioError, ScenarioTypeError, SimulationError
+from ..parallel import run_tasks
 from ._inline_copy import shared_memo_inlining
 from ._kernels import layout as K
 from .compile import (
@@ -351,7 +352,8 @@ def _raise(status: int, c, t_stop: float, limits: Limits):
 
 
 def replicate(network: Network, n: int, duration: float, *, seed, warmup: float = 0.0,
-              confidence: float = 0.95, **kwargs) -> ReplicationResult:
+              confidence: float = 0.95, executor=None, progress: bool | None = None,
+              **kwargs) -> ReplicationResult:
     """Run :func:`simulate` ``n`` times with independent seeds.
 
     The seeds are spawned from ``numpy.random.SeedSequence(seed)``, so the
@@ -369,6 +371,13 @@ def replicate(network: Network, n: int, duration: float, *, seed, warmup: float 
         from it, so the same int or SeedSequence gives the same runs.
     confidence : float
         Level of the Student-t confidence intervals, in (0, 1).
+    executor : None, concurrent.futures.Executor or distributed.Client
+        Who runs the simulations (:func:`qosmodels.sweep`'s machinery): None
+        runs them here one after another; a ``ProcessPoolExecutor`` or a
+        Dask client runs them in parallel.  The runs are the same either way.
+    progress : bool or None
+        A progress bar over the runs: always, never, or once they have taken
+        a few seconds (None).
     **kwargs
         Passed to :func:`simulate` (``record``, ``limits``, ...).
 
@@ -385,7 +394,12 @@ def replicate(network: Network, n: int, duration: float, *, seed, warmup: float 
     # spawned from a copy: a SeedSequence given twice gives the same runs twice
     root = np.random.SeedSequence(root.entropy, spawn_key=root.spawn_key,
                                   pool_size=root.pool_size)
-    kwargs.setdefault("progress", False)
-    runs = [simulate(network, duration, seed=ss, warmup=warmup, **kwargs)
-            for ss in root.spawn(n)]
+    tasks = [(network, duration, ss, warmup, kwargs) for ss in root.spawn(n)]
+    runs = run_tasks(_simulate_one, tasks, executor=executor, progress=progress,
+                     desc="replicate", describe=lambda t: f"with seed {t[2]!r}")
     return ReplicationResult(runs=runs, confidence=confidence)
+
+
+def _simulate_one(network, duration, seed, warmup, kwargs) -> SimulationResult:
+    """One of :func:`replicate`'s runs (module level, so that a process pool can pickle it)."""
+    return simulate(network, duration, seed=seed, warmup=warmup, progress=False, **kwargs)

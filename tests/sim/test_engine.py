@@ -228,6 +228,22 @@ def test_replicate_gives_means_and_intervals():
         replicate(net, 1, 1.0, seed=0)
 
 
+def test_replicate_in_a_process_pool_gives_the_serial_runs():
+    """The runs' seeds are spawned before anything is submitted: a pool changes nothing."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    net = Network([Link("a", "b", 1e6, 0.01, buffer=50)],
+                  [Flow(["a", "b"], source=Poisson(rate=3e5)) for _ in range(3)])
+    serial = replicate(net, 3, 4.0, seed=7, warmup=1.0, record=QUIET)
+    with ProcessPoolExecutor(2) as pool:
+        pooled = replicate(net, 3, 4.0, seed=7, warmup=1.0, record=QUIET, executor=pool)
+    for a, b in zip(serial.runs, pooled.runs):
+        assert a.events == b.events
+        np.testing.assert_array_equal(a.throughput, b.throughput)
+        np.testing.assert_array_equal(a.mean_queueing_delay, b.mean_queueing_delay)
+    assert len({r.events for r in serial.runs}) == 3
+
+
 def test_result_tables_and_plot():
     net = topologies.dumbbell(2, capacity=1e6, delay=0.01)
     res = simulate(net, 5.0, seed=0, warmup=1.0, record=Record(interval=0.1))
