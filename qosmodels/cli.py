@@ -6,6 +6,9 @@
                                            parameters and defaults
     qosmodels warmup                       compile the packet and fluid kernels ahead of time
     qosmodels allocate TOPOLOGY [options]  a fair allocation of a named topology, as a table
+    qosmodels simulate TOPOLOGY [options]  packets, next to the theory that describes them
+                                           (TOPOLOGY: a registered name or a scenario file,
+                                           scenario.json or .yaml, from Network.save)
     qosmodels validate [NAME...] [--json] [--sides theory,fluid,packets] [--quick] [--jobs N]
                                            run experiments: paper, theory, fluid and packets
                                            side by side with the expected value and a verdict
@@ -100,7 +103,8 @@ def _parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("allocate", help="print a fair allocation of a named topology",
                        description="Allocate the capacity of a registered topology to its flows.")
-    a.add_argument("topology", help="a registered topology (see `qosmodels list`)")
+    a.add_argument("topology", help="a registered topology (see `qosmodels list`) or a scenario "
+                                    "file saved by Network.save (.json, .yaml)")
     a.add_argument("-p", "--param", action="append", type=_param, default=[], metavar="KEY=VALUE",
                    help="a topology parameter, e.g. -p n_links=3 -p n_long=2 (repeatable)")
     a.add_argument("--fairness", default="proportional",
@@ -115,7 +119,8 @@ def _parser() -> argparse.ArgumentParser:
                        description="Simulate a registered topology (flows keep their sources, TCP "
                                    "NewReno by default) and print per-flow goodput and queueing "
                                    "delay beside the allocations, and per-link utilisation.")
-    s.add_argument("topology", help="a registered topology (see `qosmodels list`)")
+    s.add_argument("topology", help="a registered topology (see `qosmodels list`) or a scenario "
+                                    "file saved by Network.save (.json, .yaml)")
     s.add_argument("-p", "--param", action="append", type=_param, default=[], metavar="KEY=VALUE",
                    help="builder parameter, repeatable (e.g. -p n_flows=4)")
     s.add_argument("--duration", type=_number("float", gt=0), default=60.0,
@@ -237,14 +242,24 @@ def _warmup() -> int:
     return 0
 
 
+#: A TOPOLOGY argument ending so is a scenario file (``Network.save``), not a registered name.
+SCENARIO_SUFFIXES = (".json", ".yaml", ".yml")
+
+
 def _network(args):
     """The topology named on the command line, its parameters checked against the builder's
     signature first (unknown or repeated names are usage errors, not TypeErrors)."""
     import inspect
 
     from .errors import ScenarioError
+    from .network import Network
     from .topologies import TOPOLOGIES, topology
 
+    if args.topology.lower().endswith(SCENARIO_SUFFIXES):
+        if args.param:
+            raise ScenarioError(f"-p sets a registered topology's parameters; a scenario file "
+                                f"({args.topology}) is used as saved: edit the file instead")
+        return Network.load(args.topology)
     if args.topology not in TOPOLOGIES:
         topology(args.topology)  # raises the ScenarioError listing the registered names
     params: dict[str, object] = {}

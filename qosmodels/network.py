@@ -25,6 +25,8 @@ from .errors import MissingExtra, ScenarioError, ScenarioTypeError
 from .mechanisms import DropTail, EdgeSpec, QueueSpec, SourceSpec, TcpNewReno
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pathlib
+
     import networkx
     import pandas
     import scipy.sparse
@@ -770,6 +772,58 @@ class Network:
         if flows is None:
             flows = graph.graph.get("flows", ())
         return cls(links=links, flows=flows)
+
+    def to_dict(self) -> dict:
+        """The network as plain data (dicts, lists, str, numbers, None), ready for JSON or YAML.
+
+        Every field of every link, flow, aggregate and mechanism is written,
+        defaults included; a mechanism is a dict whose ``"type"`` names its
+        class in :mod:`qosmodels.mechanisms`.  ``Network.from_dict`` reads it
+        back into an equal network.
+
+        Examples
+        --------
+        >>> from qosmodels import topologies
+        >>> net = topologies.dumbbell(2)
+        >>> d = net.to_dict()
+        >>> d["links"][0]["queue"]
+        {'type': 'DropTail'}
+        >>> Network.from_dict(d) == net
+        True
+        """
+        from ._codec import to_dict
+
+        return to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> Network:
+        """The network that :meth:`to_dict` wrote as ``data``, validated as if built in code.
+
+        Raises
+        ------
+        ScenarioError, ScenarioTypeError
+            For an unknown key, field or mechanism type (the message lists the
+            valid ones) and for any value the classes themselves refuse.
+        """
+        from ._codec import from_dict
+
+        return from_dict(data)
+
+    def save(self, path) -> pathlib.Path:
+        """Write the network to ``path``: JSON, or YAML when the suffix is ``.yaml``/``.yml``.
+
+        ``qosmodels simulate PATH`` and ``qosmodels allocate PATH`` run a saved scenario.
+        """
+        from ._codec import save
+
+        return save(self, path)
+
+    @classmethod
+    def load(cls, path) -> Network:
+        """The network saved in ``path`` by :meth:`save` (or written by hand in that layout)."""
+        from ._codec import load
+
+        return load(path)
 
     def __repr__(self) -> str:
         aggs = f", {self.n_aggregates} aggregates" if self.aggregates else ""

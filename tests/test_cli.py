@@ -27,6 +27,19 @@ def test_list(capsys):
     assert "n_flows=? n_links=? max_hops=5" in out and "seed=?" in out
 
 
+def test_a_saved_scenario_runs_as_its_topology_does(tmp_path, capsys):
+    from qosmodels import topologies
+
+    path = topologies.parking_lot(3, n_long=2).save(tmp_path / "lot.json")
+    assert main(["allocate", "parking-lot", "-p", "n_links=3", "-p", "n_long=2", "--json"]) == 0
+    named = json.loads(capsys.readouterr().out)
+    assert main(["allocate", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == named
+    path = topologies.dumbbell(2).save(tmp_path / "bell.yaml")
+    assert main(["simulate", str(path), "--duration", "3", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["flows"]) == 2
+
+
 def test_warmup_readies_both_kernels(capsys):
     assert main(["warmup"]) == 0
     out = capsys.readouterr().out
@@ -251,6 +264,9 @@ BAD = [
     (["simulate", "dumbbell", "-p", "n_flows=10**12"], r"dumbbell\.n_flows must be an integer"),
     (["simulate", "dumbbell", "-p", "n_flows=1e12"], r"dumbbell would need about .* n_flows="),
     (["validate", "--bogus"], r"unrecognized arguments: --bogus"),
+    (["simulate", "/nonexistent/scenario.json"], r"no scenario file '/nonexistent/scenario.json'"),
+    (["allocate", "/nonexistent/scenario.yaml", "-p", "n=2"],
+     r"-p sets a registered topology's parameters; a scenario file"),
     (["validate", "--jobs", "0"], r"argument --jobs: must be >= 1, got '0'"),
     (["validate", "--jobs", "two"], r"argument --jobs: must be an integer"),
     (["validate", "nope", "--jobs", "2"], r"unknown experiment\(s\) nope"),
