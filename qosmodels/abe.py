@@ -1107,28 +1107,37 @@ class LoopRun:
         d["ratio"] = self.ratio
         return pd.DataFrame(d, index=pd.Index(self.time, name="time_s"))
 
-    def plot(self, ax=None):
+    def plot(self, ax=None, **kwargs):
         """Two panels: ``alpha`` and the loss ratio against the target; the throughput ratio.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes or sequence of two, optional
+            Where to draw (one Axes: the first panel only); a new figure if omitted.
+        **kwargs
+            Passed to the ``plot`` calls of the run's series.
 
         Returns
         -------
-        numpy.ndarray of matplotlib.axes.Axes
+        matplotlib.axes.Axes or numpy.ndarray of Axes
+            What was drawn on.
         """
-        import matplotlib.pyplot as plt
+        from ._plot import drawn, panels
 
-        if ax is None:
-            _, ax = plt.subplots(1, 2, figsize=(10, 3.5), constrained_layout=True)
-        ax = np.asarray(ax).ravel()
-        ax[0].plot(self.time, self.alpha, label="alpha")
-        ax[0].plot(self.time, self.ratio, label="filtered q_g / q_b")
+        ax = panels(ax, 2)
+        ax[0].plot(self.time, self.alpha, label="alpha", **kwargs)
+        ax[0].plot(self.time, self.ratio, label="filtered q_g / q_b", **kwargs)
         ax[0].plot(self.time, self.target_ratio, "k--", label="target q_g*/q_b")
         ax[0].set_xlabel("time (s)")
+        ax[0].set_ylabel("alpha; loss ratio q_g / q_b")
         ax[0].legend()
-        ax[1].plot(self.time, self.beta, label="x_b / x_g (eq 2)")
-        ax[1].axhline(self.law.beta_star, color="k", ls="--", label="beta*")
-        ax[1].set_xlabel("time (s)")
-        ax[1].legend()
-        return ax
+        if len(ax) > 1:
+            ax[1].plot(self.time, self.beta, label="x_b / x_g (eq 2)", **kwargs)
+            ax[1].axhline(self.law.beta_star, color="k", ls="--", label="beta*")
+            ax[1].set_xlabel("time (s)")
+            ax[1].set_ylabel("throughput ratio x_b / x_g")
+            ax[1].legend()
+        return drawn(ax)
 
     def _repr_html_(self) -> str:
         return (f"<p><b>LoopRun</b>: {self.time.size - 1} periods, final alpha "

@@ -285,32 +285,35 @@ class TicketAllocation:
                                 columns=pd.Index(net.flow_names, name="flow"))
         raise ScenarioError(f"kind must be 'flows', 'links' or 'tickets', got {kind!r}")
 
-    def plot(self, ax=None):
+    def plot(self, ax=None, **kwargs):
         """Bar charts of the flows' rates (Mb/s) and the links' exchange rates.
 
         Parameters
         ----------
-        ax : sequence of two matplotlib Axes, optional
-            Where to draw; a new figure with two panels if omitted.
+        ax : matplotlib Axes or sequence of two, optional
+            Where to draw (one Axes: the rates only); a new figure if omitted.
+        **kwargs
+            Passed to the ``bar`` calls.
 
         Returns
         -------
-        numpy.ndarray of matplotlib.axes.Axes
+        matplotlib.axes.Axes or numpy.ndarray of Axes
+            What was drawn on.
         """
-        import matplotlib.pyplot as plt
+        from ._plot import drawn, panels
 
-        if ax is None:
-            _, ax = plt.subplots(1, 2, figsize=(10, 3.5), constrained_layout=True)
-        ax = np.asarray(ax).ravel()
+        ax = panels(ax, 2)
         net = self.network
-        ax[0].bar(net.flow_names, self.rates / 1e6)
+        ax[0].bar(net.flow_names, self.rates / 1e6, **kwargs)
         ax[0].set_ylabel("rate (Mb/s)")
         ax[0].set_title(f"PPS fair rates ({self.variant}-based)")
-        ax[1].bar(net.link_names, np.nan_to_num(self.exchange_rates))
-        ax[1].set_ylabel("ACK exchange rate" if self.variant == "receiver" else "exchange rate")
-        ax[1].set_title("exchange rates")
-        ax[1].tick_params(axis="x", labelrotation=90)
-        return ax
+        if len(ax) > 1:
+            ax[1].bar(net.link_names, np.nan_to_num(self.exchange_rates), **kwargs)
+            ax[1].set_ylabel("ACK exchange rate" if self.variant == "receiver"
+                             else "exchange rate")
+            ax[1].set_title("exchange rates")
+            ax[1].tick_params(axis="x", labelrotation=90)
+        return drawn(ax)
 
     def _repr_html_(self) -> str:
         return f"<p><b>{self!r}</b></p>{self.to_pandas().to_html()}"

@@ -417,15 +417,26 @@ class ShapedTrace:
         return pd.DataFrame({"arrival_s": self.arrivals, "departure_s": self.departures,
                              "size_bytes": self.sizes, "delay_s": self.delays})
 
-    def plot(self, ax=None):
-        """Cumulative bytes in and out, with the arrival curve from the first departure."""
-        import matplotlib.pyplot as plt
+    def plot(self, ax=None, **kwargs):
+        """Cumulative bytes in and out, with the arrival curve from the first departure.
 
-        if ax is None:
-            _, ax = plt.subplots(figsize=(6, 3.5), constrained_layout=True)
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure if omitted.
+        **kwargs
+            Passed to the ``step`` calls of the input and output.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        from ._plot import drawn, panels
+
+        ax = panels(ax, 1, figsize=(6, 3.5))[0]
         cum = np.cumsum(self.sizes)
-        ax.step(self.arrivals, cum, where="post", label="input")
-        ax.step(self.departures, cum, where="post", label="shaped output")
+        ax.step(self.arrivals, cum, where="post", label="input", **kwargs)
+        ax.step(self.departures, cum, where="post", label="shaped output", **kwargs)
         if self.departures.size:
             tt = np.linspace(0, self.departures[-1] - self.departures[0], 200)
             ax.plot(self.departures[0] + tt, self.bucket.arrival_curve(tt), "k--",
@@ -433,7 +444,7 @@ class ShapedTrace:
         ax.set_xlabel("time (s)")
         ax.set_ylabel("cumulative bytes")
         ax.legend()
-        return ax
+        return drawn([ax])
 
 
 # --------------------------------------------------------------------------- partitions

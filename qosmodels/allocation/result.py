@@ -114,38 +114,40 @@ class Allocation:
 
         raise ScenarioError(f"kind must be 'flows' or 'links', got {kind!r}")
 
-    def plot(self, ax=None):
+    def plot(self, ax=None, **kwargs):
         """Bar charts of the flows' rates (Mb/s) and the links' prices or utilisation.
 
         Parameters
         ----------
-        ax : sequence of two matplotlib Axes, optional
-            Where to draw; a new figure with two panels if omitted.
+        ax : matplotlib Axes or sequence of two, optional
+            Where to draw (one Axes: the rates only); a new figure if omitted.
+        **kwargs
+            Passed to the ``bar`` calls (``color``, ``alpha``, ...).
 
         Returns
         -------
-        numpy.ndarray of matplotlib.axes.Axes
+        matplotlib.axes.Axes or numpy.ndarray of Axes
+            What was drawn on.
         """
-        import matplotlib.pyplot as plt
+        from .._plot import drawn, panels
 
-        if ax is None:
-            _, ax = plt.subplots(1, 2, figsize=(10, 3.5), constrained_layout=True)
-        ax = np.asarray(ax).ravel()
+        ax = panels(ax, 2)
         net = self.network
-        ax[0].bar(net.flow_names, self.rates / 1e6)
+        ax[0].bar(net.flow_names, self.rates / 1e6, **kwargs)
         ax[0].set_ylabel("rate (Mb/s)")
         ax[0].set_title(f"{self.fairness} rates")
         ax[0].tick_params(axis="x", labelrotation=90)
-        if np.all(np.isnan(self.prices)):
-            ax[1].bar(net.link_names, self.utilisation)
-            ax[1].set_ylabel("utilisation")
-            ax[1].set_title("link utilisation")
-        else:
-            ax[1].bar(net.link_names, self.prices)
-            ax[1].set_ylabel("price")
-            ax[1].set_title("link prices")
-        ax[1].tick_params(axis="x", labelrotation=90)
-        return ax
+        if len(ax) > 1:
+            if np.all(np.isnan(self.prices)):
+                ax[1].bar(net.link_names, self.utilisation, **kwargs)
+                ax[1].set_ylabel("utilisation")
+                ax[1].set_title("link utilisation")
+            else:
+                ax[1].bar(net.link_names, self.prices, **kwargs)
+                ax[1].set_ylabel("price")
+                ax[1].set_title("link prices")
+            ax[1].tick_params(axis="x", labelrotation=90)
+        return drawn(ax)
 
     def _repr_html_(self) -> str:
         return f"<p><b>{self!r}</b></p>{self.to_pandas().to_html()}"

@@ -156,45 +156,50 @@ class FluidResult:
                   for k, a in parts.items()}
         return pd.concat(frames, axis=1, names=["quantity", kind[:-1]])
 
-    def plot(self, ax=None, links=None, packet_size: int = 1000):
+    def plot(self, ax=None, links=None, packet_size: int = 1000, **kwargs):
         """Rates (Mb/s) of the flows and queues (packets) of the chosen links against time.
 
         Parameters
         ----------
-        ax : sequence of two matplotlib Axes, optional
-            Where to draw; a new figure with two panels if omitted.
+        ax : matplotlib Axes or sequence of two, optional
+            Where to draw (one Axes: the rates only); a new figure with two
+            panels if omitted.
         links : sequence, optional
             Links to draw (names, pairs or indices); default: those whose
             queue is ever non-zero (at most 8).
         packet_size : int, bytes
             Packet size used to show queues in packets.
+        **kwargs
+            Passed to the ``plot`` calls.
 
         Returns
         -------
-        numpy.ndarray of matplotlib.axes.Axes
+        matplotlib.axes.Axes or numpy.ndarray of Axes
+            What was drawn on.
         """
-        import matplotlib.pyplot as plt
+        from .._plot import drawn, panels
 
-        if ax is None:
-            _, ax = plt.subplots(2, 1, figsize=(8, 5.5), sharex=True, constrained_layout=True)
-        ax = np.asarray(ax).ravel()
+        ax = panels(ax, 2, rows=True, sharex=True)
         net = self.network
         for i, name in enumerate(net.flow_names[:20]):
-            ax[0].plot(self.t, self.rates[:, i] / 1e6, label=name)
+            ax[0].plot(self.t, self.rates[:, i] / 1e6, label=name, **kwargs)
         ax[0].set_ylabel("rate (Mb/s)")
+        ax[0].set_xlabel("time (s)")
         if net.n_flows <= 10:
             ax[0].legend(fontsize="small", ncol=2)
-        if links is None:
-            ids = [l for l in range(net.n_links) if np.any(self.queues[:, l] > 0)][:8]
-        else:
-            ids = [net.link_id(l) for l in links]
-        for l in ids:
-            ax[1].plot(self.t, self.queues[:, l] / (8 * packet_size), label=net.link_names[l])
-        ax[1].set_ylabel(f"queue (packets of {packet_size} B)")
-        ax[1].set_xlabel("time (s)")
-        if ids:
-            ax[1].legend(fontsize="small")
-        return ax
+        if len(ax) > 1:
+            if links is None:
+                ids = [l for l in range(net.n_links) if np.any(self.queues[:, l] > 0)][:8]
+            else:
+                ids = [net.link_id(l) for l in links]
+            for l in ids:
+                ax[1].plot(self.t, self.queues[:, l] / (8 * packet_size), label=net.link_names[l],
+                           **kwargs)
+            ax[1].set_ylabel(f"queue (packets of {packet_size} B)")
+            ax[1].set_xlabel("time (s)")
+            if ids:
+                ax[1].legend(fontsize="small")
+        return drawn(ax)
 
     def _repr_html_(self) -> str:
         last = self.to_pandas().iloc[-1].unstack(0)

@@ -178,31 +178,40 @@ class FairQueueResult:
             "fq_preemptive_departure_s": self.fq_preemptive_departure,
         }, index=pd.RangeIndex(self.n_packets, name="packet"))
 
-    def plot(self, ax=None):
+    def plot(self, ax=None, **kwargs):
         """R(t) and N_ac(t) (top), per-packet departures under BR and FQ (bottom).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes or sequence of two, optional
+            Where to draw (one Axes: the top panel only); a new figure if omitted.
+        **kwargs
+            Passed to the ``plot`` and ``scatter`` calls of the schedule.
 
         Returns
         -------
-        numpy.ndarray of matplotlib.axes.Axes
+        matplotlib.axes.Axes or numpy.ndarray of Axes
+            What was drawn on.
         """
-        import matplotlib.pyplot as plt
+        from .._plot import drawn, panels
 
-        if ax is None:
-            _, ax = plt.subplots(2, 1, figsize=(8, 5.5), sharex=True, constrained_layout=True)
-        ax = np.asarray(ax).ravel()
-        ax[0].plot(self.round_times, self.round_values, label="R(t)")
+        ax = panels(ax, 2, rows=True, sharex=True)
+        ax[0].plot(self.round_times, self.round_values, label="R(t)", **kwargs)
         ax[0].set_ylabel("round number R (bytes)")
+        ax[0].set_xlabel("time (s)")
         tw = ax[0].twinx()
         tw.step(self.round_times, self.active_weight, where="post", color="C1", alpha=0.6)
         tw.set_ylabel("$N_{ac}(t)$", color="C1")
-        idx = np.arange(self.n_packets)
-        ax[1].scatter(self.br_departure, idx, s=12, label="BR departure")
-        ax[1].scatter(self.fq_departure, idx, s=12, marker="x", label="FQ departure")
-        ax[1].scatter(self.times, idx, s=6, color="grey", label="arrival")
-        ax[1].set_xlabel("time (s)")
-        ax[1].set_ylabel("packet")
-        ax[1].legend(loc="best")
-        return ax
+        if len(ax) > 1:
+            idx = np.arange(self.n_packets)
+            ax[1].scatter(self.br_departure, idx, s=12, label="BR departure", **kwargs)
+            ax[1].scatter(self.fq_departure, idx, s=12, marker="x", label="FQ departure",
+                          **kwargs)
+            ax[1].scatter(self.times, idx, s=6, color="grey", label="arrival")
+            ax[1].set_xlabel("time (s)")
+            ax[1].set_ylabel("packet")
+            ax[1].legend(loc="best")
+        return drawn(ax)
 
     def _repr_html_(self) -> str:
         return f"<p><b>{self!r}</b></p>{self.to_pandas().head(50).to_html()}"

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..errors import ScenarioError
 from ._kernels import layout as K
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -329,29 +330,55 @@ class SimulationResult:
         return ("<pre>" + self.summary() + "</pre>" + self.to_pandas("flows").to_html()
                 + self.to_pandas("links").to_html())
 
-    def plot(self, what=("throughput", "queue", "cwnd"), *, links=None, flows=None, axes=None):
-        """Plot time series: throughput per flow (Mb/s), queue per link (packets), windows.
+    def plot(self, what=("throughput", "queue", "cwnd"), *, ax=None, links=None, flows=None,
+             smooth: float | None = None, axes=None, **kwargs):
+        """Plot time series: goodput per flow (Mb/s), queue per link (packets), windows.
 
         Parameters
         ----------
         what : sequence of str
-            Panels, from ``"throughput"``, ``"queue"``, ``"cwnd"``.
+            Panels, from ``"throughput"``, ``"queue"``, ``"cwnd"`` (windows
+            are drawn when they were recorded).
+        ax : matplotlib Axes or sequence of Axes, optional
+            Where to draw: one Axes per panel (one Axes: the first panel
+            only); a new figure if omitted.
         links, flows : sequence of str, optional
             Names to show (default: links that ever queued; all flows up to 10).
-        axes : sequence of matplotlib Axes, optional
+        smooth : float, s, optional
+            Goodput is drawn as its mean over consecutive windows of this
+            length (rounded to whole recording intervals); 0 draws every
+            interval.  Default: about a fiftieth of the recording, so that
+            the curves stay readable.
+        axes : sequence of Axes, optional
+            Former name of ``ax``; deprecated.
+        **kwargs
+            Passed to the Matplotlib calls drawing the series.
 
         Returns
         -------
-        matplotlib.figure.Figure
+        matplotlib.axes.Axes or numpy.ndarray of Axes
+            What was drawn on.
         """
-        import matplotlib.pyplot as plt
+        from .._plot import drawn, panels
 
+        if axes is not None:
+            import warnings
+
+            warnings.warn("SimulationResult.plot(axes=...) is deprecated; pass ax=...",
+                          DeprecationWarning, stacklevel=2)
+            ax = axes if ax is None else ax
+        if isinstance(what, str):
+            what = [what]
+        for w in what:
+            if w not in ("throughput", "queue", "cwnd"):
+                raise ScenarioError(f"plot: unknown panel {w!r}; use 'throughput', 'queue', "
+                                    f"'cwnd'")
         what = [w for w in what if not (w == "cwnd" and self.cwnd_series is None)]
-        if axes is None:
-            fig, axes = plt.subplots(len(what), 1, figsize=(7, 2.4 * len(what)), sharex=True,
-                                     squeeze=False)
-            axes = axes[:, 0]
-        fig = axes[0].figure
+        if smooth is not None and not (isinstance(smooth, (int, float)) and
+                                       not isinstance(smooth, bool) and 0 <= smooth < np.inf):
+            raise ScenarioError(f"plot: smooth must be a number of seconds >= 0 or None, "
+                                f"got {smooth!r}")
+        axs = panels(ax, len(what), rows=True, sharex=True, figsize=(7, 2.4 * len(what)))
         net = self.network
         fsel = list(flows) if flows is not None else list(net.flow_names[:10])
         fidx = [net.flow_names.index(n) for n in fsel]
@@ -359,29 +386,43 @@ class SimulationResult:
             lidx = [net.link_names.index(n) for n in links]
         else:
             lidx = [l for l in range(net.n_links) if self.queue_series[:, l].max() > 0][:10]
-        for ax, w in zip(axes, what):
+        for a, w in zip(axs, what):
             if w == "throughput":
+                edges, rates, width = self._smoothed_goodput(smooth)
                 for i in fidx:
-                    ax.step(self.t[:-1], self.throughput_series[:, i] / 1e6, where="post",
-                            label=net.flow_names[i])
-                ax.set_ylabel("goodput (Mb/s)")
+                    a.stairs(rates[:, i] / 1e6, edges, label=net.flow_names[i], **kwargs)
+                a.set_ylabel(f"goodput (Mb/s,\nmean over {width:.3g} s)")
             elif w == "queue":
                 for l in lidx:
-                    ax.plot(self.t, self.queue_series[:, l], label=net.link_names[l])
-                ax.set_ylabel("queue (packets)")
-            elif w == "cwnd":
-                for i in fidx:
-                    ax.plot(self.t, self.cwnd_series[:, i], label=net.flow_names[i])
-                ax.set_ylabel("window (packets)")
+                    a.plot(self.t, self.queue_series[:, l], label=net.link_names[l], **kwargs)
+                a.set_ylabel("queue (packets)")
             else:
-                raise ValueError(f"plot: unknown panel {w!r}; use 'throughput', 'queue', 'cwnd'")
-            if ax.get_legend_handles_labels()[0]:
-                ax.legend(fontsize="small", ncol=2)
+                for i in fidx:
+                    a.plot(self.t, self.cwnd_series[:, i], label=net.flow_names[i], **kwargs)
+                a.set_ylabel("window (packets)")
+            if a.get_legend_handles_labels()[0]:
+                a.legend(fontsize="small", ncol=2)
             if self.warmup > 0:
-                ax.axvline(self.warmup, color="grey", lw=0.8, ls=":")
-        axes[-1].set_xlabel("time (s)")
-        fig.tight_layout()
-        return fig
+                a.axvline(self.warmup, color="grey", lw=0.8, ls=":")
+            a.set_xlabel("time (s)")
+        return drawn(axs)
+
+    def _smoothed_goodput(self, smooth):
+        """Edges (s), goodput per flow over each window (bit/s), and the typical window width (s)."""
+        dt = np.diff(self.t)
+        n = dt.size
+        if n == 0:
+            return self.t, np.zeros((0, self.network.n_flows)), 0.0
+        step = float(np.median(dt))
+        if smooth is None:
+            k = max(1, round(n / 50))
+        else:
+            k = max(1, round(smooth / step)) if step > 0 else 1
+        starts = np.arange(0, n, k)
+        bits = np.add.reduceat(self.throughput_series * dt[:, None], starts, axis=0)
+        span = np.add.reduceat(dt, starts)
+        rates = np.divide(bits, span[:, None], out=np.zeros_like(bits), where=span[:, None] > 0)
+        return np.append(self.t[starts], self.t[-1]), rates, k * step
 
 
 @dataclass(frozen=True, repr=False)

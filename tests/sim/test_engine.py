@@ -257,10 +257,39 @@ def test_result_tables_and_plot():
     import matplotlib
 
     matplotlib.use("Agg")
-    fig = res.plot()
-    assert len(fig.axes) == 3
+    axes = res.plot()
+    assert len(axes) == 3 and [a.get_xlabel() for a in axes] == ["time (s)"] * 3
     # every data packet arriving in the window is in its flow's histogram
     assert res.delay_histogram.sum(axis=1).min() > 0
+
+
+def test_plot_convention_and_smoothed_goodput():
+    """The smoothed goodput keeps every bit: its time-weighted mean over the run is the
+    goodput the kernel counts (``throughput``, a separate counter, warmup 0)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    net = topologies.dumbbell(2, capacity=1e6, delay=0.01)
+    res = simulate(net, 10.0, seed=0, record=Record(interval=0.05))
+    for smooth, n_steps in ((None, 50), (0, 200), (1.0, 10), (0.33, 30)):
+        _, ax = plt.subplots()
+        assert res.plot("throughput", ax=ax, smooth=smooth) is ax
+        (first, *_) = ax.patches
+        values, edges = first.get_data().values, first.get_data().edges
+        assert len(values) == pytest.approx(n_steps, abs=n_steps // 4)
+        mean = np.sum(values * np.diff(edges)) / (edges[-1] - edges[0])
+        assert mean == pytest.approx(res.throughput[0] / 1e6, rel=1e-9)
+    _, pair = plt.subplots(2)
+    assert list(res.plot(("queue", "cwnd"), ax=pair, color="k")) == list(pair)
+    with pytest.warns(DeprecationWarning, match="pass ax="):
+        res.plot("queue", axes=[pair[0]])
+    with pytest.raises(ScenarioError, match="unknown panel 'rate'"):
+        res.plot("rate")
+    with pytest.raises(ScenarioError, match="smooth must be a number of seconds"):
+        res.plot(smooth=-1)
+    plt.close("all")
 
 
 def test_kernel_compiles_once_for_every_scenario():
