@@ -6,6 +6,8 @@ do (:func:`simulate`).  Heavy dependencies (CVXPY, SymPy, Numba, Matplotlib) are
 when an analysis needs them.
 """
 
+from typing import TYPE_CHECKING
+
 from . import abe, budget, fq, mechanisms, pps, tokenbucket, topologies, units
 from .allocation import Allocation, allocate
 from .errors import (
@@ -24,18 +26,24 @@ from .units import KB, MB, Gbps, Mbps, kbps, ms, us
 
 __version__ = "0.1.0"
 
+if TYPE_CHECKING:  # type checkers see the lazy names as what they are
+    from . import sim
+    from .sim.result import SimulationResult
+    from .sim.simulate import replicate, simulate
+
 #: Names served from ``qosmodels.sim`` when first used, so that describing a
 #: network (``import qosmodels.network``) never loads the simulator.
 _LAZY = {"sim": None, "simulate": "simulate", "replicate": "replicate",
          "SimulationResult": "SimulationResult"}
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         import importlib
 
         sim = importlib.import_module(".sim", __name__)
-        return sim if _LAZY[name] is None else getattr(sim, _LAZY[name])
+        attr = _LAZY[name]
+        return sim if attr is None else getattr(sim, attr)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [

@@ -49,7 +49,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -1107,7 +1107,7 @@ class LoopRun:
         d["ratio"] = self.ratio
         return pd.DataFrame(d, index=pd.Index(self.time, name="time_s"))
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Two panels: ``alpha`` and the loss ratio against the target; the throughput ratio.
 
         Parameters

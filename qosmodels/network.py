@@ -194,6 +194,12 @@ class Flow:
     max_rate: float | None = None
     name: str | None = None
 
+    if TYPE_CHECKING:  # what the constructor accepts (it stores the route as a tuple)
+        def __init__(self, route: Sequence[str], weight: float = 1.0,
+                     packet_size: int | None = None, start: float = 0.0,
+                     stop: float | None = None, source: SourceSpec = ...,
+                     max_rate: float | None = None, name: str | None = None) -> None: ...
+
     def __post_init__(self):
         set_ = object.__setattr__
         route = self.route
@@ -301,6 +307,10 @@ class Aggregate:
     flows: tuple = ()
     edge: EdgeSpec | None = None
 
+    if TYPE_CHECKING:  # what the constructor accepts (it stores the flows as a tuple)
+        def __init__(self, name: str, flows: Sequence[int | str] = (),
+                     edge: EdgeSpec | None = None) -> None: ...
+
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
             raise ScenarioTypeError(f"Aggregate.name must be a non-empty str, got {self.name!r}")
@@ -404,6 +414,10 @@ class Network:
     links: tuple[Link, ...]
     flows: tuple[Flow, ...] = ()
     aggregates: tuple[Aggregate, ...] = ()
+
+    if TYPE_CHECKING:  # what the constructor accepts (it stores tuples)
+        def __init__(self, links: Sequence[Link], flows: Sequence[Flow] = (),
+                     aggregates: Sequence[Aggregate] = ()) -> None: ...
 
     def __post_init__(self):
         links, flows = self.links, self.flows

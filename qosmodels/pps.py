@@ -50,7 +50,7 @@ import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -285,7 +285,7 @@ class TicketAllocation:
                                 columns=pd.Index(net.flow_names, name="flow"))
         raise ScenarioError(f"kind must be 'flows', 'links' or 'tickets', got {kind!r}")
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Bar charts of the flows' rates (Mb/s) and the links' exchange rates.
 
         Parameters

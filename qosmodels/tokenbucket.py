@@ -49,7 +49,7 @@ import functools
 import math
 import numbers
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -417,7 +417,7 @@ class ShapedTrace:
         return pd.DataFrame({"arrival_s": self.arrivals, "departure_s": self.departures,
                              "size_bytes": self.sizes, "delay_s": self.delays})
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Cumulative bytes in and out, with the arrival curve from the first departure.
 
         Parameters

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -114,7 +114,7 @@ class Allocation:
 
         raise ScenarioError(f"kind must be 'flows' or 'links', got {kind!r}")
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Bar charts of the flows' rates (Mb/s) and the links' prices or utilisation.
 
         Parameters

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -156,7 +156,8 @@ class FluidResult:
                   for k, a in parts.items()}
         return pd.concat(frames, axis=1, names=["quantity", kind[:-1]])
 
-    def plot(self, ax=None, links=None, packet_size: int = 1000, **kwargs):
+    def plot(self, ax: Any = None, links: Any = None, packet_size: int = 1000,
+             **kwargs: Any) -> Any:
         """Rates (Mb/s) of the flows and queues (packets) of the chosen links against time.
 
         Parameters

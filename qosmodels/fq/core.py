@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -178,7 +178,7 @@ class FairQueueResult:
             "fq_preemptive_departure_s": self.fq_preemptive_departure,
         }, index=pd.RangeIndex(self.n_packets, name="packet"))
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """R(t) and N_ac(t) (top), per-packet departures under BR and FQ (bottom).
 
         Parameters

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -330,8 +330,9 @@ class SimulationResult:
         return ("<pre>" + self.summary() + "</pre>" + self.to_pandas("flows").to_html()
                 + self.to_pandas("links").to_html())
 
-    def plot(self, what=("throughput", "queue", "cwnd"), *, ax=None, links=None, flows=None,
-             smooth: float | None = None, axes=None, **kwargs):
+    def plot(self, what: Any = ("throughput", "queue", "cwnd"), *, ax: Any = None,
+             links: Any = None, flows: Any = None, smooth: float | None = None, axes: Any = None,
+             **kwargs: Any) -> Any:
         """Plot time series: goodput per flow (Mb/s), queue per link (packets), windows.
 
         Parameters
