@@ -296,6 +296,7 @@ def _simulate(args) -> int:
 
 def _run_simulation(args, net, warmup: float) -> int:
     import json
+    import textwrap
 
     import pandas as pd
 
@@ -304,17 +305,23 @@ def _run_simulation(args, net, warmup: float) -> int:
     from .sim import simulate
 
     res = simulate(net, args.duration, seed=args.seed, warmup=warmup, progress=False)
-    flows = pd.DataFrame({
+    columns = {
         "goodput_Mbps": res.throughput / 1e6,
         "maxmin_Mbps": allocate(net, "maxmin").rates / 1e6,
         "proportional_Mbps": allocate(net, "proportional").rates / 1e6,
+    }
+    model, extra = _interpretation(net)
+    columns.update(extra)
+    columns.update({
         "queueing_delay_ms": res.mean_queueing_delay * 1e3,
         "retransmitted": res.counters["retransmitted"],
         "source": [f.source.kind for f in net.flows],
-    }, index=pd.Index(net.flow_names, name="flow"))
+    })
+    flows = pd.DataFrame(columns, index=pd.Index(net.flow_names, name="flow"))
     links = res.to_pandas("links")[["utilisation", "drop_rate", "max_queue_packets", "queue"]]
     if args.json:
-        print(json.dumps({"summary": res.summary(), "jain_index": float(jain_index(res.throughput)),
+        print(json.dumps({"summary": res.summary(), "model": model,
+                          "jain_index": float(jain_index(res.throughput)),
                           "flows": flows.reset_index().to_dict("records"),
                           "links": links.reset_index().to_dict("records")}, indent=2))
         return 0
@@ -322,8 +329,46 @@ def _run_simulation(args, net, warmup: float) -> int:
     print()
     print(flows.to_string(float_format=lambda v: f"{v:.4g}"))
     print()
+    print("\n".join(textwrap.wrap("Which theory describes it: " + model, 100,
+                                   break_on_hyphens=False)))
+    print()
     print(links.to_string(float_format=lambda v: f"{v:.4g}"))
     return 0
+
+
+def _interpretation(net) -> tuple[str, dict]:
+    """What describes the simulated mechanisms, as a sentence, and the model's column if any.
+
+    Max-min is fair queueing's allocation (Demers, Keshav, Shenker) and
+    weighted proportional fairness ACC's equilibrium (Xia et al.); TCP Reno
+    and NewReno follow neither: over RED their model is the Reno/RED fluid
+    equilibrium (Misra, Gong, Towsley; the square-root law at each RED link).
+    """
+    from .mechanisms import Accumulation, FairQueueing, Red, TcpNewReno, TcpReno
+
+    sources = {type(f.source) for f in net.flows}
+    queues = [link.queue for link in net.links]
+    if sources and sources <= {TcpReno, TcpNewReno}:
+        if any(isinstance(q, Red) for q in queues):
+            from .fluid import reno_equilibrium
+
+            rates = reno_equilibrium(net).rates / 1e6
+            return ("TCP Reno/NewReno over RED: the Reno/RED fluid equilibrium (Misra-Gong-Towsley, "
+                    "the square-root law at each RED link), column reno_red_fluid_Mbps; max-min "
+                    "and proportional are references, not TCP's model.",
+                    {"reno_red_fluid_Mbps": rates})
+        return ("TCP Reno/NewReno over drop-tail: none of these columns is its model (max-min is "
+                "fair queueing's allocation, proportional ACC's); TCP's own model in this library "
+                "is the Reno/RED fluid equilibrium, for links with queue=Red(...) "
+                "(qosmodels.fluid.reno_equilibrium).", {})
+    if queues and all(isinstance(q, FairQueueing) for q in queues):
+        return ("fair queueing at every link: max-min, column maxmin_Mbps (Demers-Keshav-Shenker), "
+                "for flows that keep their queue backlogged.", {})
+    if sources == {Accumulation}:
+        return ("ACC sources: weighted proportional fairness with the accumulation targets as "
+                "weights (Xia et al.), column proportional_Mbps when the targets are equal.", {})
+    return ("mixed or other mechanisms: max-min and proportional are reference allocations; see "
+            "the user guide's page on which model describes which mechanism.", {})
 
 
 def _allocate(args) -> int:

@@ -40,6 +40,24 @@ def test_a_saved_scenario_runs_as_its_topology_does(tmp_path, capsys):
     assert len(json.loads(capsys.readouterr().out)["flows"]) == 2
 
 
+def test_simulate_says_which_theory_describes_the_run(tmp_path, capsys):
+    from qosmodels import topologies
+    from qosmodels.fluid import reno_equilibrium
+    from qosmodels.mechanisms import Red
+
+    net = topologies.dumbbell(3).replace_link("r0->r1", queue=Red())
+    path = net.save(tmp_path / "red.json")
+    assert main(["simulate", str(path), "--duration", "5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["model"].startswith("TCP Reno/NewReno over RED: the Reno/RED fluid equilibrium")
+    fluid = [f["reno_red_fluid_Mbps"] for f in out["flows"]]
+    assert fluid == pytest.approx(reno_equilibrium(net).rates / 1e6)
+    assert main(["simulate", "dumbbell", "-p", "n_flows=2", "--duration", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "Which theory describes it: TCP Reno/NewReno over drop-tail: none of these" in text
+    assert "reno_red_fluid_Mbps" not in text
+
+
 def test_warmup_readies_both_kernels(capsys):
     assert main(["warmup"]) == 0
     out = capsys.readouterr().out

@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 import qosmodels
 
 
@@ -20,3 +22,15 @@ def test_heavy_dependencies_are_imported_lazily():
             "print(sorted(m for m in ('cvxpy', 'sympy', 'numba', 'matplotlib') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_citation_cites_the_library_and_the_five_papers():
+    yaml = pytest.importorskip("yaml")
+    from pathlib import Path
+
+    cff = yaml.safe_load((Path(__file__).resolve().parents[1] / "CITATION.cff").read_text())
+    assert cff["cff-version"] == "1.2.0" and cff["title"].startswith("qosmodels")
+    titles = " | ".join(r["title"] for r in cff["references"])
+    for words in ("Fair Queueing", "Accumulation-based", "Asymmetric Best-Effort",
+                  "Probabilistic Packet Scheduling", "TCP aggregates"):
+        assert words in titles
