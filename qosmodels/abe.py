@@ -57,6 +57,7 @@ from . import _seed, budget
 from . import _validate as v
 from ._arrays import real_array
 from ._arrays import safe_repr as _safe
+from ._repr import ShortRepr
 from .errors import ScenarioError, ScenarioTypeError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -1036,8 +1037,8 @@ class Stability:
         return pd.DataFrame({"real": e.real, "imag": e.imag, "modulus": np.abs(e)})
 
 
-@dataclass(frozen=True)
-class LoopRun:
+@dataclass(frozen=True, repr=False)
+class LoopRun(ShortRepr):
     """A run of the ABE control loop, one row per period ``T1``.
 
     Attributes

@@ -56,6 +56,7 @@ import numpy as np
 from . import _validate as v
 from . import budget
 from ._arrays import real_array
+from ._repr import ShortRepr
 from .errors import ScenarioError, ScenarioTypeError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -382,8 +383,8 @@ def _max_violation(tb: TokenBucket, t: np.ndarray, s: np.ndarray, block: int = 5
     return worst
 
 
-@dataclass(frozen=True)
-class ShapedTrace:
+@dataclass(frozen=True, repr=False)
+class ShapedTrace(ShortRepr):
     """A packet trace before and after a greedy token-bucket shaper.
 
     Attributes
@@ -448,8 +449,8 @@ class ShapedTrace:
 
 
 # --------------------------------------------------------------------------- partitions
-@dataclass(frozen=True)
-class Partition:
+@dataclass(frozen=True, repr=False)
+class Partition(ShortRepr):
     """An aggregate token bucket split among ``n`` connections.
 
     Attributes

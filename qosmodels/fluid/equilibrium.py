@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._repr import ShortRepr
 from ..network import Network
 from ._compile import _per_flow
 
@@ -34,8 +35,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["AccEquilibrium", "acc_equilibrium", "RenoEquilibrium", "reno_equilibrium"]
 
 
-@dataclass(frozen=True)
-class AccEquilibrium:
+@dataclass(frozen=True, repr=False)
+class AccEquilibrium(ShortRepr):
     """The equilibrium of the ACC fluid model on a network.
 
     Attributes
@@ -138,8 +139,8 @@ def acc_equilibrium(network: Network, targets=3000) -> AccEquilibrium:
                           windows=np.asarray(a.rates) * rtt, allocation=a)
 
 
-@dataclass(frozen=True)
-class RenoEquilibrium:
+@dataclass(frozen=True, repr=False)
+class RenoEquilibrium(ShortRepr):
     """The equilibrium of the Reno/RED fluid model: the square-root law at every flow.
 
     Attributes
@@ -166,6 +167,22 @@ class RenoEquilibrium:
     path_marking: np.ndarray
     rtt: np.ndarray
     windows: np.ndarray
+
+    def to_pandas(self, kind: str = "flows") -> pandas.DataFrame:
+        """``"flows"``: rate, path marking, rtt, window; ``"links"``: queue and marking."""
+        import pandas as pd
+
+        net = self.network
+        if kind == "flows":
+            return pd.DataFrame({"rate_bps": self.rates, "path_marking": self.path_marking,
+                                 "rtt_s": self.rtt, "window_bits": self.windows},
+                                index=pd.Index(net.flow_names, name="flow"))
+        if kind == "links":
+            return pd.DataFrame({"queue_bits": self.queues, "marking": self.marking},
+                                index=pd.Index(net.link_names, name="link"))
+        from ..errors import ScenarioError
+
+        raise ScenarioError(f"kind must be 'flows' or 'links', got {kind!r}")
 
 
 def _red_p(avg, lo, hi, maxp, top):
