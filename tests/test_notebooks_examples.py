@@ -4,6 +4,10 @@ Every ``notebooks/*.ipynb`` is executed with nbclient (kernel ``python3``, in
 the notebooks folder, with ``QOSMODELS_QUICK=1`` so that sweeps are short),
 and every ``examples/*.py`` is run in a subprocess.  The files are found by
 glob, so a new notebook or example is tested without touching this file.
+
+Teaching cells hold no assertions: a notebook's checks live in
+``tests/notebook_checks/<notebook name>.py`` and run in its kernel after its
+last cell, with its variables in scope.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+CHECKS = Path(__file__).resolve().parent / "notebook_checks"
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 
 TIMEOUT = 600  # s, per notebook cell and per example
@@ -41,6 +46,9 @@ def test_notebook_runs(path: Path, monkeypatch):
     pytest.importorskip("ipykernel")
 
     nb = nbformat.read(path, as_version=4)
+    checks = CHECKS / f"{path.stem}.py"
+    if checks.is_file():
+        nb.cells.append(nbformat.v4.new_code_cell(checks.read_text()))
     # the kernel inherits this process's environment
     monkeypatch.setenv("QOSMODELS_QUICK", "1")
     monkeypatch.delenv("MPLBACKEND", raising=False)  # let the kernel use its inline backend
@@ -64,6 +72,22 @@ def test_notebook_runs(path: Path, monkeypatch):
         if out.get("output_type") == "error"
     ]
     assert not errors, f"{path.name}: cells with errors (index, name, value): {errors}"
+
+
+def test_checks_are_named_after_notebooks():
+    names = {p.stem for p in NOTEBOOKS}
+    assert {p.stem for p in CHECKS.glob("*.py")} <= names
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_teaching_cells_hold_no_assertions(path: Path):
+    nbformat = pytest.importorskip("nbformat")
+
+    nb = nbformat.read(path, as_version=4)
+    cells = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+             and any(line.lstrip().startswith("assert ") for line in cell.source.splitlines())]
+    assert not cells, (f"{path.name}: cells {cells} assert; move the checks to "
+                       f"tests/notebook_checks/{path.stem}.py")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
