@@ -24,28 +24,38 @@ from typing import Any
 
 from .errors import MissingExtra, ScenarioError, ScenarioTypeError
 
-__all__ = ["to_dict", "from_dict", "save", "load", "FORMAT"]
+__all__ = ["version", "plain", "build", "check_document", "write", "read", "mechanism_names", "FORMAT"]
 
-#: Version of the layout written by :func:`to_dict`; :func:`from_dict` refuses others.
+#: Version of the layout :meth:`qosmodels.Network.to_dict` writes; ``from_dict`` refuses others.
 FORMAT = 1
 
-_PARTS = ("links", "flows", "aggregates")
+
+def version() -> str:
+    """The installed qosmodels' version, as a saved file records it ("unknown" from a bare tree)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("qosmodels")
+    except PackageNotFoundError:  # pragma: no cover - running from an uninstalled checkout
+        return "unknown"
 
 
-def to_dict(network) -> dict[str, Any]:
-    """``network`` as a dict of JSON types (see the module docstring)."""
-    from . import __version__
+def plain(obj) -> dict[str, Any]:
+    """The dataclass ``obj`` (a link, flow, aggregate or mechanism spec) as a dict of JSON
+    types: every ``init`` field, and ``"type"`` for a mechanism spec."""
+    from .mechanisms import Spec
 
-    out: dict[str, Any] = {"format": FORMAT, "qosmodels": __version__}
-    for part in _PARTS:
-        out[part] = [_fields(obj) for obj in getattr(network, part)]
+    out: dict[str, Any] = {"type": type(obj).__name__} if isinstance(obj, Spec) else {}
+    for f in dataclasses.fields(obj):
+        if f.init:
+            out[f.name] = _value(getattr(obj, f.name), f"{type(obj).__name__}.{f.name}")
     return out
 
 
-def from_dict(data) -> Any:
-    """The :class:`~qosmodels.Network` that :func:`to_dict` wrote as ``data``."""
-    from .network import Aggregate, Flow, Link, Network
-
+def check_document(data, parts: tuple[str, ...]) -> None:
+    """Raise unless ``data`` is a dict of this :data:`FORMAT` with only ``parts`` (lists),
+    ``format`` and ``qosmodels`` as keys, and with ``parts[0]``."""
     if not isinstance(data, dict):
         raise ScenarioTypeError(f"Network.from_dict takes a dict (as Network.to_dict writes), "
                                 f"got {type(data).__name__}")
@@ -53,26 +63,22 @@ def from_dict(data) -> Any:
     if fmt != FORMAT:
         raise ScenarioError(f"Network.from_dict: format {fmt!r} is not supported (this version "
                             f"of qosmodels reads format {FORMAT})")
-    unknown = set(data) - {"format", "qosmodels", *_PARTS}
+    unknown = set(data) - {"format", "qosmodels", *parts}
     if unknown:
         raise ScenarioError(f"Network.from_dict: unknown key(s) {sorted(unknown)}; a network has "
-                            f"{', '.join(_PARTS)} (and format, qosmodels)")
-    if "links" not in data:
-        raise ScenarioError("Network.from_dict: no 'links'; a network needs at least one link")
-    parts = {}
-    for part, cls in zip(_PARTS, (Link, Flow, Aggregate)):
-        items = data.get(part, [])
-        if not isinstance(items, list):
+                            f"{', '.join(parts)} (and format, qosmodels)")
+    if parts[0] not in data:
+        raise ScenarioError(f"Network.from_dict: no {parts[0]!r}; a network needs at least one "
+                            f"link")
+    for part in parts:
+        if not isinstance(data.get(part, []), list):
             raise ScenarioTypeError(f"Network.from_dict: {part!r} must be a list of dicts, got "
-                                    f"{type(items).__name__}")
-        parts[part] = [_build(cls, item, f"{part}[{i}]") for i, item in enumerate(items)]
-    return Network(**parts)
+                                    f"{type(data[part]).__name__}")
 
 
-def save(network, path) -> Path:
-    """Write ``network`` to ``path``: JSON, or YAML for a ``.yaml``/``.yml`` suffix."""
+def write(data: dict, path) -> Path:
+    """Write ``data`` to ``path``: JSON, or YAML for a ``.yaml``/``.yml`` suffix."""
     path = Path(path)
-    data = to_dict(network)
     if path.suffix.lower() in (".yaml", ".yml"):
         path.write_text(_yaml().safe_dump(data, sort_keys=False))
     else:
@@ -80,27 +86,22 @@ def save(network, path) -> Path:
     return path
 
 
-def load(path):
-    """The network saved in ``path`` (JSON, or YAML for a ``.yaml``/``.yml`` suffix)."""
+def read(path) -> Any:
+    """The data in ``path`` (JSON, or YAML for a ``.yaml``/``.yml`` suffix)."""
     path = Path(path)
     if not path.is_file():
         raise ScenarioError(f"no scenario file {str(path)!r}")
     text = path.read_text()
     try:
         if path.suffix.lower() in (".yaml", ".yml"):
-            data = _yaml().safe_load(text)
-        else:
-            data = json.loads(text)
+            return _yaml().safe_load(text)
+        return json.loads(text)
     except ValueError as exc:  # json.JSONDecodeError
         raise ScenarioError(f"{path}: not valid JSON: {exc}") from None
     except Exception as exc:
         if type(exc).__module__.startswith("yaml"):
             raise ScenarioError(f"{path}: not valid YAML: {exc}") from None
         raise
-    try:
-        return from_dict(data)
-    except ScenarioError as exc:
-        raise type(exc)(f"{path}: {exc}") from None
 
 
 def _yaml():
@@ -110,16 +111,6 @@ def _yaml():
         raise MissingExtra("YAML scenario files need PyYAML: pip install pyyaml (or use .json)") \
             from None
     return yaml
-
-
-def _fields(obj) -> dict[str, Any]:
-    from .mechanisms import Spec
-
-    out: dict[str, Any] = {"type": type(obj).__name__} if isinstance(obj, Spec) else {}
-    for f in dataclasses.fields(obj):
-        if f.init:
-            out[f.name] = _value(getattr(obj, f.name), f"{type(obj).__name__}.{f.name}")
-    return out
 
 
 def _value(v, where: str):
@@ -132,12 +123,14 @@ def _value(v, where: str):
     if isinstance(v, (tuple, list)):
         return [_value(x, where) for x in v]
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
-        return _fields(v)
+        return plain(v)
     raise ScenarioTypeError(f"Network.to_dict: {where} = {v!r} ({type(v).__name__}) has no "
                             f"plain-data form")  # a new field type: teach _value about it
 
 
-def _build(cls, item, where: str):
+def build(cls, item, where: str):
+    """``cls(**item)``, its values decoded (lists to tuples, mechanism dicts to specs) and its
+    keys checked against ``cls``'s fields; ``where`` names ``item`` in messages."""
     if not isinstance(item, dict):
         raise ScenarioTypeError(f"Network.from_dict: {where} must be a dict of fields, got "
                                 f"{item!r}")
@@ -154,7 +147,7 @@ def _decode(v, where: str):
     if isinstance(v, list):
         return tuple(_decode(x, f"{where}[{i}]") for i, x in enumerate(v))
     if isinstance(v, dict):
-        return _build(_spec_class(v.get("type"), where), v, where)
+        return build(_spec_class(v.get("type"), where), v, where)
     return v
 
 

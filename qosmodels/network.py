@@ -33,6 +33,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Link", "Flow", "Aggregate", "Network", "LinkChange"]
 
+#: The parts of a network, in the order ``Network.to_dict`` writes them.
+_PARTS = ("links", "flows", "aggregates")
+
 #: Default buffer of a link, in packets.
 DEFAULT_BUFFER = 100
 
@@ -805,9 +808,12 @@ class Network:
         >>> Network.from_dict(d) == net
         True
         """
-        from ._codec import to_dict
+        from ._codec import FORMAT, plain, version
 
-        return to_dict(self)
+        out: dict = {"format": FORMAT, "qosmodels": version()}
+        for part in _PARTS:
+            out[part] = [plain(obj) for obj in getattr(self, part)]
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping) -> Network:
@@ -819,25 +825,32 @@ class Network:
             For an unknown key, field or mechanism type (the message lists the
             valid ones) and for any value the classes themselves refuse.
         """
-        from ._codec import from_dict
+        from ._codec import build, check_document
 
-        return from_dict(data)
+        check_document(data, _PARTS)
+        return cls(**{part: [build(kind, item, f"{part}[{i}]")
+                             for i, item in enumerate(data.get(part, []))]
+                      for part, kind in zip(_PARTS, (Link, Flow, Aggregate))})
 
     def save(self, path) -> pathlib.Path:
         """Write the network to ``path``: JSON, or YAML when the suffix is ``.yaml``/``.yml``.
 
         ``qosmodels simulate PATH`` and ``qosmodels allocate PATH`` run a saved scenario.
         """
-        from ._codec import save
+        from ._codec import write
 
-        return save(self, path)
+        return write(self.to_dict(), path)
 
     @classmethod
     def load(cls, path) -> Network:
         """The network saved in ``path`` by :meth:`save` (or written by hand in that layout)."""
-        from ._codec import load
+        from ._codec import read
 
-        return load(path)
+        data = read(path)
+        try:
+            return cls.from_dict(data)
+        except ScenarioError as exc:
+            raise type(exc)(f"{path}: {exc}") from None
 
     def __repr__(self) -> str:
         aggs = f", {self.n_aggregates} aggregates" if self.aggregates else ""
