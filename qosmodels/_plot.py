@@ -37,10 +37,7 @@ def panels(ax, n: int, *, rows: bool = False, figsize=None, sharex: bool = False
         return list(axes.ravel())
     if isinstance(ax, Axes):
         return [ax]
-    try:
-        axes = list(np.asarray(ax, dtype=object).ravel())
-    except Exception:  # pragma: no cover - np.asarray accepts any object
-        axes = []
+    axes = list(np.asarray(ax, dtype=object).ravel())
     if not axes or not all(isinstance(a, Axes) for a in axes):
         raise ScenarioTypeError(f"plot: ax must be None, a matplotlib Axes or a sequence of Axes "
                                 f"(one per panel), got {ax!r}")

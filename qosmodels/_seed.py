@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import ScenarioError, ScenarioTypeError
 
-__all__ = ["generator", "seed_sequence", "check", "ACCEPTED"]
+__all__ = ["generator", "seed_sequence", "fresh", "check", "ACCEPTED"]
 
 #: What a ``seed`` may be, as the error messages say it.
 ACCEPTED = "a non-negative int, a numpy SeedSequence or Generator"
@@ -87,6 +87,12 @@ def seed_sequence(owner: str, seed) -> np.random.SeedSequence:
     if isinstance(seed, np.random.Generator):
         return np.random.SeedSequence(int(seed.integers(0, 2**63 - 1)))
     return np.random.SeedSequence(int(seed))
+
+
+def fresh(ss: np.random.SeedSequence) -> np.random.SeedSequence:
+    """A copy of ``ss`` with no children spawned yet: spawning from it gives the same children
+    every time, and leaves the caller's SeedSequence as it was."""
+    return np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key, pool_size=ss.pool_size)
 
 
 def describe(seed):

@@ -127,7 +127,7 @@ def sweep(fn: Callable[..., Mapping[str, Any]], grid: Mapping[str, Sequence[Any]
     if seed is None:
         root = np.random.SeedSequence()
     else:
-        root = _copy(_seed.seed_sequence("sweep", seed))
+        root = _seed.fresh(_seed.seed_sequence("sweep", seed))
     n_runs = len(points) * seeds
     run_seeds = _int_seeds(root.spawn(seeds if common_seeds else n_runs))
     tasks, rows = [], []
@@ -148,7 +148,7 @@ def sweep(fn: Callable[..., Mapping[str, Any]], grid: Mapping[str, Sequence[Any]
                 f"sweep: fn returned the names {sorted(keys)} for {_describe(task[1], task[2])} "
                 f"but {sorted(names)} for the first run; return the same names every run")
         row.update(out)
-    df = pd.DataFrame(rows, columns=[*grid, *RESERVED, *(results[0] if results else ())])
+    df = pd.DataFrame(rows, columns=[*grid, *RESERVED, *results[0]])
     df.attrs["seed"] = root.entropy
     df.attrs["spawn_key"] = root.spawn_key
     return df
@@ -319,11 +319,6 @@ def _check_picklable(func, tasks) -> None:
                 f"a process pool cannot pickle {what} {obj!r} ({exc}); define functions at "
                 f"module level (not a lambda or a nested function), or use a Dask client, "
                 f"which pickles them by value") from exc
-
-
-def _copy(ss: np.random.SeedSequence) -> np.random.SeedSequence:
-    """A fresh copy: spawning from it leaves the caller's SeedSequence as it was."""
-    return np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key, pool_size=ss.pool_size)
 
 
 def _int_seeds(children) -> list[int]:

@@ -71,19 +71,10 @@ class AccEquilibrium(ShortRepr):
 
     def to_pandas(self, kind: str = "flows") -> pandas.DataFrame:
         """``"flows"``: target, rate, rtt, window; ``"links"``: queue delay and queue."""
-        import pandas as pd
-
-        net = self.network
-        if kind == "flows":
-            return pd.DataFrame({"target_bits": self.targets, "rate_bps": self.rates,
-                                 "rtt_s": self.rtt, "window_bits": self.windows},
-                                index=pd.Index(net.flow_names, name="flow"))
-        if kind == "links":
-            return pd.DataFrame({"queue_delay_s": self.queue_delays, "queue_bits": self.queues},
-                                index=pd.Index(net.link_names, name="link"))
-        from ..errors import ScenarioError
-
-        raise ScenarioError(f"kind must be 'flows' or 'links', got {kind!r}")
+        return _table(self.network, kind,
+                      {"target_bits": self.targets, "rate_bps": self.rates, "rtt_s": self.rtt,
+                       "window_bits": self.windows},
+                      {"queue_delay_s": self.queue_delays, "queue_bits": self.queues})
 
 
 def acc_equilibrium(network: Network, targets=3000) -> AccEquilibrium:
@@ -170,19 +161,23 @@ class RenoEquilibrium(ShortRepr):
 
     def to_pandas(self, kind: str = "flows") -> pandas.DataFrame:
         """``"flows"``: rate, path marking, rtt, window; ``"links"``: queue and marking."""
-        import pandas as pd
+        return _table(self.network, kind,
+                      {"rate_bps": self.rates, "path_marking": self.path_marking,
+                       "rtt_s": self.rtt, "window_bits": self.windows},
+                      {"queue_bits": self.queues, "marking": self.marking})
 
-        net = self.network
-        if kind == "flows":
-            return pd.DataFrame({"rate_bps": self.rates, "path_marking": self.path_marking,
-                                 "rtt_s": self.rtt, "window_bits": self.windows},
-                                index=pd.Index(net.flow_names, name="flow"))
-        if kind == "links":
-            return pd.DataFrame({"queue_bits": self.queues, "marking": self.marking},
-                                index=pd.Index(net.link_names, name="link"))
-        from ..errors import ScenarioError
 
-        raise ScenarioError(f"kind must be 'flows' or 'links', got {kind!r}")
+def _table(net: Network, kind: str, flows: dict, links: dict) -> pandas.DataFrame:
+    """An equilibrium's ``to_pandas(kind)``: the ``flows`` columns by flow or ``links`` by link."""
+    import pandas as pd
+
+    if kind == "flows":
+        return pd.DataFrame(flows, index=pd.Index(net.flow_names, name="flow"))
+    if kind == "links":
+        return pd.DataFrame(links, index=pd.Index(net.link_names, name="link"))
+    from ..errors import ScenarioError
+
+    raise ScenarioError(f"kind must be 'flows' or 'links', got {kind!r}")
 
 
 def _red_p(avg, lo, hi, maxp, top):

@@ -390,10 +390,8 @@ def replicate(network: Network, n: int, duration: float, *, seed, warmup: float 
     n = integer("replicate", "n", n, ge=2)
     if not (isinstance(confidence, float) and 0.0 < confidence < 1.0):
         raise ScenarioError(f"replicate.confidence must be a float in (0, 1), got {confidence!r}")
-    root = _seed.seed_sequence("replicate", seed)
     # spawned from a copy: a SeedSequence given twice gives the same runs twice
-    root = np.random.SeedSequence(root.entropy, spawn_key=root.spawn_key,
-                                  pool_size=root.pool_size)
+    root = _seed.fresh(_seed.seed_sequence("replicate", seed))
     tasks = [(network, duration, ss, warmup, kwargs) for ss in root.spawn(n)]
     runs = run_tasks(_simulate_one, tasks, executor=executor, progress=progress,
                      desc="replicate", describe=lambda t: f"with seed {t[2]!r}")
