@@ -26,7 +26,6 @@ References
 ----------
 P. Hurley, J.-Y. Le Boudec, P. Thiran, "The Asymmetric Best-Effort Service",
 Section III-C (eqs (1)-(7)) and Appendix A.
-../shared/papers/abe-asymmetric-best-effort.txt
 
 Notes
 -----

@@ -7,7 +7,7 @@ discrimination for resource allocation in shared computer systems", DEC
 TR-301, 1984.
 
 The max-min-normalised index is the variant of the aggregate-rate-control
-paper (../shared/papers/aggregate-tcp-rate-control-token-buckets.txt): Jain's
+paper: Jain's
 index of ``R_i / s_i`` where ``s_i`` is flow i's max-min fair share.
 """
 

@@ -41,7 +41,7 @@ References
 ----------
 M. Zhang, R. Wang, L. Peterson, A. Krishnamurthy, "Probabilistic Packet
 Scheduling: Achieving Proportional Share Bandwidth Allocation", Princeton
-University TR-632-01, 2001.  ../shared/papers/pps-probabilistic-packet-scheduling.txt
+University TR-632-01, 2001.
 """
 
 from __future__ import annotations

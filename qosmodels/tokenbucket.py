@@ -26,7 +26,7 @@ A. Mehra, R. Tewari, D. Kandlur (IBM T. J. Watson), "Design considerations for
 rate control of aggregated TCP connections" (the aggregate-rate-control
 paper), Sections 3.2-3.3 (token-bucket specification, rate window), 4.2
 (partitioned, common and logical token buckets) and 5 (window increase,
-aggregate fairness).  ../shared/papers/aggregate-tcp-rate-control-token-buckets.txt
+aggregate fairness).
 
 Notes
 -----

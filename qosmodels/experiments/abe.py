@@ -16,7 +16,6 @@ References
 ----------
 P. Hurley, J.-Y. Le Boudec, P. Thiran, "The Asymmetric Best-Effort Service",
 Section III-C, Section IV-B and Appendix A.
-../shared/papers/abe-asymmetric-best-effort.txt
 """
 
 from __future__ import annotations

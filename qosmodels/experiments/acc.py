@@ -35,7 +35,7 @@ References
 Y. Xia, D. Harrison, S. Kalyanaraman, K. Ramachandran, A. Venkatesan,
 "Accumulation-based congestion control", IEEE/ACM Trans. Networking 13(1),
 2005, Sections III, IV-C, V and the appendix; Figures 2, 4, 5, 6-8, 9, 10, 11;
-Table I.  ../shared/papers/acc-monaco-accumulation-based-congestion-control.txt
+Table I.
 """
 
 from __future__ import annotations

@@ -39,7 +39,6 @@ References
 A. Demers, S. Keshav, S. Shenker, "Analysis and simulation of a fair
 queueing algorithm", Internetworking: Research and Experience 1 (1990) 3-26
 (SIGCOMM '89), section "Delay" and Figure 1.
-../shared/papers/fair-queueing-demers-keshav-shenker.txt
 """
 
 from __future__ import annotations

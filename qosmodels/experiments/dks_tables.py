@@ -109,7 +109,6 @@ References
 A. Demers, S. Keshav, S. Shenker, "Analysis and simulation of a fair
 queueing algorithm", Internetworking: Research and Experience 1 (1990) 3-26,
 section "Simulations", Tables I-VII.
-../shared/papers/fair-queueing-demers-keshav-shenker.txt
 """
 
 from __future__ import annotations

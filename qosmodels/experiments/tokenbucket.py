@@ -15,7 +15,6 @@ has no packet side yet: the simulator's TCP has no ``f(rtt_i)`` increase.
 References
 ----------
 Aggregate-rate-control paper, Sections 3.2-3.3, 4.2 and 5.
-../shared/papers/aggregate-tcp-rate-control-token-buckets.txt
 """
 
 from __future__ import annotations

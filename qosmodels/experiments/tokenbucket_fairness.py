@@ -88,7 +88,7 @@ References
 A. Mehra, R. Tewari, D. Kandlur, "Design considerations for rate control of
 aggregated TCP connections" (the aggregate-rate-control paper), Sections 2.2
 (max-min fair share, fairness index), 4.1 (methodology, Figure 1(b)), 4.2.1-4.2.3
-(Figures 3-11).  ../shared/papers/aggregate-tcp-rate-control-token-buckets.txt
+(Figures 3-11).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ References
 ----------
 Y. Xia, D. Harrison, S. Kalyanaraman, K. Ramachandran, A. Venkatesan,
 "Accumulation-based congestion control", IEEE/ACM Trans. Networking 13(1),
-2005.  ../shared/papers/acc-monaco-accumulation-based-congestion-control.txt
+2005.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The kernel (:mod:`qosmodels.fluid._kernels`) is compiled once for every
 scenario; the control law and the estimator reach it as these integer codes,
 not as Python branches, so that Numba never has to compile a second version
-(DESIGN.md, practice 2: mechanisms are data).
+(mechanisms are data).
 
 Control laws (Xia et al. 2005, Section III-B), for a window ``w`` and an
 accumulation estimate ``a`` with target ``a*`` (all in bits), ``P`` the flow's

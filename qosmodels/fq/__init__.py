@@ -18,7 +18,7 @@ References
 ----------
 A. Demers, S. Keshav, S. Shenker, "Analysis and simulation of a fair
 queueing algorithm", Internetworking: Research and Experience 1 (1990) 3-26
-(SIGCOMM '89).  ../shared/papers/fair-queueing-demers-keshav-shenker.txt
+(SIGCOMM '89).
 """
 
 from __future__ import annotations

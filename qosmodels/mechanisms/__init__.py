@@ -6,7 +6,7 @@ Each mechanism is a small frozen spec, validated when it is built, that a
 same spec describes the mechanism to every analysis: the packet simulator
 (whose kernel module for it is named by the spec's ``kernel``), the fluid
 models (which read :class:`Red`'s parameters) and the closed forms.  This
-package imports neither Numba nor the simulator (DESIGN.md, practice 2).
+package imports neither Numba nor the simulator.
 
 Queues: :class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio` (RED with

@@ -1,8 +1,7 @@
 """Base classes of mechanism specifications: what a queue, a source or an edge element is.
 
-A spec is a frozen dataclass that validates its fields when built (DESIGN.md,
-practice 1) and names, in ``kernel``, the simulator's kernel module that
-carries it out (``"queues.red"`` is ``qosmodels.sim._kernels.queues.red``).
+A spec is a frozen dataclass that validates its fields when built and names,
+in ``kernel``, the simulator's kernel module that carries it out (``"queues.red"`` is ``qosmodels.sim._kernels.queues.red``).
 Specs hold no kernel codes and import nothing from the simulator: the kernel
 module lists the spec fields it packs (its ``PARAMS``) and its dispatch code,
 so the fluid models, the closed forms and the allocation read the same specs

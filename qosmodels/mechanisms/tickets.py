@@ -18,7 +18,7 @@ References
 M. Zhang, R. Wang, L. Peterson, A. Krishnamurthy, "Probabilistic Packet
 Scheduling: Achieving Proportional Share Bandwidth Allocation", Princeton
 TR-632-01, 2001 (Sections 2.3-2.8, 3, 4).
-../shared/papers/pps-probabilistic-packet-scheduling.txt.  TSW: D. Clark,
+TSW: D. Clark,
 W. Fang, "Explicit allocation of best-effort packet delivery service",
 IEEE/ACM Trans. Networking 6(4), 1998.
 """

@@ -16,7 +16,7 @@ A. Mehra, R. Tewari, D. Kandlur, "Design considerations for rate control of
 aggregated TCP connections" (the aggregate-rate-control paper), Sections 3.2-3.3
 (traffic specification, policing with marking, shaping), 4.1 (the qosmgr agent,
 shaping timer 15 ms, triggers), 4.2.1-4.2.3 (partitioned, common and logical
-buckets).  ../shared/papers/aggregate-tcp-rate-control-token-buckets.txt
+buckets).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ on flows and edge elements
 run the network with :func:`simulate`.  Every spec is re-exported here.  Each spec names its kernel module
 (``_kernels/queues/``, ``_kernels/sources/``), which packs its parameters
 into a row and carries it out, so that the kernel compiles once for every mix
-of mechanisms (DESIGN.md, practice 2).  Numba is imported on the first run,
+of mechanisms.  Numba is imported on the first run,
 not with this package.
 """
 

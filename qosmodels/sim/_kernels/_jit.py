@@ -3,7 +3,7 @@
 Handlers are module-level functions inlined into the event loop at Numba's IR
 level (``inline="always"``): LLVM then sees one function, as it did when the
 handlers were closures of ``run``, instead of calls passing dozens of array
-descriptors (measured 1.8-2.0x slower; ``shared/SIMULATOR-DESIGN.md``).  Only
+descriptors (measured 1.8-2.0x slower on the benchmark dumbbells).  Only
 ``engine.run`` carries ``_nrt=False`` and the numpy error model; inlined
 callees inherit both.
 """

@@ -1,7 +1,7 @@
 """The event heap: a binary min-heap of (time, order) with a payload, in three arrays.
 
 Equal times are ordered by ``order``, a counter of pushes, as SimPy's heap
-does (DESIGN.md, practice 5).
+does, so that runs are deterministic.
 """
 
 from ._jit import POS, handler

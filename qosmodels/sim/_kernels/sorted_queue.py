@@ -61,10 +61,9 @@ of the kernel).
 
 References
 ----------
-- ``SIMULATOR-DESIGN.md``, "Generic facilities the five papers need", item 2:
-  a per-link sorted queue keyed by (tag, seq), an indexed binary heap in one
-  arena with an offset and capacity per link, the packet's heap position
-  stored on the packet for O(log n) removal.
+- The design: a per-link sorted queue keyed by (tag, seq), an indexed binary
+  heap in one arena with an offset and capacity per link, the packet's heap
+  position stored on the packet for O(log n) removal.
 - A. Demers, S. Keshav, S. Shenker, "Analysis and simulation of a fair
   queueing algorithm", Proc. ACM SIGCOMM 1989, pp. 1-12, section 2.2: packets
   are sent in increasing order of their bids (finish numbers); when the
