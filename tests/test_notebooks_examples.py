@@ -79,13 +79,43 @@ def test_checks_are_named_after_notebooks():
     assert {p.stem for p in CHECKS.glob("*.py")} <= names
 
 
+def _asserts(line: str) -> bool:
+    """An assert statement, or a call of numpy's or pandas' assertion helpers."""
+    code = line.split("#", 1)[0].strip()
+    return code.startswith("assert ") or "testing.assert" in code or "assert_allclose(" in code
+
+
+def test_the_assertion_finder():
+    assert _asserts("    assert x == 1")
+    assert _asserts("np.testing.assert_allclose(a, b)")
+    assert _asserts("pd.testing.assert_frame_equal(a, b)")
+    assert not _asserts("print('assert nothing')  # assert")
+    assert not _asserts("assertion = 3")
+
+
+#: The parameters a reader would want to move, and the notebooks that offer them as sliders.
+SLIDERS = {"01-fair-allocation": ["alpha"], "03-acc-fluid": ["kappa", "delay_ms"],
+           "04-fair-queueing": ["delta", "rho"], "05-abe": ["beta_star"]}
+
+
+@pytest.mark.parametrize("stem", sorted(SLIDERS))
+def test_teaching_notebooks_have_sliders(stem):
+    nbformat = pytest.importorskip("nbformat")
+
+    nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+    interactive = "\n".join(cell.source for cell in nb.cells
+                            if cell.cell_type == "code" and "@interact(" in cell.source)
+    missing = [name for name in SLIDERS[stem] if f"{name}=" not in interactive]
+    assert not missing, f"{stem}.ipynb: no ipywidgets slider for {missing}"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_teaching_cells_hold_no_assertions(path: Path):
     nbformat = pytest.importorskip("nbformat")
 
     nb = nbformat.read(path, as_version=4)
     cells = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
-             and any(line.lstrip().startswith("assert ") for line in cell.source.splitlines())]
+             and any(_asserts(line) for line in cell.source.splitlines())]
     assert not cells, (f"{path.name}: cells {cells} assert; move the checks to "
                        f"tests/notebook_checks/{path.stem}.py")
 
