@@ -19,14 +19,15 @@ handler = njit(inline="always")
 POS = 0x7FFFFFFFFFFFFFFF
 
 #: Decorator of handlers that run rarely (a flow's start and stop, sampling,
-#: retransmission timers), and of the per-packet handlers of mechanisms off the
-#: NewReno / drop-tail / RED path (fair queueing's admit, store and select;
-#: DECbit's and AVQ's admit; the DECbit, TCP-friendly and ACC sources' ACK
-#: handlers): compiled once as real functions rather than copied into the loop,
-#: which keeps the loop's compile time and memory down (each inlined level costs
-#: Numba's inliner a copy of everything below it).  Moving those eight took the
-#: compile from scratch from about 160 s and 1.9 GB to 106 s and 0.85 GB, at
-#: up to 13% more run time for the mechanisms concerned and less for the rest
-#: (benchmarks/RESULTS.md).
+#: retransmission timers), and of the per-packet handlers of mechanisms off the NewReno / drop-tail / RED
+#: path (fair queueing's admit, store and select; DECbit's, AVQ's and RIO's
+#: queue handlers; the window, DECbit, TCP-friendly and ACC sources' ACK
+#: handlers, ACC's send limit, the on/off source's clock): compiled once as
+#: real functions rather than copied into the loop, which keeps the loop's
+#: compile time and memory down (each inlined level costs Numba's inliner a
+#: copy of everything below it).  Moving the first eight took the compile from
+#: scratch from about 160 s and 1.9 GB to 106 s and 0.85 GB; the next four (and
+#: one shared copy of RED for ABE and TRED) took a few seconds more off, at a
+#: few percent more run time for the mechanisms concerned (benchmarks/RESULTS.md).
 #: Without reference counting, as the loop.
 rare_handler = njit(error_model="numpy", _nrt=False)

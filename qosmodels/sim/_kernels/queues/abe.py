@@ -175,7 +175,7 @@ def admit(S, l, p):
         set_deadline(S, tm, now + lf[l, LF_QP + AB_T1], False)
     green = (S.pi[p, PI_MARK] & MARK_GREEN) != 0
     lf[l, Q_ARR_G if green else Q_ARR_B] += 1.0
-    cause = red.admit_divided(S, l, p, 1.0 / lf[l, Q_ALPHA] if green else 1.0)
+    cause = red.admit_divided_call(S, l, p, 1.0 / lf[l, Q_ALPHA] if green else 1.0)
     s0 = li[l, LI_SLOT0] & POS
     if cause < 0 and li[l, LI_TX] >= 0 and li[l, LI_WAITING] >= S.slot[s0, SL_CAP]:
         cause = LI_DROP_OVERFLOW

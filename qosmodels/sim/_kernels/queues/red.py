@@ -7,7 +7,7 @@ Figure 2 (average with idle decay, count-based spacing); S. Floyd, "Optimum
 functions for computing the drop probability", 1997 (gentle).
 """
 
-from .._jit import POS, handler
+from .._jit import POS, handler, rare_handler
 from ..layout import (
     FI_ECN,
     GF_NOW,
@@ -142,3 +142,9 @@ def admit_divided(S, l, p, divisor):
             return -1
         return LI_DROP_EARLY
     return -1
+
+
+#: :func:`admit_divided` as one real function, for the disciplines built on RED that are
+#: real functions themselves (ABE's and TRED's admit): they call this one compiled copy
+#: instead of each inlining another copy of RED (the loop keeps its own, inlined).
+admit_divided_call = rare_handler(admit_divided.py_func)

@@ -145,7 +145,7 @@ def store(S, l, p):
         S.li[l, RIO_N_IN] += 1
 
 
-@handler
+@rare_handler
 def on_depart(S, l):
     """A transmission ends at link ``l`` (the finished packet still in ``LI_TX``, the ring
     not yet popped): uncount the ring's head if it is an in packet; if the finished packet

@@ -179,7 +179,7 @@ def admit(S, l, p):
     if flags & F_UDP:
         cause = _udp(S, l, p, tag, in_rate)
     else:  # RED's p_a times (ExpectTkt / InTkt)^exponent: divided by its inverse
-        cause = red.admit_divided(S, l, p, (tag / expect) ** lf[l, LF_QP + TR_EXP])
+        cause = red.admit_divided_call(S, l, p, (tag / expect) ** lf[l, LF_QP + TR_EXP])
     if S.li[l, QI_TRACE] >= 0:
         record(S, S.li[l, QI_TRACE] + 1, expect)
     if cause >= 0:

@@ -111,7 +111,7 @@ def setup(spec, ff, fi) -> int:
     return int(np.ceil(spec.max_window))
 
 
-@handler
+@rare_handler
 def send_limit(S, f):
     """One past the last sequence number the window allows now: ``floor(W)`` outstanding;
     Monaco paces them, one packet per ``rtt / W`` (a leaky bucket of rate ``W / rtt``,

@@ -1,6 +1,6 @@
 """On/off source (spec: :class:`qosmodels.mechanisms.OnOff`): constant rate while on, silent while off."""
 
-from .._jit import handler
+from .._jit import handler, rare_handler
 from ..heap import push
 from ..layout import EV_BITS, EV_SOURCE, FF_BITS, FF_ON_END, FF_SP, GF_NOW
 from ..rng import expo
@@ -28,7 +28,7 @@ def start(S, f):
     push(S, now, (f << EV_BITS) | EV_SOURCE)  # the first packet leaves at once
 
 
-@handler
+@rare_handler
 def next_tick(S, f, now):
     ff = S.ff
     nxt = now + ff[f, FF_BITS] / ff[f, FF_SP + ONOFF_RATE]

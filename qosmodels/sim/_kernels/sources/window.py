@@ -19,7 +19,7 @@ A. Demers, S. Keshav, S. Shenker, SIGCOMM 1989, Section 3.1.
 
 import numpy as np
 
-from .._jit import POS, handler
+from .._jit import POS, handler, rare_handler
 from ..layout import (
     FF_RTO,
     FF_SP,
@@ -78,7 +78,7 @@ def rtt_sample(S, f, r):
     record_rtt(S, f, r)
 
 
-@handler
+@rare_handler
 def on_ack(S, f, a):
     """Cumulative ACK ``a``: an RTT sample from the first transmission of the oldest
     packet it acknowledges, slide the window, restart or stop the timer."""
