@@ -19,10 +19,11 @@ handler = njit(inline="always")
 POS = 0x7FFFFFFFFFFFFFFF
 
 #: Decorator of handlers that run rarely (a flow's start and stop, sampling,
-#: retransmission timers), and of the per-packet handlers of mechanisms off the NewReno / drop-tail / RED
-#: path (fair queueing's admit, store and select; DECbit's, AVQ's and RIO's
-#: queue handlers; the window, DECbit, TCP-friendly and ACC sources' ACK
-#: handlers, ACC's send limit, the on/off source's clock): compiled once as
+#: retransmission timers), and of the per-packet handlers of mechanisms off
+#: the NewReno / drop-tail / RED path (fair queueing's admit, store and
+#: select; DECbit's and AVQ's admit; RIO's admit and departure; the window,
+#: DECbit, TCP-friendly and ACC sources' ACK handlers, ACC's send limit, the
+#: on/off source's clock): compiled once as
 #: real functions rather than copied into the loop, which keeps the loop's
 #: compile time and memory down (each inlined level costs Numba's inliner a
 #: copy of everything below it).  Moving the first eight took the compile from
