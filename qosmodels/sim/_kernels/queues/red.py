@@ -147,4 +147,5 @@ def admit_divided(S, l, p, divisor):
 #: :func:`admit_divided` as one real function, for the disciplines built on RED that are
 #: real functions themselves (ABE's and TRED's admit): they call this one compiled copy
 #: instead of each inlining another copy of RED (the loop keeps its own, inlined).
-admit_divided_call = rare_handler(admit_divided.py_func)
+#: (Under NUMBA_DISABLE_JIT the handler is the plain function, without ``py_func``.)
+admit_divided_call = rare_handler(getattr(admit_divided, "py_func", admit_divided))
