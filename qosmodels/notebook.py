@@ -73,20 +73,22 @@ class Slider:
         """The ipywidgets slider for parameter ``name`` (ipywidgets must be installed)."""
         import ipywidgets
 
-        label = self.label or name
+        kw = dict(value=self.value, min=self.low, max=self.high, step=self.step,
+                  description=self.text(name), continuous_update=False)
         if self.integer:
-            return ipywidgets.IntSlider(value=self.value, min=self.low, max=self.high, step=self.step,
-                                        description=label, continuous_update=False)
-        if self.log:
-            return ipywidgets.FloatLogSlider(value=self.value, base=10, min=math.log10(self.low),
-                                             max=math.log10(self.high), step=self.step,
-                                             description=label, continuous_update=False)
-        return ipywidgets.FloatSlider(value=self.value, min=self.low, max=self.high, step=self.step,
-                                      description=label, continuous_update=False)
+            return ipywidgets.IntSlider(**kw)
+        if self.log:  # FloatLogSlider's range is in exponents
+            return ipywidgets.FloatLogSlider(**kw | dict(base=10, min=math.log10(self.low),
+                                                         max=math.log10(self.high)))
+        return ipywidgets.FloatSlider(**kw)
+
+    def text(self, name: str) -> str:
+        """The slider's label: :attr:`label`, or the parameter's name."""
+        return self.label or name
 
     def describe(self, name: str) -> str:
         """``label (low to high)``, for the line printed when there are no widgets."""
-        return f"{self.label or name} ({self.low:g} to {self.high:g}{', log scale' if self.log else ''})"
+        return f"{self.text(name)} ({self.low:g} to {self.high:g}{', log scale' if self.log else ''})"
 
 
 def slider(value: float, low: float, high: float, step: float | None = None, *, log: bool = False,
@@ -124,9 +126,7 @@ def slider(value: float, low: float, high: float, step: float | None = None, *, 
         raise ScenarioTypeError(f"slider.log must be True or False, got {log!r}")
     if label is not None and not isinstance(label, str):
         raise ScenarioTypeError(f"slider.label must be a string or None, got {label!r}")
-    whole = (not log and all(isinstance(x, numbers.Integral) and not isinstance(x, bool)
-                             for x in (value, low, high))
-             and (step is None or (isinstance(step, numbers.Integral) and not isinstance(step, bool))))
+    whole = not log and all(_is_int(x) for x in (value, low, high)) and (step is None or _is_int(step))
     lo = v.real("slider", "low", low)
     hi = v.real("slider", "high", high, gt=lo)
     val = v.real("slider", "value", value, ge=lo, le=hi)
@@ -140,6 +140,10 @@ def slider(value: float, low: float, high: float, step: float | None = None, *, 
     if whole:
         return Slider(int(val), int(lo), int(hi), int(st), label=label, integer=True)
     return Slider(val, lo, hi, float(st), log=log, label=label)
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
 
 
 def _static() -> bool:
@@ -173,19 +177,19 @@ def interact(**sliders: Slider) -> Callable[[F], F]:
             raise ScenarioTypeError(f"interact: {name}= must be a slider(value, low, high), got {s!r}")
 
     def decorate(fn: F) -> F:
-        if not _static():
+        static = _static()
+        if not static:
             try:
                 import ipywidgets
             except ImportError:
-                ipywidgets = None
-            if ipywidgets is not None:
-                widgets = {name: s.widget(name) for name, s in sliders.items()}
-                ipywidgets.interact(fn, **widgets)
+                pass
+            else:
+                ipywidgets.interact(fn, **{name: s.widget(name) for name, s in sliders.items()})
                 return fn
         fn(**{name: s.value for name, s in sliders.items()})
         ranges = ", ".join(s.describe(name) for name, s in sliders.items())
-        start = ", ".join(f"{s.label or name} = {s.value:g}" for name, s in sliders.items())
-        hint = "" if _static() else " (install ipywidgets, or qosmodels[notebooks], for live sliders)"
+        start = ", ".join(f"{s.text(name)} = {s.value:g}" for name, s in sliders.items())
+        hint = "" if static else " (install ipywidgets, or qosmodels[notebooks], for live sliders)"
         print(f"Drawn at {start}. In Jupyter, sliders move {ranges}{hint}.")
         return fn
 
