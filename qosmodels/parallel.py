@@ -28,19 +28,16 @@ import itertools
 import keyword
 import numbers
 import pickle
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import _seed
+from ._progress import PROGRESS_AFTER, Progress
 from .errors import ScenarioError, ScenarioTypeError
 
 __all__ = ["sweep", "run_tasks", "PROGRESS_AFTER"]
-
-#: A sweep still going after this many seconds of wall time gets a progress bar (``progress=None``).
-PROGRESS_AFTER = 2.0
 
 #: Column names a sweep adds beside the grid's parameters.
 RESERVED = ("replication", "seed")
@@ -186,7 +183,7 @@ def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], *, executor=None
     _check_progress(desc, progress)
     kind = _executor_kind(executor)
     tasks = list(tasks)
-    bar = _Bar(len(tasks), progress, desc)
+    bar = Progress(len(tasks), progress, desc, unit="run")
     try:
         if kind == "serial":
             out = []
@@ -324,31 +321,3 @@ def _check_picklable(func, tasks) -> None:
 def _int_seeds(children) -> list[int]:
     """One non-negative 63-bit int per child SeedSequence."""
     return [int(c.generate_state(1, np.uint64)[0] >> np.uint64(1)) for c in children]
-
-
-class _Bar:
-    """A tqdm bar over runs that appears at once (True), never (False) or after a while (None)."""
-
-    def __init__(self, total, progress, desc):
-        self.total, self.progress, self.desc = total, progress, desc
-        self.start, self.done, self.bar = time.perf_counter(), 0, None
-        if progress:
-            self._open()
-
-    def _open(self):
-        from tqdm.auto import tqdm
-
-        self.bar = tqdm(total=self.total, initial=self.done, unit="run", desc=self.desc,
-                        leave=False)
-
-    def update(self):
-        self.done += 1
-        if self.bar is None and self.progress is None and self.done < self.total and \
-                time.perf_counter() - self.start > PROGRESS_AFTER:
-            self._open()
-        elif self.bar is not None:
-            self.bar.update(1)
-
-    def close(self):
-        if self.bar is not None:
-            self.bar.close()

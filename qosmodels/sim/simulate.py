@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..network import Network
 
 from .. import _seed
+from .._progress import Progress
 from .._validate import integer, real
 from ..budget import check_work
 from ..errors import ScenarioError, ScenarioTypeError, SimulationError
@@ -41,8 +42,6 @@ __all__ = ["simulate", "replicate"]
 
 #: Chunks of simulated time per run; the kernel call between them costs microseconds.
 CHUNKS = 100
-#: A run still going after this many seconds of wall time gets a progress bar (``progress=None``).
-PROGRESS_AFTER = 2.0
 
 _FIX = {
     K.ST_HEAP_FULL: "raise limits=Limits(heap_size=...)",
@@ -172,7 +171,7 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
 
     compile_time = _ensure_compiled(run, c, budget)
     t0 = time.perf_counter()
-    bar = None
+    bar = Progress(CHUNKS, progress, "simulate", unit="chunk")
     rev = np.asarray(network.reverse_route_links, dtype=np.int64)
     pending = list(changes)
     try:
@@ -185,20 +184,12 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
                 c.a_delay[:] = ack_paths(c.r_ptr, c.r_link, rev, c.lf[:, K.LF_DELAY],
                                          every_stretch=True)[2]
             _advance(run, c, t_stop, budget, limits)
-            if bar is None and (progress or (progress is None and k < CHUNKS and
-                                             time.perf_counter() - t0 > PROGRESS_AFTER)):
-                from tqdm.auto import tqdm
-
-                bar = tqdm(total=CHUNKS, initial=k, unit="chunk", desc="simulate",
-                           leave=False)
-            elif bar is not None:
-                bar.update(1)
+            bar.update()
     except KeyboardInterrupt:
         raise KeyboardInterrupt(f"simulate interrupted at t = {float(c.gf[K.GF_NOW]):.6g} s of "
                                 f"{duration:g} s, after {int(c.gi[K.GI_EVENTS])} events") from None
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     wall = time.perf_counter() - t0
     seed_repr = seed if isinstance(seed, (int, np.integer)) else repr(seed)
     return SimulationResult._from_arrays(network, c, duration=duration, warmup=float(warmup),
