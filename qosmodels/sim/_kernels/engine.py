@@ -66,11 +66,11 @@ _EV_MASK = (1 << EV_BITS) - 1
 
 @rare_handler
 def on_timer_event(S, slot):
-    """Timer ``slot``'s event: if it has come due, its owner's handler.  (Not inlined,
-    which keeps the loop's compile time down: one call per timer event, the owners'
-    handlers inlined here.)"""
-    if not due(S, slot):
-        return
+    """Timer ``slot``'s owner's handler, once its deadline has come (the loop checks
+    :func:`.timers.due` first).  Not inlined, which keeps the loop's compile time down:
+    the owners' handlers are inlined here, and the call, which passes the whole state,
+    is made only for the timers that fire; the many events of timers restarted on every
+    ACK go back to sleep in the loop (``due``)."""
     owner = S.tmi[slot, TMI_OWNER]
     k = S.tmi[slot, TMI_K]
     kind = S.tmi[slot, TMI_OWNER_KIND]
@@ -128,7 +128,8 @@ def run(S, t_stop, max_events):
                     source_ack(S, S.fi[f, FI_CODE], f, ack, ece)
                     defer(S, (f << W_BITS) | W_SEND)
         elif kind == EV_TIMER:
-            on_timer_event(S, a)
+            if due(S, a):
+                on_timer_event(S, a)
         elif kind == EV_SOURCE:
             on_source_tick(S, a)
         elif kind == EV_START:
