@@ -682,7 +682,7 @@ _V_FQ = ("the paper's generic FTP 2 collapsed (12 packets, RTT estimate 281 s: '
          "packets, the buffer, and almost nothing is lost (1-2 drops each).  Here neither generic "
          "FTP collapses: their estimates, sampled from first transmissions, grow to 2.4-2.9 s but "
          "no further, both keep timing out and going back N, 20 packets of windows compete for "
-         "15 places and every FTP loses packets (the JK pair ~1000 instead of 1163).  The run "
+         "15 places and every FTP loses packets (the JK pair under 1000 each, not 1163).  The run "
          "has no randomness; with the four start times drawn uniformly in [0, 2] s (12 draws) "
          "the weaker generic FTP got 247-768 packets, never a collapse.  What in the paper's "
          "generic source (its averaging gain, its timer) drives the runaway is not stated")
