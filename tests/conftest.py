@@ -1,7 +1,7 @@
 """Session set-up of the test suite.
 
 The packet kernel's compile from scratch is the test command's largest use of
-memory: about 0.85 GB in a fresh process (README, contributor notes).  Done by the
+memory: about 0.45 GB in a fresh process (README, contributor notes).  Done by the
 first test that simulates, it comes on top of what the test modules and the
 earlier tests hold (0.2-0.5 GB); done first, before collection imports them, it
 does not.  So the whole suite (``pytest`` with no paths, as the README's test

@@ -25,7 +25,7 @@ from .._validate import integer, real
 from ..budget import check_work
 from ..errors import ScenarioError, ScenarioTypeError, SimulationError
 from ..parallel import run_tasks
-from ._inline_copy import shared_memo_inlining
+from ._build import kernel_build
 from ._kernels import layout as K
 from .compile import (
     DEFAULT_MAX_EVENTS,
@@ -218,9 +218,9 @@ def _advance(run, c, t_stop: float, budget, limits: Limits) -> None:
 #: Seconds a first call may take loading the cached kernel before a note says it is compiling.
 COMPILE_NOTE_AFTER = 1.0
 #: What compiling the packet kernel took from scratch on the development machine (2 vCPUs), s
-#: (104-106 s on 2026-11-26, with every paper's mechanism, :mod:`._inline_copy` and the
-#: handlers off the NewReno / RED path compiled as real functions; 230 s before both).
-COMPILE_ESTIMATE = 110
+#: (54 s on 2026-11-27, with every paper's mechanism, the handlers inlined by LLVM and
+#: :mod:`._build`; 137 s the same day with Numba's own inlining, as until then).
+COMPILE_ESTIMATE = 60
 
 
 def kernel_sources_digest(root=None) -> str:
@@ -270,7 +270,7 @@ def compile_kernel() -> float:
     call it; it is for doing it at a chosen time: in a notebook's first cell, in
     a container image's build (``python -c "import qosmodels.sim as s;
     s.compile_kernel()"``), or before a test suite fills memory (the compile
-    from scratch is the simulator's largest use of memory, about 0.85 GB, and
+    from scratch is the simulator's largest use of memory, about 0.45 GB, and
     takes some :data:`COMPILE_ESTIMATE` s on a 2-core machine; a cache load
     takes about a second).  Prints the same note as :func:`simulate` when it
     really compiles.
@@ -302,6 +302,8 @@ def _ensure_compiled(run, c, budget) -> float:
     import sys
     import threading
 
+    from ._kernels._jit import RARE
+
     _drop_stale_cache(run)
 
     def note():
@@ -314,7 +316,7 @@ def _ensure_compiled(run, c, budget) -> float:
     t0 = time.perf_counter()
     timer.start()
     try:
-        with shared_memo_inlining():
+        with kernel_build(run, RARE):
             status = run(c, -1.0, budget)
     finally:
         timer.cancel()

@@ -7,8 +7,12 @@ from collections import Counter
 from qosmodels import Flow, Link, Network
 from qosmodels.mechanisms import Cbr, TcpNewReno
 from qosmodels.sim._kernels import layout as K
-from qosmodels.sim._kernels.crossings import crossing
+from qosmodels.sim._kernels.crossings import crossing as crossing_handler
 from qosmodels.sim.compile import compile_scenario
+
+from .jitcall import jitcall
+
+crossing = jitcall(crossing_handler)
 
 
 def network():

@@ -34,6 +34,8 @@ from qosmodels.sim._kernels.sources import decbit as dbw
 from qosmodels.sim.compile import compile_scenario
 from tests.sim.test_engine import assert_packets_conserved
 
+from .jitcall import jitcall
+
 SIZE = 1000          # bytes
 SLOW = 8000.0        # bit/s: one 1000-byte packet takes S = 1 s to send
 S = SIZE * 8 / SLOW  # s
@@ -169,10 +171,10 @@ def test_the_window_law_on_a_hand_built_ack_sequence():
     ]
     for bits, w, wp, wc in steps:
         for b in bits:
-            dbw.law(c, 0, bool(b))
+            jitcall(dbw.law)(c, 0, bool(b))
         assert window_state(c) == (pytest.approx(w, rel=1e-15), wp, wc)
     c.fi[0, K.FI_SND_UNA] = 17
-    assert dbw.send_limit(c, 0) == 17 + 4  # floor(4.375) outstanding
+    assert jitcall(dbw.send_limit)(c, 0) == 17 + 4  # floor(4.375) outstanding
 
 
 def test_the_window_never_goes_below_one():
@@ -180,7 +182,7 @@ def test_the_window_never_goes_below_one():
                   [Flow(["a", "b"], source=DecbitWindow(initial_window=1.0))])
     c = compile_scenario(net, 1.0, seed=0)
     for _ in range(10):
-        dbw.law(c, 0, True)
+        jitcall(dbw.law)(c, 0, True)
     assert window_state(c) == (1.0, 1, 1)
 
 

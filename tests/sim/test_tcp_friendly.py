@@ -20,6 +20,8 @@ from qosmodels import Flow, Link, Network, abe, simulate
 from qosmodels.mechanisms import RandomLoss, TcpFriendly
 from qosmodels.sim._kernels.sources import tcp_friendly as tf
 
+from .jitcall import jitcall
+
 RFC_WEIGHTS = [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2]  # RFC 5348, Section 5.4, n = 8
 
 
@@ -36,7 +38,7 @@ def rfc_loss_event_rate(closed, open_interval):
 
 
 def test_weights_are_rfc_5348s():
-    assert [tf.weight(i) for i in range(8)] == pytest.approx(RFC_WEIGHTS, abs=1e-15)
+    assert [jitcall(tf.weight)(i) for i in range(8)] == pytest.approx(RFC_WEIGHTS, abs=1e-15)
 
 
 @pytest.mark.parametrize("k", range(1, 9))
@@ -47,14 +49,14 @@ def test_average_loss_interval_against_the_rfc(k):
         open_interval = float(rng.integers(1, 800))
         hist = np.zeros(8)
         hist[:k] = closed
-        got = tf.loss_event_rate(hist, open_interval)
+        got = jitcall(tf.loss_event_rate)(hist, open_interval)
         assert got == pytest.approx(rfc_loss_event_rate(closed, open_interval), rel=1e-13)
 
 
 def test_the_first_interval_inverts_eq_2():
     # the synthesised first interval 1/q gives back the receive rate through eq (2)
     for x, r in ((20.0, 0.14), (80.0, 0.3), (1000.0, 0.05)):
-        q = tf._q_of_x(x * r)
+        q = jitcall(tf._q_of_x)(x * r)
         assert abe.throughput(q, r) == pytest.approx(x, rel=1e-12)
 
 

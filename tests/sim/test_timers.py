@@ -1,7 +1,7 @@
 """Timer slots (qosmodels.sim._kernels.timers): lazy deadlines owned by links, flows or edges.
 
 Each rule by a hand-traced case on a compiled scenario's arrays; the handlers
-are called from Python (Numba compiles standalone copies of them).
+are called from Python through jitted trampolines (``jitcall``).
 """
 
 from __future__ import annotations
@@ -11,8 +11,12 @@ import numpy as np
 from qosmodels import Flow, Link, Network
 from qosmodels.mechanisms import Cbr, TcpNewReno
 from qosmodels.sim._kernels import layout as K
-from qosmodels.sim._kernels.timers import cancel, due, set_deadline
+from qosmodels.sim._kernels import timers
 from qosmodels.sim.compile import compile_scenario
+
+from .jitcall import jitcall
+
+set_deadline, cancel, due = (jitcall(h) for h in (timers.set_deadline, timers.cancel, timers.due))
 
 
 def scenario():

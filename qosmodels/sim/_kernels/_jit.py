@@ -1,34 +1,55 @@
-"""The decorator every kernel handler carries.
+"""The decorators every kernel handler carries.
 
-Handlers are module-level functions inlined into the event loop at Numba's IR
-level (``inline="always"``): LLVM then sees one function, as it did when the
-handlers were closures of ``run``, instead of calls passing dozens of array
-descriptors (measured 1.8-2.0x slower on the benchmark dumbbells).  Only
-``engine.run`` carries ``_nrt=False`` and the numpy error model; inlined
-callees inherit both.
+Handlers are module-level functions that LLVM inlines into the event loop:
+``forceinline=True`` gives each Numba function LLVM's ``alwaysinline``
+attribute, so the loop ends up one function, as when the handlers were closures
+of ``run``, not calls passing dozens of array descriptors (measured 1.8-2.0x
+slower on the benchmark dumbbells).  Numba types and lowers each handler once;
+its own IR-level inlining (``inline="always"``, used here before) copied and
+retyped every callee at every call site, which made most of the compile: the
+switch took a compile from scratch from 137 s and 0.81 GB to 57 s and 0.45 GB
+with the same machine code speed and bit-identical outputs
+(benchmarks/RESULTS.md, "Inlining by LLVM").
+
+A handler compiled on its own does not inherit the loop's flags, so each
+carries them: no reference counting (``_nrt=False``; the kernel allocates
+nothing, and borrowed arrays are safe), the numpy error model (no
+zero-division checks), and no Python or C entry point (``no_cpython_wrapper``,
+``no_cfunc_wrapper``): only jitted code calls a handler.  The tests call one
+from Python through a jitted trampoline (``tests/sim/jitcall.py``).
 """
 
 from numba import njit
 
+_FLAGS = dict(error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
 #: Decorator of kernel handlers: ``@handler`` on a module-level function.
-handler = njit(inline="always")
+handler = njit(forceinline=True, **_FLAGS)
 
 #: The largest int64: an index and-ed with it is known to the compiler to be >= 0,
 #: so Numba's negative-index wraparound code goes (indices are never negative;
 #: a -1 sentinel is tested before masking).
 POS = 0x7FFFFFFFFFFFFFFF
 
-#: Decorator of handlers that run rarely (a flow's start and stop, sampling,
-#: retransmission timers), and of the per-packet handlers of mechanisms off
-#: the NewReno / drop-tail / RED path (fair queueing's admit, store and
-#: select; DECbit's and AVQ's admit; RIO's admit and departure; the window,
-#: DECbit, TCP-friendly and ACC sources' ACK handlers, ACC's send limit, the
-#: on/off source's clock): compiled once as
-#: real functions rather than copied into the loop, which keeps the loop's
-#: compile time and memory down (each inlined level costs Numba's inliner a
-#: copy of everything below it).  Moving the first eight took the compile from
-#: scratch from about 160 s and 1.9 GB to 106 s and 0.85 GB; the next four (and
-#: one shared copy of RED for ABE and TRED) took a few seconds more off, at a
-#: few percent more run time for the mechanisms concerned (benchmarks/RESULTS.md).
-#: Without reference counting, as the loop.
-rare_handler = njit(error_model="numpy", _nrt=False)
+#: ``(module, qualified name)`` of every :func:`rare_handler`.  The kernel's
+#: build (``qosmodels.sim._build``) gives their functions LLVM's ``noinline``
+#: attribute: LLVM would otherwise inline most of them, each having one call site.
+RARE: set = set()
+
+
+def rare_handler(fn):
+    """Decorator of handlers that run rarely (a flow's start and stop, sampling,
+    timers that fire), and of the per-packet handlers of mechanisms off the
+    NewReno / drop-tail / RED path (fair queueing's admit, store and select;
+    DECbit's, AVQ's, ABE's, TRED's and RIO's admit; the window, DECbit,
+    TCP-friendly, ACC, Vegas and web sources' ACK handlers, ...): compiled once
+    as real functions that the loop calls, which keeps the loop's machine code
+    short where it runs for every packet (moving the first eight out took 15%
+    off the benchmark's drop-tail run; benchmarks/RESULTS.md).
+
+    ``forceinline=False`` is explicit: Numba would otherwise inherit a
+    handler's ``forceinline`` when the rare handler is first compiled as its
+    callee.
+    """
+    RARE.add((fn.__module__, fn.__qualname__))
+    return njit(forceinline=False, **_FLAGS)(fn)

@@ -67,7 +67,7 @@ _EV_MASK = (1 << EV_BITS) - 1
 @rare_handler
 def on_timer_event(S, slot):
     """Timer ``slot``'s owner's handler, once its deadline has come (the loop checks
-    :func:`.timers.due` first).  Not inlined, which keeps the loop's compile time down:
+    :func:`.timers.due` first).  Not inlined, which keeps the loop's machine code short:
     the owners' handlers are inlined here, and the call, which passes the whole state,
     is made only for the timers that fire; the many events of timers restarted on every
     ACK go back to sleep in the loop (``due``)."""
@@ -86,8 +86,8 @@ def on_timer_event(S, slot):
 # allocates nothing, so borrowed arrays are safe, and the inlined handlers pay
 # no atomic incref/decref per array on every call (in a profile of the
 # benchmark these took ~45% of the loop's time).  The numpy error model drops
-# Python's zero-division checks (the kernel never divides by zero).  Inlined
-# callees inherit both.
+# Python's zero-division checks (the kernel never divides by zero).  The
+# handlers carry both flags themselves (``._jit``).
 @njit(cache=True, error_model="numpy", _nrt=False)
 def run(S, t_stop, max_events):
     """Process events with time <= ``t_stop``; return a status code (layout ``ST_*``).

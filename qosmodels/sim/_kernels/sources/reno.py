@@ -200,11 +200,7 @@ def on_timeout(S, f):
 @handler
 def on_ack(S, f, a, ece):
     """Cumulative ACK ``a`` (``ece``: it echoes a congestion mark): a new ACK, or a
-    duplicate (``a`` = SND.UNA with data outstanding).
-
-    (One function rather than two: each level of inlined functions costs Numba's
-    inliner a copy of everything below it.)
-    """
+    duplicate (``a`` = SND.UNA with data outstanding)."""
     ff, fi = S.ff, S.fi
     una = fi[f, FI_SND_UNA]
     newreno = ff[f, FF_SP + TCP_NEWRENO] > 0.0
