@@ -7,12 +7,14 @@ of ``run``, not calls passing dozens of array descriptors (measured 1.8-2.0x
 slower on the benchmark dumbbells).  Numba types and lowers each handler once;
 its own IR-level inlining (``inline="always"``, used here before) copied and
 retyped every callee at every call site, which made most of the compile: the
-switch took a compile from scratch from 137 s and 0.81 GB to 57 s and 0.45 GB
-with the same machine code speed and bit-identical outputs
-(benchmarks/RESULTS.md, "Inlining by LLVM").
+switch (with :mod:`qosmodels.sim._build`) took a compile from scratch from
+137 s and 0.81 GB to 54 s and 0.45 GB on one machine, with the run time the
+same within noise and bit-identical outputs (benchmarks/RESULTS.md, "Inlining
+by LLVM").
 
-A handler compiled on its own does not inherit the loop's flags, so each
-carries them: no reference counting (``_nrt=False``; the kernel allocates
+Numba passes the loop's flags on to a callee only when the callee is first
+compiled from within the loop's compile, so each handler carries them itself:
+no reference counting (``_nrt=False``; the kernel allocates
 nothing, and borrowed arrays are safe), the numpy error model (no
 zero-division checks), and no Python or C entry point (``no_cpython_wrapper``,
 ``no_cfunc_wrapper``): only jitted code calls a handler.  The tests call one

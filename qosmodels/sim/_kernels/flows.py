@@ -108,9 +108,10 @@ def ack_arrives(S, p):
     echo, or a DECbit that a DECbit receiver copied onto it).
 
     The engine then calls the source's ``source_ack`` hook and lets the flow
-    send (the hook is not called from here, so that it has one call site).  A control packet's
-    echo (``MARK_CTRL``) goes to the source's ``source_echo`` hook instead and
-    returns -1, so the engine neither acknowledges nor lets the flow send.
+    send (the hook is not called from here, so that it has one call site).  A
+    control packet's echo (``MARK_CTRL``) goes to the source's ``source_echo``
+    hook instead and returns -1, so the engine neither acknowledges nor lets the
+    flow send.
     """
     fi = S.fi
     f = S.pi[p, PI_FLOW] & POS
