@@ -147,9 +147,7 @@ class Compiled(NamedTuple):
     pi: np.ndarray
     pf: np.ndarray
     free: np.ndarray
-    ht: np.ndarray
-    ho: np.ndarray
-    hd: np.ndarray
+    hv: np.ndarray
     ooo: np.ndarray
     stime: np.ndarray
     hist: np.ndarray
@@ -774,11 +772,10 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     events.sort(key=lambda e: e[0])  # stable: equal times keep insertion order
     if len(events) > heap:
         raise ScenarioError(f"Limits.heap_size = {heap} is below the {len(events)} initial events")
-    ht = np.full(heap, np.inf)
-    ho = np.zeros(heap, dtype=np.int64)
-    hd = np.zeros(heap, dtype=np.int64)
+    hv = np.zeros(K.N_HV * heap)  # (time, order, payload) per event: _kernels.heap
+    hv[K.HV_T::K.N_HV] = np.inf
     for j, (t, d) in enumerate(events):
-        ht[j], ho[j], hd[j] = t, j, d
+        hv[K.N_HV * j + K.HV_T], hv[K.N_HV * j + K.HV_O], hv[K.N_HV * j + K.HV_D] = t, j, d
 
     gi = np.zeros(K.N_GI, dtype=np.int64)
     gi[K.GI_HEAP_N] = len(events)
@@ -793,7 +790,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     gf[K.GF_INTERVAL] = interval
 
     return Compiled(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
-                    pi, pf, free, ht, ho, hd, ooo, stime, hist, thr_s, q_s, cw_s, gi, gf, rng,
+                    pi, pf, free, hv, ooo, stime, hist, thr_s, q_s, cw_s, gi, gf, rng,
                     np.zeros(pool + 2 * F + 16, dtype=np.int64),
                     np.zeros(n_tr), np.zeros(n_tr, dtype=np.int64), np.zeros(n_tr), tm, tmi,
                     lk_ptr, lk_pos, hs, hsi, sq_meta, sq_key, sq_seq, sq_pkt, ef, ei, e_mem)

@@ -27,7 +27,7 @@ push = jitcall(heap.push)
 @njit
 def _pop(S):
     """The root's (time, payload), removed as the engine removes it."""
-    t, d = S.ht[0], S.hd[0]
+    t, d = S.hv[K.HV_T], int(S.hv[K.HV_D])
     heap.pop_root(S)
     return t, d
 
@@ -45,7 +45,8 @@ def empty_heap(size):
 def heap_ordered(c):
     """Every event is no earlier, by (time, order), than its parent."""
     n = c.gi[K.GI_HEAP_N]
-    return all((c.ht[(i - 1) // 2], c.ho[(i - 1) // 2]) < (c.ht[i], c.ho[i]) for i in range(1, n))
+    key = c.hv[:K.N_HV * n].reshape(n, K.N_HV)[:, [K.HV_T, K.HV_O]].tolist()
+    return all(key[(i - 1) // 2] < key[i] for i in range(1, n))
 
 
 @pytest.mark.parametrize("seed", range(6))

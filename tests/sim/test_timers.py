@@ -29,9 +29,10 @@ def scenario():
 def pending(c):
     """(time, slot) of the timer events in the heap."""
     n = c.gi[K.GI_HEAP_N]
-    d = c.hd[:n]
+    ev = c.hv[:K.N_HV * n].reshape(n, K.N_HV)
+    d = ev[:, K.HV_D].astype(np.int64)
     sel = (d & ((1 << K.EV_BITS) - 1)) == K.EV_TIMER
-    return sorted(zip(c.ht[:n][sel].tolist(), (d[sel] >> K.EV_BITS).tolist()))
+    return sorted(zip(ev[sel, K.HV_T].tolist(), (d[sel] >> K.EV_BITS).tolist()))
 
 
 def test_slots_are_given_to_the_owners_that_need_them():

@@ -38,6 +38,8 @@ from .layout import (
     GI_STATUS,
     GI_WORK_HEAD,
     GI_WORK_N,
+    HV_D,
+    HV_T,
     KIND_DATA,
     LI_CODE,
     OWNER_EDGE,
@@ -96,15 +98,15 @@ def run(S, t_stop, max_events):
     ``t_stop`` in s, ``max_events`` the total event budget, counted over every
     call.
     """
-    gi, ht, hd, work = S.gi, S.ht, S.hd, S.work
+    gi, hv, work = S.gi, S.hv, S.work
     work_cap = work.shape[0]
     while gi[GI_HEAP_N] > 0:
-        t = ht[0]
+        t = hv[HV_T]
         if t > t_stop:
             break
         if gi[GI_EVENTS] >= max_events:
             return ST_MAX_EVENTS
-        d = hd[0] & POS
+        d = int(hv[HV_D]) & POS
         pop_root(S)
         S.gf[GF_NOW] = t
         gi[GI_EVENTS] += 1

@@ -211,6 +211,12 @@ PF_TAG1 = 4         # a virtual delay); 0 when the packet is sent
 PF_VDELAY = 5       # virtual delays summed on the way, s (AVD links add theirs to Monaco's
 N_PF = 6            # in-band control packet; 0 when sent)
 
+# ----------------------------------------------------------------- the event heap's rows (``heap``)
+HV_T = 0            # the event's time, s
+HV_O = 1            # its order (push counter), exact as a float
+HV_D = 2            # its payload (``kind | index << EV_BITS``), exact as a float
+N_HV = 3
+
 # ----------------------------------------------------------------- globals
 GI_HEAP_N = 0
 GI_ORDER = 1
