@@ -750,7 +750,8 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         pool = min(pool, 1 << 26)
     heap = (limits.heap_size if limits.heap_size is not None
             else pool + L + 6 * F + 16 + 2 * tm.shape[0])
-    mem.need(8.0 * (pool * (K.N_PI + K.N_PF + 2) + 3 * heap + 2 * F + 16),
+    timer_rows = min(heap, 4 * tm.shape[0] + 16)  # the timers' own heap (_kernels.heap)
+    mem.need(8.0 * (pool * (K.N_PI + K.N_PF + 2) + K.N_HV * (heap + timer_rows) + 2 * F + 16),
              f"the packet pool ({pool} packets: every buffer full, every window open and the "
              f"links open-loop sources cross full of their smallest packets, twice over) and "
              f"the event heap ({heap} events)",
@@ -772,13 +773,15 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     events.sort(key=lambda e: e[0])  # stable: equal times keep insertion order
     if len(events) > heap:
         raise ScenarioError(f"Limits.heap_size = {heap} is below the {len(events)} initial events")
-    hv = np.zeros(K.N_HV * heap)  # (time, order, payload) per event: _kernels.heap
+    hv = np.zeros(K.N_HV * (heap + timer_rows))  # (time, order, payload) per event: _kernels.heap
     hv[K.HV_T::K.N_HV] = np.inf
     for j, (t, d) in enumerate(events):
         hv[K.N_HV * j + K.HV_T], hv[K.N_HV * j + K.HV_O], hv[K.N_HV * j + K.HV_D] = t, j, d
 
     gi = np.zeros(K.N_GI, dtype=np.int64)
     gi[K.GI_HEAP_N] = len(events)
+    gi[K.GI_HEAP_CAP] = heap
+    gi[K.GI_TIMER_CAP] = timer_rows
     gi[K.GI_ORDER] = len(events)
     gi[K.GI_FREE_TOP] = pool
     gi[K.GI_NSAMPLE] = n_samples

@@ -333,7 +333,7 @@ def _raise(status: int, c, t_stop: float, limits: Limits):
     now = float(c.gf[K.GF_NOW])
     what = K.STATUS_NAMES.get(int(status), f"status {status}")
     sizes = {
-        K.ST_HEAP_FULL: f" (heap_size = {c.hv.shape[0] // K.N_HV})",
+        K.ST_HEAP_FULL: f" (heap_size = {c.gi[K.GI_HEAP_CAP]})",
         K.ST_POOL_FULL: f" (max_packets = {c.pi.shape[0]})",
         K.ST_MAX_EVENTS: f" (max_events = {limits.max_events or DEFAULT_MAX_EVENTS})",
         K.ST_TRACE_FULL: f" ({c.thr_s.shape[0]} samples)",

@@ -1,9 +1,11 @@
-"""The event heap (qosmodels.sim._kernels.heap) against Python's heapq.
+"""The event heaps (qosmodels.sim._kernels.heap) against Python's heapq.
 
 Events are pushed and popped in random interleavings, with many equal times;
 the kernel's heap must give them back in heapq's order of (time, push order),
 keep its heap property after every operation, count its size and its largest
-size, and refuse a push when full.
+size, and refuse a push when full.  Timers' events go to a heap of their own
+(the main one when its rows are full); the earlier of the two roots, taken as
+the engine takes it, gives heapq's order again.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ def empty_heap(size):
     c = compile_scenario(Network([Link("a", "b", 1e6, 0.01)], [Flow(["a", "b"])]), 1.0,
                          seed=0, limits=Limits(heap_size=size))
     c.gi[K.GI_HEAP_N] = 0
+    c.gi[K.GI_TIMER_N] = 0
     c.gi[K.GI_HEAP_MAX] = 0
     c.gi[K.GI_ORDER] = 0
     return c
@@ -95,3 +98,59 @@ def test_a_full_heap_refuses_a_push():
     push(c, 0.5, 0)
     assert c.gi[K.GI_STATUS] == K.ST_HEAP_FULL and c.gi[K.GI_HEAP_N] == 3
     assert [_pop(c)[0] for _ in range(3)] == [1.0, 2.0, 3.0]
+
+
+@njit
+def _pop_timer(S):
+    """The timers' heap's root (time, payload), removed as the engine removes it."""
+    r = K.N_HV * S.gi[K.GI_HEAP_CAP]
+    t, d = S.hv[r + K.HV_T], int(S.hv[r + K.HV_D])
+    heap.pop_at(S, S.gi[K.GI_HEAP_CAP], K.GI_TIMER_N)
+    return t, d
+
+
+push_timer = jitcall(heap.push_timer)
+
+
+def test_timers_have_a_heap_of_their_own_and_overflow_into_the_main_one():
+    c = empty_heap(50)
+    c.gi[K.GI_TIMER_CAP] = 3  # three timer rows: the fourth timer goes to the main heap
+    rng = np.random.default_rng(0)
+    ref, timers = [], []
+    for j in range(12):
+        t = float(rng.integers(0, 5))
+        if j % 3 == 0:
+            push_timer(c, t, j)
+            timers.append((t, j))
+        else:
+            push(c, t, j)
+        heapq.heappush(ref, (t, j))  # the push order is the order counter
+    assert c.gi[K.GI_TIMER_N] == 3 and c.gi[K.GI_HEAP_N] == 9  # 4 timers, one overflowed
+    assert c.gi[K.GI_HEAP_MAX] == 12  # both heaps counted together
+    # the timers' own heap gives its three back in (time, order) order
+    got = [_pop_timer(c) for _ in range(3)]
+    assert got == sorted(timers[:3])
+    # taking the earlier of the two roots, as the engine does, gives heapq's order
+    c2 = empty_heap(50)
+    c2.gi[K.GI_TIMER_CAP] = 3
+    for j, (t, d) in enumerate(sorted(ref, key=lambda e: e[1])):
+        (push_timer if j % 3 == 0 else push)(c2, t, d)
+    out = []
+    cap = K.N_HV * c2.gi[K.GI_HEAP_CAP]
+    while c2.gi[K.GI_HEAP_N] + c2.gi[K.GI_TIMER_N] > 0:
+        key_main = (c2.hv[K.HV_T], c2.hv[K.HV_O]) if c2.gi[K.GI_HEAP_N] else (np.inf, np.inf)
+        key_timer = ((c2.hv[cap + K.HV_T], c2.hv[cap + K.HV_O]) if c2.gi[K.GI_TIMER_N]
+                     else (np.inf, np.inf))
+        out.append(_pop_timer(c2) if key_timer < key_main else _pop(c2))
+    assert out == [heapq.heappop(ref) for _ in range(12)]
+
+
+def test_the_heaps_together_hold_at_most_heap_size_events():
+    c = empty_heap(4)
+    for j in range(3):
+        push_timer(c, float(j), j)
+    push(c, 9.0, 3)
+    assert c.gi[K.GI_STATUS] == K.ST_OK
+    push_timer(c, 0.5, 4)
+    assert c.gi[K.GI_STATUS] == K.ST_HEAP_FULL
+    assert c.gi[K.GI_HEAP_N] + c.gi[K.GI_TIMER_N] == 4

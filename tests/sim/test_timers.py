@@ -27,9 +27,10 @@ def scenario():
 
 
 def pending(c):
-    """(time, slot) of the timer events in the heap."""
-    n = c.gi[K.GI_HEAP_N]
-    ev = c.hv[:K.N_HV * n].reshape(n, K.N_HV)
+    """(time, slot) of the timer events in the heaps (the main one and the timers')."""
+    rows = c.hv.reshape(-1, K.N_HV)
+    cap = c.gi[K.GI_HEAP_CAP]
+    ev = np.concatenate([rows[:c.gi[K.GI_HEAP_N]], rows[cap:cap + c.gi[K.GI_TIMER_N]]])
     d = ev[:, K.HV_D].astype(np.int64)
     sel = (d & ((1 << K.EV_BITS) - 1)) == K.EV_TIMER
     return sorted(zip(ev[sel, K.HV_T].tolist(), (d[sel] >> K.EV_BITS).tolist()))

@@ -20,7 +20,7 @@ from ._jit import POS, rare_handler
 from .dispatch import queue_timer, source_ack
 from .dispatch_edges import edge_timer
 from .flows import ack_arrives, on_source_tick, on_start, on_stop, on_timer, send_packets
-from .heap import pop_root
+from .heap import pop_at, pop_root
 from .layout import (
     EI_CODE,
     EV_ARRIVE,
@@ -34,14 +34,18 @@ from .layout import (
     FI_CODE,
     GF_NOW,
     GI_EVENTS,
+    GI_HEAP_CAP,
     GI_HEAP_N,
+    GI_TIMER_N,
     GI_STATUS,
     GI_WORK_HEAD,
     GI_WORK_N,
     HV_D,
+    HV_O,
     HV_T,
     KIND_DATA,
     LI_CODE,
+    N_HV,
     OWNER_EDGE,
     OWNER_FLOW,
     OWNER_LINK,
@@ -100,14 +104,25 @@ def run(S, t_stop, max_events):
     """
     gi, hv, work = S.gi, S.hv, S.work
     work_cap = work.shape[0]
-    while gi[GI_HEAP_N] > 0:
-        t = hv[HV_T]
+    tbase = gi[GI_HEAP_CAP] & POS  # the timers' heap's first row
+    tr = N_HV * tbase
+    while True:
+        # the earlier of the two heaps' roots (the timers' heap: see .heap)
+        timer = gi[GI_TIMER_N] > 0 and (gi[GI_HEAP_N] == 0 or hv[tr + HV_T] < hv[HV_T] or (
+            hv[tr + HV_T] == hv[HV_T] and hv[tr + HV_O] < hv[HV_O]))
+        if not timer and gi[GI_HEAP_N] == 0:
+            break
+        r = tr if timer else 0
+        t = hv[r + HV_T]
         if t > t_stop:
             break
         if gi[GI_EVENTS] >= max_events:
             return ST_MAX_EVENTS
-        d = int(hv[HV_D]) & POS
-        pop_root(S)
+        d = int(hv[r + HV_D]) & POS
+        if timer:
+            pop_at(S, tbase, GI_TIMER_N)
+        else:
+            pop_root(S)
         S.gf[GF_NOW] = t
         gi[GI_EVENTS] += 1
         kind = d & _EV_MASK

@@ -218,7 +218,7 @@ HV_D = 2            # its payload (``kind | index << EV_BITS``), exact as a floa
 N_HV = 3
 
 # ----------------------------------------------------------------- globals
-GI_HEAP_N = 0
+GI_HEAP_N = 0       # events in the main heap (``heap``)
 GI_ORDER = 1
 GI_FREE_TOP = 2     # free-list stack height
 GI_EVENTS = 3
@@ -232,7 +232,10 @@ GI_STATUS = 10     # set by a handler that hits a limit; the loop returns it
 GI_WORK_HEAD = 11  # FIFO of deferred work (forward a packet, let a flow send)
 GI_WORK_N = 12
 GI_TRACE_N = 13    # trace points recorded (``trace.record``)
-N_GI = 14
+GI_TIMER_N = 14    # events in the timers' heap (``heap``)
+GI_HEAP_CAP = 15   # events the heaps hold together; the main heap's rows, the timers' first row
+GI_TIMER_CAP = 16  # rows of the timers' heap
+N_GI = 17
 
 GF_NOW = 0
 GF_WARMUP = 1

@@ -14,7 +14,7 @@ that is restarted on every ACK costs no heap operation.
 import numpy as np
 
 from ._jit import handler
-from .heap import push
+from .heap import push_timer
 from .layout import EV_BITS, EV_TIMER, GF_NOW, TM_AT, TM_DEADLINE, TMI_PENDING
 
 
@@ -27,7 +27,7 @@ def set_deadline(S, slot, t, early):
     if tmi[slot, TMI_PENDING] == 0 or (t < tm[slot, TM_AT] and early):
         tmi[slot, TMI_PENDING] = 1
         tm[slot, TM_AT] = t
-        push(S, t, (slot << EV_BITS) | EV_TIMER)
+        push_timer(S, t, (slot << EV_BITS) | EV_TIMER)
 
 
 @handler
@@ -57,7 +57,7 @@ def due(S, slot):
     if now < dl:  # moved later since: sleep until the new deadline
         tmi[slot, TMI_PENDING] = 1
         tm[slot, TM_AT] = dl
-        push(S, dl, (slot << EV_BITS) | EV_TIMER)
+        push_timer(S, dl, (slot << EV_BITS) | EV_TIMER)
         return False
     tm[slot, TM_DEADLINE] = np.inf
     return True
