@@ -174,6 +174,7 @@ class Compiled(NamedTuple):
     ef: np.ndarray
     ei: np.ndarray
     e_mem: np.ndarray
+    pipe: np.ndarray
 
 
 def kernel_module(spec):
@@ -796,4 +797,5 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
                     pi, pf, free, hv, ooo, stime, hist, thr_s, q_s, cw_s, gi, gf, rng,
                     np.zeros(pool + 2 * F + 16, dtype=np.int64),
                     np.zeros(n_tr), np.zeros(n_tr, dtype=np.int64), np.zeros(n_tr), tm, tmi,
-                    lk_ptr, lk_pos, hs, hsi, sq_meta, sq_key, sq_seq, sq_pkt, ef, ei, e_mem)
+                    lk_ptr, lk_pos, hs, hsi, sq_meta, sq_key, sq_seq, sq_pkt, ef, ei, e_mem,
+                    np.full((L + int(a_ptr[-1]), K.N_PP), -1, dtype=np.int64))  # _kernels.heap

@@ -5,7 +5,8 @@ the kernel's heap must give them back in heapq's order of (time, push order),
 keep its heap property after every operation, count its size and its largest
 size, and refuse a push when full.  Timers' events go to a heap of their own
 (the main one when its rows are full); the earlier of the two roots, taken as
-the engine takes it, gives heapq's order again.
+the engine takes it, gives heapq's order again; so do packets propagating in
+pipes, with their events behind the pipe's head, and those that overtake.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def empty_heap(size):
                          seed=0, limits=Limits(heap_size=size))
     c.gi[K.GI_HEAP_N] = 0
     c.gi[K.GI_TIMER_N] = 0
+    c.gi[K.GI_PIPED] = 0
     c.gi[K.GI_HEAP_MAX] = 0
     c.gi[K.GI_ORDER] = 0
     return c
@@ -154,3 +156,51 @@ def test_the_heaps_together_hold_at_most_heap_size_events():
     push_timer(c, 0.5, 4)
     assert c.gi[K.GI_STATUS] == K.ST_HEAP_FULL
     assert c.gi[K.GI_HEAP_N] + c.gi[K.GI_TIMER_N] == 4
+
+
+enter_pipe = jitcall(heap.enter_pipe)
+
+
+@njit
+def _take(S):
+    """The next event as the engine takes it (the main heap only here): (time, packet) for a
+    pipe's head or a packet's own event, through ``leave_pipe`` for a pipe's."""
+    t, d = S.hv[K.HV_T], int(S.hv[K.HV_D])
+    heap.pop_root(S)
+    kind, a = d & ((1 << K.EV_BITS) - 1), d >> K.EV_BITS
+    if kind == K.EV_PIPE:
+        a = heap.leave_pipe(S, a)
+    return t, a
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_packets_in_pipes_come_out_in_heapqs_order(seed):
+    # packets enter 3 pipes with delays that mostly keep their order and sometimes fall
+    # (a packet that would overtake the pipe's last one), interleaved with taking events
+    rng = np.random.default_rng(seed)
+    c = empty_heap(300)._replace(pipe=np.full((3, K.N_PP), -1, dtype=np.int64))
+    assert c.pi.shape[0] >= 280
+    ref, order, now, p = [], 0, 0.0, 0
+    delay = [0.5, 1.0, 0.25]
+    for step in range(1500):
+        if ref and rng.random() < 0.5:
+            t, a = _take(c)
+            want_t, _, want_p = heapq.heappop(ref)
+            assert (t, a) == (want_t, want_p), step
+            now = t
+        else:
+            q = int(rng.integers(0, 3))
+            if rng.random() < 0.05:
+                delay[q] = float(rng.choice([0.125, 0.5, 1.0, 2.0]))  # a LinkChange
+            t = now + delay[q]
+            p = (p + 1) % 280  # packet indices; at most 300 events pending
+            enter_pipe(c, q, p, t, (p << K.EV_BITS) | K.EV_ARRIVE)
+            heapq.heappush(ref, (t, order, p))
+            order += 1
+        pending = c.gi[K.GI_HEAP_N] + c.gi[K.GI_TIMER_N] + c.gi[K.GI_PIPED]
+        assert pending == len(ref)
+    assert c.gi[K.GI_STATUS] == K.ST_OK
+    while ref:
+        want_t, _, want_p = heapq.heappop(ref)
+        assert _take(c) == (want_t, want_p)
+    assert (c.pipe == -1).all() and c.gi[K.GI_PIPED] == 0

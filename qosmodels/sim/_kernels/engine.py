@@ -20,11 +20,12 @@ from ._jit import POS, rare_handler
 from .dispatch import queue_timer, source_ack
 from .dispatch_edges import edge_timer
 from .flows import ack_arrives, on_source_tick, on_start, on_stop, on_timer, send_packets
-from .heap import pop_at, pop_root
+from .heap import leave_pipe, pop_at, pop_root
 from .layout import (
     EI_CODE,
     EV_ARRIVE,
     EV_BITS,
+    EV_PIPE,
     EV_SAMPLE,
     EV_SOURCE,
     EV_START,
@@ -127,6 +128,9 @@ def run(S, t_stop, max_events):
         gi[GI_EVENTS] += 1
         kind = d & _EV_MASK
         a = d >> EV_BITS
+        if kind == EV_PIPE:  # a pipe's head packet reaches the hop's end (.heap)
+            a = leave_pipe(S, a)
+            kind = EV_ARRIVE
         if kind == EV_TXDONE:
             on_txdone(S, a)
         elif kind == EV_ARRIVE:  # the far end of a hop: the next hop, the receiver or the sender

@@ -186,7 +186,8 @@ PI_KIND = 3         # KIND_*: data, acknowledgement, in-band or out-of-band cont
 PI_MARK = 4         # MARK_* bits
 PI_CLASS = 5        # class slot at a multi-class queue, chosen per packet (default: its flow's)
 PI_QPOS = 6         # position in its link's sorted queue (``sorted_queue``), -1 if in none
-N_PI = 7
+PI_NEXT = 7         # the packet behind it on the same hop, propagating (``heap``'s pipes), -1: none
+N_PI = 8
 
 # packet kinds (PI_KIND)
 KIND_DATA = 0
@@ -209,13 +210,21 @@ PF_ENQ = 2          # when it joined its current queue, s
 PF_TAG0 = 3         # two float tags a mechanism may set (a bid, a deadline, tickets,
 PF_TAG1 = 4         # a virtual delay); 0 when the packet is sent
 PF_VDELAY = 5       # virtual delays summed on the way, s (AVD links add theirs to Monaco's
-N_PF = 6            # in-band control packet; 0 when sent)
+                    # in-band control packet; 0 when sent)
+PF_ARRIVAL = 6      # while it propagates in a pipe (``heap``): when it reaches the hop's end, s
+PF_ORDER = 7        # ... and its event's order (push counter), exact as a float
+N_PF = 8
 
 # ----------------------------------------------------------------- the event heap's rows (``heap``)
 HV_T = 0            # the event's time, s
 HV_O = 1            # its order (push counter), exact as a float
 HV_D = 2            # its payload (``kind | index << EV_BITS``), exact as a float
 N_HV = 3
+
+# the pipes' rows (``heap``): one pipe per link, then one per stretch of undeclared reverse links
+PP_HEAD = 0         # the first packet propagating on it, -1: none
+PP_TAIL = 1         # the last
+N_PP = 2
 
 # ----------------------------------------------------------------- globals
 GI_HEAP_N = 0       # events in the main heap (``heap``)
@@ -235,7 +244,8 @@ GI_TRACE_N = 13    # trace points recorded (``trace.record``)
 GI_TIMER_N = 14    # events in the timers' heap (``heap``)
 GI_HEAP_CAP = 15   # events the heaps hold together; the main heap's rows, the timers' first row
 GI_TIMER_CAP = 16  # rows of the timers' heap
-N_GI = 17
+GI_PIPED = 17      # packets propagating in the pipes behind their pipe's head (events not in a heap)
+N_GI = 18
 
 GF_NOW = 0
 GF_WARMUP = 1
@@ -251,6 +261,7 @@ EV_SOURCE = 3       # payload: flow
 EV_START = 4        # payload: flow
 EV_STOP = 5         # payload: flow
 EV_SAMPLE = 6       # payload: 0
+EV_PIPE = 7         # payload: pipe (``heap``): its head packet reaches the hop's end
 EV_BITS = 3
 
 # deferred work items (low bit): handlers append them, the loop drains them in order

@@ -9,7 +9,7 @@ link's delay and starts the next one.
 from ._jit import POS, handler, rare_handler
 from .dispatch import RINGS, queue_admit, queue_class, queue_select, queue_store
 from .fifo import drop, pop_head, push_tail, waiting_up
-from .heap import push
+from .heap import enter_pipe, push
 from .layout import (
     EV_ARRIVE,
     EV_BITS,
@@ -150,7 +150,7 @@ def on_txdone(S, l):
         li[l, LI_DEP_W] += 1
         lf[l, LF_BITS_W] += S.pf[p, PF_BITS]
     S.pi[p, PI_HOP] += 1
-    push(S, now + lf[l, LF_DELAY], (p << EV_BITS) | EV_ARRIVE)
+    enter_pipe(S, l, p, now + lf[l, LF_DELAY], (p << EV_BITS) | EV_ARRIVE)
     q = dequeue(S, l)
     if q >= 0:
         S.pf[q, PF_QDELAY] += now - S.pf[q, PF_ENQ]
@@ -173,7 +173,8 @@ def forward(S, p):
         l = S.a_link[j]
         if l < 0:  # a stretch of undeclared reverse links: propagation only
             pi[p, PI_HOP] = h + 1
-            push(S, S.gf[GF_NOW] + S.a_delay[j], (p << EV_BITS) | EV_ARRIVE)
+            enter_pipe(S, S.li.shape[0] + j, p, S.gf[GF_NOW] + S.a_delay[j],
+                       (p << EV_BITS) | EV_ARRIVE)
             return
         l &= POS
     enqueue(S, l, p)
