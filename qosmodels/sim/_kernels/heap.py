@@ -25,8 +25,9 @@ are one after another and its delay is the same for all.  Each hop is a *pipe*
 (``S.pipe``): its packets wait in a list through ``PI_NEXT`` with their arrival
 time and their event's order (``PF_ARRIVAL``, ``PF_ORDER``), and only the head
 has an event in the main heap (``EV_PIPE``); when it is taken, the next
-packet's event is pushed with its own time and order.  With 8 flows that took
-the main heap from about 55 events to about 15.  A packet that would arrive
+packet's event is pushed with its own time and order.  On the benchmark
+dumbbells the main heap holds 6.6 events on average instead of 55 with 8 flows,
+and 15.8 instead of 55 with 64.  A packet that would arrive
 before the pipe's last one (its delay fell: ``LinkChange``) gets its event in
 the heap directly.  Each event keeps the order it would have had in one heap,
 so the events come out in the same order, and the packets behind a head count
