@@ -265,7 +265,8 @@ def ack_paths(r_ptr, r_link, rev, delays, every_stretch=False):
 
     Flow ``i``'s ACKs cross ``a_link[a_ptr[i]:a_ptr[i + 1]]`` in order: the
     declared reverse links of its forward hops, last hop first, and for each
-    stretch of hops without one a pseudo-hop ``-1`` of pure propagation delay
+    stretch of hops without one a pseudo-hop ``-1`` of pure propagation delay (which
+    ``compile_scenario`` numbers ``-1 - k``, ``k`` the stretch's pipe: ``_kernels.heap``)
     (``a_delay``, the stretch's forward ``delays`` summed, s; 0 for real links).
     A route with no declared reverse link has one pseudo-hop.  A stretch of
     zero delay between declared links has none unless ``every_stretch`` (a run
@@ -602,6 +603,12 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     r_link = np.asarray(network.route_links, dtype=np.int64).copy()
     a_ptr, a_link, a_delay = ack_paths(r_ptr, r_link, rev, network.delays,
                                        every_stretch=bool(changes))
+    # the stretches' pipes (_kernels.heap): one for each distinct delay, where ACKs of every
+    # flow whose stretch has that delay leave in the order they entered; a stretch's entry in
+    # a_link becomes -1 - its pipe's number (L + that number among all pipes)
+    stretches = a_link < 0
+    stretch_delays, stretch_pipe = np.unique(a_delay[stretches], return_inverse=True)
+    a_link[stretches] = -1 - stretch_pipe.astype(np.int64)
 
     # ---------------------------------------------------------------- crossings (_kernels.crossings)
     x_link = np.concatenate((r_link, a_link))  # forward positions, then reverse ones
@@ -798,4 +805,4 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
                     np.zeros(pool + 2 * F + 16, dtype=np.int64),
                     np.zeros(n_tr), np.zeros(n_tr, dtype=np.int64), np.zeros(n_tr), tm, tmi,
                     lk_ptr, lk_pos, hs, hsi, sq_meta, sq_key, sq_seq, sq_pkt, ef, ei, e_mem,
-                    np.full((L + int(a_ptr[-1]), K.N_PP), -1, dtype=np.int64))  # _kernels.heap
+                    np.full((L + len(stretch_delays), K.N_PP), -1, dtype=np.int64))  # _kernels.heap

@@ -19,10 +19,11 @@ are full goes to the main heap.  The two heaps together hold at most
 ``GI_HEAP_CAP`` events (``Limits.heap_size``), counted together in
 ``GI_HEAP_MAX``.
 
-Packets propagating on one hop (a link, or a stretch of undeclared reverse
-links) mostly reach its end in the order they entered it: a link's departures
-are one after another and its delay is the same for all.  Each hop is a *pipe*
-(``S.pipe``): its packets wait in a list through ``PI_NEXT`` with their arrival
+Packets propagating on one hop mostly reach its end in the order they entered
+it: a link's departures are one after another and its delay is the same for
+all, and ACKs entering stretches of undeclared reverse links of one delay (of
+any flows) leave them in the order they entered.  Each link, and each distinct
+delay of those stretches, is a *pipe* (``S.pipe``): its packets wait in a list through ``PI_NEXT`` with their arrival
 time and their event's order (``PF_ARRIVAL``, ``PF_ORDER``), and only the head
 has an event in the main heap (``EV_PIPE``); when it is taken, the next
 packet's event is pushed with its own time and order.  On the benchmark

@@ -221,7 +221,8 @@ HV_O = 1            # its order (push counter), exact as a float
 HV_D = 2            # its payload (``kind | index << EV_BITS``), exact as a float
 N_HV = 3
 
-# the pipes' rows (``heap``): one pipe per link, then one per stretch of undeclared reverse links
+# the pipes' rows (``heap``): one pipe per link, then one per distinct delay of the stretches of
+# undeclared reverse links (a stretch's ``a_link`` entry is -1 - its number among these)
 PP_HEAD = 0         # the first packet propagating on it, -1: none
 PP_TAIL = 1         # the last
 N_PP = 2

@@ -173,8 +173,8 @@ def forward(S, p):
         l = S.a_link[j]
         if l < 0:  # a stretch of undeclared reverse links: propagation only
             pi[p, PI_HOP] = h + 1
-            enter_pipe(S, S.li.shape[0] + j, p, S.gf[GF_NOW] + S.a_delay[j],
-                       (p << EV_BITS) | EV_ARRIVE)
+            enter_pipe(S, S.li.shape[0] - 1 - l, p, S.gf[GF_NOW] + S.a_delay[j],
+                       (p << EV_BITS) | EV_ARRIVE)  # its pipe: -1 - l among the stretches'
             return
         l &= POS
     enqueue(S, l, p)
