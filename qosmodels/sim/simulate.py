@@ -218,8 +218,9 @@ def _advance(run, c, t_stop: float, budget, limits: Limits) -> None:
 #: Seconds a first call may take loading the cached kernel before a note says it is compiling.
 COMPILE_NOTE_AFTER = 1.0
 #: What compiling the packet kernel took from scratch on the development machine (2 vCPUs), s
-#: (54 s on 2026-11-27, with every paper's mechanism, the handlers inlined by LLVM and
-#: :mod:`._build`; 137 s the same day with Numba's own inlining, as until then).
+#: (50-75 s on 2026-11-27 as the shared host's speed varied, with every paper's mechanism,
+#: the handlers inlined by LLVM and :mod:`._build`; side by side with the kernel of the day
+#: before, Numba's own inlining, 72 s against 143 s).
 COMPILE_ESTIMATE = 60
 
 
