@@ -265,12 +265,13 @@ def ack_paths(r_ptr, r_link, rev, delays, every_stretch=False):
 
     Flow ``i``'s ACKs cross ``a_link[a_ptr[i]:a_ptr[i + 1]]`` in order: the
     declared reverse links of its forward hops, last hop first, and for each
-    stretch of hops without one a pseudo-hop ``-1`` of pure propagation delay (which
-    ``compile_scenario`` numbers ``-1 - k``, ``k`` the stretch's pipe: ``_kernels.heap``)
+    stretch of hops without one a pseudo-hop ``-1`` of pure propagation delay
     (``a_delay``, the stretch's forward ``delays`` summed, s; 0 for real links).
     A route with no declared reverse link has one pseudo-hop.  A stretch of
     zero delay between declared links has none unless ``every_stretch`` (a run
-    whose delays change keeps its paths' shape and updates ``a_delay``)."""
+    whose delays change keeps its paths' shape and updates ``a_delay``).
+    (:func:`compile_scenario` then numbers each pseudo-hop ``-1 - k``, ``k`` its
+    pipe among the stretches': ``_kernels.heap``.)"""
     F = r_ptr.shape[0] - 1
     a_ptr = np.zeros(F + 1, dtype=np.int64)
     a_link_l: list[int] = []

@@ -23,12 +23,12 @@ Packets propagating on one hop mostly reach its end in the order they entered
 it: a link's departures are one after another and its delay is the same for
 all, and ACKs entering stretches of undeclared reverse links of one delay (of
 any flows) leave them in the order they entered.  Each link, and each distinct
-delay of those stretches, is a *pipe* (``S.pipe``): its packets wait in a list through ``PI_NEXT`` with their arrival
-time and their event's order (``PF_ARRIVAL``, ``PF_ORDER``), and only the head
-has an event in the main heap (``EV_PIPE``); when it is taken, the next
-packet's event is pushed with its own time and order.  On the benchmark
-dumbbells the main heap holds 6.6 events on average instead of 55 with 8 flows,
-and 15.8 instead of 55 with 64.  A packet that would arrive
+delay of those stretches, is a *pipe* (``S.pipe``): its packets wait in a list
+through ``PI_NEXT`` with their arrival time and their event's order
+(``PF_ARRIVAL``, ``PF_ORDER``), and only the head has an event in the main heap
+(``EV_PIPE``); when it is taken, the next packet's event is pushed with its own
+time and order.  On the benchmark dumbbells the main heap holds about 5 events
+on average instead of 55, with 8 flows as with 64.  A packet that would arrive
 before the pipe's last one (its delay fell: ``LinkChange``) gets its event in
 the heap directly.  Each event keeps the order it would have had in one heap,
 so the events come out in the same order, and the packets behind a head count
@@ -64,7 +64,7 @@ from .layout import (
 @handler
 def _full(S):
     """Whether the heaps and the pipes hold ``Limits.heap_size`` events (then the status
-    says so); else the pending count goes up by one (and its peak with it)."""
+    says so); if not, the event about to be added counts in the peak (``GI_HEAP_MAX``)."""
     gi = S.gi
     pending = gi[GI_HEAP_N] + gi[GI_TIMER_N] + gi[GI_PIPED]
     if pending >= gi[GI_HEAP_CAP]:
