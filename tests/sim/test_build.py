@@ -42,9 +42,11 @@ def _fresh():
     return entry, twice, plus_one, rare
 
 
-def _definitions(ir):
-    """Names of the functions the LLVM IR defines, with their attribute text."""
-    return {m.group(2): m.group(0) for m in re.finditer(r"^define ([^@]*)@\"?([\w.$]+)", ir, re.M)}
+def _attributes(ir):
+    """The LLVM attributes of each function the IR defines, by name (its ``#N`` group)."""
+    groups = dict(re.findall(r"^attributes (#\d+) = \{([^}]*)\}", ir, re.M))
+    return {m.group(1): groups.get(m.group(2), "").split()
+            for m in re.finditer(r"^define [^@]*@\"?([\w.$]+)\"?\(.*\)[^#\n]*(#\d+)", ir, re.M)}
 
 
 def test_the_installed_numba_has_what_the_build_adjusts():
@@ -60,8 +62,8 @@ def test_rare_handlers_stay_calls_and_handlers_are_inlined():
     rare_name = plus_one.overloads[rare_sig].fndesc.mangled_name
     (twice_sig,) = twice.signatures
     twice_name = twice.overloads[twice_sig].fndesc.mangled_name
-    defined = _definitions(ir)
-    assert rare_name in defined and "noinline" in ir  # a real function ...
+    defined = _attributes(ir)
+    assert "noinline" in defined.get(rare_name, [])  # a real function (Numba alone inlines it) ...
     assert re.search(r"call [^\n]*@\"?" + re.escape(rare_name), ir)  # ... that is called
     assert not re.search(r"call [^\n]*@\"?" + re.escape(twice_name), ir)  # inlined away
 

@@ -28,10 +28,13 @@ push = jitcall(heap.push)
 
 
 @njit
-def _pop(S):
-    """The root's (time, payload), removed as the engine removes it."""
-    t, d = S.hv[K.HV_T], int(S.hv[K.HV_D])
-    heap.pop_root(S)
+def _pop(S, timers=False):
+    """The root's (time, payload) of the main heap or the timers', removed as the engine
+    removes it."""
+    base = S.gi[K.GI_HEAP_CAP] if timers else 0
+    r = K.N_HV * base
+    t, d = S.hv[r + K.HV_T], int(S.hv[r + K.HV_D])
+    heap.pop_at(S, base, K.GI_TIMER_N if timers else K.GI_HEAP_N)
     return t, d
 
 
@@ -102,15 +105,6 @@ def test_a_full_heap_refuses_a_push():
     assert [_pop(c)[0] for _ in range(3)] == [1.0, 2.0, 3.0]
 
 
-@njit
-def _pop_timer(S):
-    """The timers' heap's root (time, payload), removed as the engine removes it."""
-    r = K.N_HV * S.gi[K.GI_HEAP_CAP]
-    t, d = S.hv[r + K.HV_T], int(S.hv[r + K.HV_D])
-    heap.pop_at(S, S.gi[K.GI_HEAP_CAP], K.GI_TIMER_N)
-    return t, d
-
-
 push_timer = jitcall(heap.push_timer)
 
 
@@ -130,7 +124,7 @@ def test_timers_have_a_heap_of_their_own_and_overflow_into_the_main_one():
     assert c.gi[K.GI_TIMER_N] == 3 and c.gi[K.GI_HEAP_N] == 9  # 4 timers, one overflowed
     assert c.gi[K.GI_HEAP_MAX] == 12  # both heaps counted together
     # the timers' own heap gives its three back in (time, order) order
-    got = [_pop_timer(c) for _ in range(3)]
+    got = [_pop(c, True) for _ in range(3)]
     assert got == sorted(timers[:3])
     # taking the earlier of the two roots, as the engine does, gives heapq's order
     c2 = empty_heap(50)
@@ -143,7 +137,7 @@ def test_timers_have_a_heap_of_their_own_and_overflow_into_the_main_one():
         key_main = (c2.hv[K.HV_T], c2.hv[K.HV_O]) if c2.gi[K.GI_HEAP_N] else (np.inf, np.inf)
         key_timer = ((c2.hv[cap + K.HV_T], c2.hv[cap + K.HV_O]) if c2.gi[K.GI_TIMER_N]
                      else (np.inf, np.inf))
-        out.append(_pop_timer(c2) if key_timer < key_main else _pop(c2))
+        out.append(_pop(c2, True) if key_timer < key_main else _pop(c2))
     assert out == [heapq.heappop(ref) for _ in range(12)]
 
 
