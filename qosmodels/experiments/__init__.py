@@ -5,7 +5,10 @@ One module per paper -- :mod:`.dks` (fair queueing), :mod:`.acc`, :mod:`.abe`,
 (M/D/1, parking lots, Reno/RED fluid).  Each registers its experiments with
 :func:`register`; :func:`validate` runs them and returns a
 :class:`ValidationReport` of :class:`Check` rows, each with its reference
-(``expected``, a number or :class:`Bounds`) and its :class:`Side` values.
+(``expected``, a number or :class:`Bounds`), its :class:`Side` values and
+its verdict (reproduced, reachable, a :class:`Known` difference, or fails);
+experiments declare the parameters their papers leave unstated
+(:class:`Unstated`) and ``validate(explore=True)`` runs them over their ranges.
 ``qosmodels validate`` is the command-line face of this package.
 """
 
@@ -15,20 +18,26 @@ import importlib
 import pkgutil
 
 from .registry import (
+    CAUSES,
+    PAPERS,
     SIDES,
     SOURCES,
+    VERDICTS,
     Bounds,
     Check,
     Experiment,
+    Known,
     Side,
+    Unstated,
     ValidationReport,
     experiments,
     register,
     validate,
 )
 
-__all__ = ["Check", "Side", "Bounds", "Experiment", "ValidationReport", "register", "experiments",
-           "validate", "SIDES", "SOURCES", "MODULES"]
+__all__ = ["Check", "Side", "Bounds", "Known", "Unstated", "Experiment", "ValidationReport",
+           "register", "experiments", "validate", "SIDES", "SOURCES", "VERDICTS", "CAUSES",
+           "PAPERS", "MODULES"]
 
 #: Modules holding registered experiments, imported on first use: every module of
 #: this package except the registry and the private helpers, so a new paper's

@@ -1,19 +1,36 @@
-"""The text table of a :class:`~qosmodels.experiments.ValidationReport`, within 120 columns.
+"""The text form of a :class:`~qosmodels.experiments.ValidationReport`, summary first.
 
-Rows are grouped under their experiment's name and title; each row shows the
-quantity (with its unit), the paper's value, the theory, fluid and packets
+The report opens with one line per experiment (rows, reproduced, reachable,
+known differences, fails, sanity rows, wall time) and one line per paper, then
+the detail: rows grouped under their experiment's name and title, each showing
+the quantity (with its unit), the paper's value, the theory, fluid and packets
 sides (packets as mean±half-width), the expected value, an abbreviation of its
-source, the tolerance of each present side and the verdict.  Notes are
-numbered and printed under their experiment.
+source, the tolerance of each present side and the verdict.  Notes (the row's
+own, a known difference's cause and evidence, an explored band and the setting
+that reaches the paper) are numbered and printed under their experiment.  The
+width follows the terminal's (between :data:`MIN_WIDTH` and :data:`MAX_WIDTH`
+columns; :data:`WIDTH` when standard output is not a terminal).
 """
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 
-from .rows import SIDES, Bounds, Check, _fmt
+from .rows import SIDES, VERDICTS, Bounds, Check, _fmt
 
 WIDTH = 120
+MIN_WIDTH, MAX_WIDTH = 80, 200
+
+#: The verdicts as the table's last column shows them.
+VERDICT_ABBREV = {"reproduced": "ok", "reachable": "reach", "known difference": "known",
+                  "fails": "FAIL"}
+
+
+def terminal_width() -> int:
+    """The width to render at: the terminal's, within [MIN_WIDTH, MAX_WIDTH], else WIDTH."""
+    cols = shutil.get_terminal_size((WIDTH, 24)).columns
+    return max(MIN_WIDTH, min(MAX_WIDTH, cols))
 
 #: Abbreviations of :data:`~qosmodels.experiments.rows.SOURCES` in the table.
 SOURCE_ABBREV = {
@@ -39,15 +56,100 @@ def _tol(c: Check) -> str:
 
 def _cells(c: Check, marker: str, sides: tuple[str, ...]) -> list[str]:
     values = [str(getattr(c, n)) if getattr(c, n) is not None else "-" for n in sides]
-    verdict = "ok" if c.ok else "FAIL " + ",".join(n[0] for n in c.failing)
+    verdict = VERDICT_ABBREV[c.verdict]
+    if not c.ok:
+        verdict += " " + ",".join(n[0] for n in c.failing)
+    if c.sanity:
+        verdict += " (sanity)"
     quantity = c.quantity + (f" [{c.unit}]" if c.unit else "") + marker
     return [quantity, _value(c.paper), *values, _value(c.expected), SOURCE_ABBREV[c.source],
             _tol(c), verdict]
 
 
-def render(report, titles: dict[str, str], width: int = WIDTH) -> str:
-    """The report as a text table no wider than ``width`` columns (titles and notes wrap);
-    ``titles`` maps experiment names to the headings shown above their rows."""
+def _row_notes(c: Check) -> list[str]:
+    """The notes a row carries in the table: its own, its known difference, its band."""
+    out = [c.note] if c.note else []
+    v = c.verdict
+    if c.known is not None and v in ("known difference", "fails"):
+        head = (f"known difference ({c.known.cause})" if v == "known difference" else
+                f"FAILS: declared as {c.known.cause} up to {c.known.max_error:.3g} relative "
+                f"deviation, now {max(c.errors[n] for n in c.failing):.3g}")
+        out.append(f"{head}: {c.known.note}")
+    if c.known is not None and c.ok:
+        out.append(f"declared known difference ({c.known.cause}) no longer needed: the row "
+                   f"reproduces; remove the declaration")
+    if c.band is not None:
+        text = f"explored: {_fmt(c.band[0])} to {_fmt(c.band[1])} over the unstated parameters"
+        if c.reachable_at:
+            text += "; reaches the reference at " + ", ".join(
+                f"{k} = {_fmt(float(x))}" for k, x in c.reachable_at.items())
+        out.append(text)
+    return out
+
+
+def render_summary(report, width: int | None = None) -> str:
+    """One line per experiment, then one per paper: rows, verdicts, sanity rows, time."""
+    from .registry import PAPERS
+
+    width = terminal_width() if width is None else width
+    by_exp = report.counts("experiment")
+    by_paper = report.counts("paper")
+    short = {"reproduced": "reprod", "reachable": "reach", "known difference": "known",
+             "fails": "FAILS"}
+    head = ["rows", *(short[v] for v in VERDICTS), "sanity"]
+
+    def table(df, label: str, names: dict[str, str], with_time: bool) -> list[str]:
+        cols = head + (["s"] if with_time else [])
+        body = []
+        for key, r in df.iterrows():
+            cells = [str(int(r["rows"])), *(str(int(r[v])) for v in VERDICTS),
+                     str(int(r["sanity"]))]
+            if with_time:
+                cells.append(f"{r['seconds']:.1f}")
+            body.append((names.get(key, key), cells))
+        wn = [max(len(c[i]) for _, c in body + [("", cols)]) for i in range(len(cols))]
+        numbers = sum(wn) + 2 * len(cols)
+        wl = max(12, min(max(len(n) for n, _ in body + [(label, [])]), width - numbers))
+        out = [label.ljust(wl) + "".join("  " + c.rjust(w) for c, w in zip(cols, wn))]
+        for n, cells in body:
+            n = n if len(n) <= wl else n[:wl - 1] + "…"
+            out.append(n.ljust(wl) + "".join("  " + c.rjust(w) for c, w in zip(cells, wn)))
+        return out
+
+    lines = table(by_exp, "experiment", {}, True)
+    lines.append("")
+    lines += table(by_paper, "paper", PAPERS, False)
+    n = len(report.checks)
+    n_fail = len(report.regressions)
+    total = (f"{n} rows in {len(by_exp)} experiments: "
+             + ", ".join(f"{int(by_exp[v].sum())} {v}" for v in VERDICTS)
+             + f" ({int(by_exp['sanity'].sum())} sanity rows among them, counted apart)")
+    lines.append("")
+    lines += textwrap.wrap(total, width)
+    if report.compile_seconds >= 1.0:
+        lines.append(f"compiling the packet kernel took {report.compile_seconds:.1f} s, "
+                     f"apart from the experiments' times")
+    if n_fail:
+        bad = list(dict.fromkeys(c.experiment for c in report.regressions))
+        lines += textwrap.wrap(f"{n_fail} rows fail (outside tolerance, not explained): "
+                               f"in {', '.join(bad)}", width)
+    if report.stale:
+        lines += textwrap.wrap(f"{len(report.stale)} declared known differences now reproduce: "
+                               + "; ".join(f"{c.experiment}: {c.quantity}"
+                                           for c in report.stale), width)
+    if not report.explored and any(c.verdict in ("known difference", "fails")
+                                   for c in report.checks):
+        lines += textwrap.wrap("not explored: `qosmodels validate --explore` runs the experiments "
+                               "again over their unstated parameters and marks the rows a "
+                               "setting reaches", width)
+    return "\n".join(lines)
+
+
+def render(report, titles: dict[str, str], width: int | None = None) -> str:
+    """The report as text no wider than ``width`` columns (the terminal's when None): the
+    summary, then the table (titles and notes wrap); ``titles`` maps experiment names to
+    the headings shown above their rows."""
+    width = terminal_width() if width is None else width
     sides = tuple(n for n in SIDES if n in report.sides)
     head = ("quantity", "paper", *sides, "expected", "source", "tol", "verdict")
     n_num = 2 + len(sides)  # paper, the sides and expected are right-aligned
@@ -61,10 +163,8 @@ def render(report, titles: dict[str, str], width: int = WIDTH) -> str:
         notes: dict[str, int] = {}
         cells = []
         for c in rows:
-            marker = ""
-            if c.note:
-                k = notes.setdefault(c.note, len(notes) + 1)
-                marker = f" [{k}]"
+            marks = [notes.setdefault(t, len(notes) + 1) for t in _row_notes(c)]
+            marker = "".join(f" [{k}]" for k in marks)
             cells.append(_cells(c, marker, sides))
         blocks.append((name, cells, notes))
 
@@ -84,7 +184,8 @@ def render(report, titles: dict[str, str], width: int = WIDTH) -> str:
                                                                       widths[0] - 2)]
         return out
 
-    lines = line(list(head))
+    lines = render_summary(report, width).split("\n") + [""]
+    lines += line(list(head))
     lines.append(" " * indent + "  ".join("-" * w for w in widths))
     for name, cells, notes in blocks:
         title = titles.get(name, "")
@@ -102,14 +203,18 @@ def render(report, titles: dict[str, str], width: int = WIDTH) -> str:
         bad = sorted({c.experiment for c in report.failures}, key=list(groups).index)
         lines.extend(textwrap.wrap(
             f"{len(report.checks)} checks in {n_exp} experiments, {n_bad} outside tolerance "
-            f"(in {', '.join(bad)})", width))
+            f"(in {', '.join(bad)}), {len(report.regressions)} of them not explained "
+            f"(verdict FAIL)", width))
     else:
         lines.append(f"{len(report.checks)} checks in {n_exp} experiments, all within tolerance")
     legend = ("source: P:meas = paper (measured), P:stat = paper (stated), closed = closed form, "
               "indep = independent implementation.  tol: tolerance of each present side, in "
               "column order, relative to expected (absolute where expected is 0; for a range "
               "[lo,hi], relative to the nearer end).  packets: mean±95% half-width over seeds.  "
-              "verdict: FAIL and the failing sides (t, f, p).")
+              "verdict: ok = reproduced; reach = reachable at a setting of the unstated parameters "
+              "(--explore); known = a declared known difference (cause and evidence in the "
+              "notes); FAIL = outside tolerance and not explained; then the sides outside "
+              "tolerance (t, f, p); (sanity) = cannot fail by construction, counted apart.")
     if report.quick:
         legend += "  Quick form: short horizons, few seeds, wider packet tolerances."
     lines.extend(textwrap.wrap(legend, width))

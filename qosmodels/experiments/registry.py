@@ -2,7 +2,16 @@
 
 Each experiment returns rows (:class:`~qosmodels.experiments.rows.Check`, with
 its sides); :func:`validate` runs experiments and collects their rows in a
-:class:`ValidationReport`, which ``qosmodels validate`` prints side by side.
+:class:`ValidationReport`, which ``qosmodels validate`` prints side by side,
+summary first.
+
+An experiment declares the parameters its paper leaves unstated
+(:class:`Unstated`: the library's default, a plausible range and why); its
+``run`` then receives them as ``params``.  ``validate(explore=True)`` runs
+every experiment with a row outside tolerance again at each declared value of
+each such parameter (one at a time, the others at their defaults), records
+each explored row's band and marks it ``"reachable"`` where a setting it ran
+brought the row within tolerance (:mod:`._explore`).
 """
 
 from __future__ import annotations
@@ -14,13 +23,97 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..errors import ScenarioError, ScenarioTypeError
 from ..parallel import run_tasks
-from .rows import SIDES, SOURCES, Bounds, Check, Side
+from .rows import CAUSES, SIDES, SOURCES, VERDICTS, Bounds, Check, Known, Side
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["Bounds", "Side", "Check", "Experiment", "ValidationReport", "register", "experiments",
-           "validate", "SIDES", "SOURCES"]
+__all__ = ["Bounds", "Side", "Check", "Known", "Unstated", "Experiment", "ValidationReport",
+           "register", "experiments", "validate", "SIDES", "SOURCES", "VERDICTS", "CAUSES",
+           "PAPERS", "paper_of"]
+
+#: The papers (and the textbook checks), keyed by the experiment-name prefix that marks
+#: their experiments; :func:`paper_of` maps a name to one of these.
+PAPERS = {
+    "dks": "Fair queueing (Demers, Keshav, Shenker)",
+    "acc": "Accumulation-based congestion control (ACC, Monaco)",
+    "abe": "Asymmetric Best-Effort (ABE)",
+    "pps": "Probabilistic Packet Scheduling (PPS)",
+    "tokenbucket": "Rate control of TCP aggregates (token buckets)",
+    "textbook": "Textbook checks (M/D/1, parking lots, Reno/RED fluid)",
+}
+
+
+def paper_of(experiment: str) -> str:
+    """The key of :data:`PAPERS` an experiment belongs to (by its name's prefix)."""
+    head = experiment.split("-", 1)[0]
+    return head if head in PAPERS else "textbook"
+
+
+@dataclass(frozen=True)
+class Unstated:
+    """A parameter the paper leaves unstated, declared by the experiment that picks it.
+
+    Parameters
+    ----------
+    name : str
+        The key under which the experiment's ``run`` receives it in ``params``.
+    default : float
+        The value the library uses (the documented default), in ``unit``.
+    values : tuple of float
+        The plausible range, as the values ``validate(explore=True)`` runs
+        (the default need not be among them); at least one, every one other
+        than the default.
+    why : str
+        One sentence on why that range (the era's links and buffers, ns-2's
+        defaults, the paper's own hints).
+    unit : str
+        Unit of ``default`` and ``values`` (SI, or "packets").
+
+    Examples
+    --------
+    >>> u = Unstated("buffer", 15, (10, 20, 30), "the era's gateways held 10-30 packets",
+    ...              unit="packets")
+    >>> u.low, u.high
+    (10.0, 30.0)
+    """
+
+    name: str
+    default: float
+    values: tuple
+    why: str
+    unit: str = ""
+
+    def __post_init__(self):
+        where = f"Unstated({self.name!r})"
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ScenarioError(f"Unstated.name must be an identifier str, got {self.name!r}")
+        for attr in ("why", "unit"):
+            if not isinstance(getattr(self, attr), str):
+                raise ScenarioTypeError(f"{where}.{attr} must be a str, got "
+                                        f"{getattr(self, attr)!r}")
+        if not self.why.strip():
+            raise ScenarioError(f"{where}.why must say why the range is plausible, got "
+                                f"{self.why!r}")
+        values = tuple(self.values) if not isinstance(self.values, (int, float)) else (self.values,)
+        for v in (self.default, *values):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
+                raise ScenarioTypeError(f"{where}: default and values must be real numbers, "
+                                        f"got {v!r}")
+        if not values or self.default in values:
+            raise ScenarioError(f"{where}.values must be one or more values other than the "
+                                f"default {self.default!r}, got {self.values!r}")
+        object.__setattr__(self, "values", values)
+
+    @property
+    def low(self) -> float:
+        """The range's lower end (the default included)."""
+        return float(min(self.default, *self.values))
+
+    @property
+    def high(self) -> float:
+        """The range's upper end (the default included)."""
+        return float(max(self.default, *self.values))
 
 
 @dataclass(frozen=True)
@@ -37,7 +130,11 @@ class Experiment:
     sides : tuple of str
         The sides its rows can carry, a subset of :data:`SIDES`.
     run : callable
-        ``run(*, sides: frozenset[str], quick: bool) -> list[Check]``.
+        ``run(*, sides: frozenset[str], quick: bool) -> list[Check]``; with
+        ``params`` too (every declared unstated parameter's value, by name)
+        when ``unstated`` is not empty.
+    unstated : tuple of Unstated
+        The parameters the paper leaves unstated and this experiment picks.
     """
 
     name: str
@@ -45,6 +142,25 @@ class Experiment:
     paper: str
     sides: tuple[str, ...]
     run: Callable[..., list[Check]]
+    unstated: tuple[Unstated, ...] = ()
+
+    @property
+    def defaults(self) -> dict:
+        """The declared unstated parameters at their defaults, by name."""
+        return {u.name: u.default for u in self.unstated}
+
+    def call(self, *, sides, quick: bool, params: dict | None = None) -> list[Check]:
+        """``run`` with ``params`` over the defaults (refused if it names an undeclared one)."""
+        if not self.unstated:
+            if params:
+                raise ScenarioError(f"experiment {self.name!r} declares no unstated parameter; "
+                                    f"got {sorted(params)}")
+            return self.run(sides=sides, quick=quick)
+        unknown = sorted(set(params or {}) - set(self.defaults))
+        if unknown:
+            raise ScenarioError(f"experiment {self.name!r}: unknown unstated parameter(s) "
+                                f"{unknown}; declared: {sorted(self.defaults)}")
+        return self.run(sides=sides, quick=quick, params={**self.defaults, **(params or {})})
 
 
 _REGISTRY: dict[str, Experiment] = {}
@@ -67,7 +183,8 @@ def _check_sides(sides, owner: str) -> tuple[str, ...]:
     return tuple(n for n in SIDES if n in out)
 
 
-def register(name: str, *, title: str, paper: str, sides: Iterable[str]):
+def register(name: str, *, title: str, paper: str, sides: Iterable[str],
+             unstated: Iterable[Unstated] = ()):
     """Decorator registering ``fn(*, sides, quick) -> list[Check]`` as experiment ``name``.
 
     Parameters
@@ -79,13 +196,25 @@ def register(name: str, *, title: str, paper: str, sides: Iterable[str]):
     sides : iterable of str
         The sides the experiment's rows can carry (a subset of :data:`SIDES`);
         :func:`validate` skips the experiment when none of them is asked for.
+    unstated : iterable of Unstated
+        The parameters the paper leaves unstated; ``fn`` is then called with
+        ``params={name: value}`` as well (every one, the defaults unless
+        ``validate(explore=True)`` varies one).
     """
     declared = _check_sides(sides, f"register({name!r})")
+    unstated = tuple(unstated)
+    for u in unstated:
+        if not isinstance(u, Unstated):
+            raise ScenarioTypeError(f"register({name!r}): unstated must hold Unstated, got {u!r}")
+    dup = sorted({u.name for u in unstated if [v.name for v in unstated].count(u.name) > 1})
+    if dup:
+        raise ScenarioError(f"register({name!r}): unstated parameter(s) {dup} declared twice")
 
     def deco(fn: Callable[..., list[Check]]):
         if name in _REGISTRY:
             raise RuntimeError(f"experiment {name!r} is registered twice")
-        _REGISTRY[name] = Experiment(name=name, title=title, paper=paper, sides=declared, run=fn)
+        _REGISTRY[name] = Experiment(name=name, title=title, paper=paper, sides=declared, run=fn,
+                                     unstated=unstated)
         return fn
 
     return deco
@@ -106,18 +235,26 @@ class ValidationReport:
     Attributes
     ----------
     checks : tuple of Check
+        Every row, each with its :attr:`~Check.verdict`.
     seconds : dict of str to float
-        Wall time of each experiment run, s.
+        Wall time of each experiment run, s (its explored runs included).
     sides : tuple of str
         The sides that were asked for.
     quick : bool
         Whether the short (CI) form was run.
+    explored : bool
+        Whether the unstated parameters were explored (``validate(explore=True)``).
+    compile_seconds : float
+        Time spent compiling the packet kernel before the experiments ran, s
+        (0 when it was already compiled or not needed).
     """
 
     checks: tuple[Check, ...]
     seconds: dict = field(default_factory=dict)
     sides: tuple[str, ...] = SIDES
     quick: bool = False
+    explored: bool = False
+    compile_seconds: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -125,9 +262,52 @@ class ValidationReport:
         return all(c.ok for c in self.checks)
 
     @property
+    def passed(self) -> bool:
+        """True when no row's verdict is ``"fails"`` (what ``qosmodels validate``'s exit
+        status says)."""
+        return not self.regressions
+
+    @property
     def failures(self) -> tuple[Check, ...]:
-        """The rows with a side outside its tolerance."""
+        """The rows with a side outside its tolerance (whatever their verdict)."""
         return tuple(c for c in self.checks if not c.ok)
+
+    @property
+    def regressions(self) -> tuple[Check, ...]:
+        """The rows whose verdict is ``"fails"``: outside tolerance and not explained."""
+        return tuple(c for c in self.checks if c.verdict == "fails")
+
+    @property
+    def stale(self) -> tuple[Check, ...]:
+        """Rows that declare a known difference and yet are reproduced: the declaration is
+        out of date."""
+        return tuple(c for c in self.checks if c.known is not None and c.ok)
+
+    def counts(self, by: str = "experiment") -> pandas.DataFrame:
+        """Rows per verdict, per experiment (``by="experiment"``) or per paper (``"paper"``).
+
+        Columns: ``rows`` (sanity rows excluded), one per verdict, ``sanity`` (rows that
+        cannot fail, counted apart), ``seconds`` (wall time, per experiment only).
+        """
+        import pandas as pd
+
+        if by not in ("experiment", "paper"):
+            raise ScenarioError(f"counts(by=...) must be 'experiment' or 'paper', got {by!r}")
+        table: dict[str, dict] = {}
+        for c in self.checks:
+            key = c.experiment if by == "experiment" else paper_of(c.experiment)
+            r = table.setdefault(key, {"rows": 0, **{v: 0 for v in VERDICTS}, "sanity": 0})
+            if c.sanity:
+                r["sanity"] += 1
+            else:
+                r["rows"] += 1
+                r[c.verdict] += 1
+        df = pd.DataFrame.from_dict(table, orient="index",
+                                    columns=["rows", *VERDICTS, "sanity"]).fillna(0)
+        if by == "experiment":
+            df["seconds"] = [self.seconds.get(k, float("nan")) for k in df.index]
+        df.index.name = by
+        return df.astype({n: int for n in ("rows", *VERDICTS, "sanity")})
 
     def to_pandas(self) -> pandas.DataFrame:
         """One row per check, with the columns of :meth:`Check.as_dict`."""
@@ -138,8 +318,15 @@ class ValidationReport:
     def to_json(self) -> str:
         """A JSON list with one object per row (:meth:`Check.as_dict`): ``experiment``,
         ``quantity``, ``expected``, ``measured``, ``tolerance``, ``ok``, ``paper``, ``theory``,
-        ``fluid``, ``packets``, ``source``, per-side tolerances, CIs and methods, ``note``."""
+        ``fluid``, ``packets``, ``source``, per-side tolerances, CIs and methods, ``note``,
+        ``verdict``, ``cause``, ``band``, ``reachable_at``, ``sanity``."""
         return json.dumps([c.as_dict() for c in self.checks], indent=2)
+
+    def summary(self, width: int | None = None) -> str:
+        """The summary the report opens with: one line per experiment, then per paper."""
+        from ._table import render_summary
+
+        return render_summary(self, width)
 
     def __str__(self) -> str:
         from ._table import render
@@ -150,8 +337,8 @@ class ValidationReport:
 def validate(names: Iterable[str] | None = None, *, sides: Iterable[str] | None = None,
              quick: bool = False,
              progress: Callable[[str, float, list], None] | None = None,
-             executor=None) -> ValidationReport:
-    """Run registered experiments and collect their rows.
+             executor=None, explore: bool = False) -> ValidationReport:
+    """Run registered experiments and collect their rows, each with its verdict.
 
     Parameters
     ----------
@@ -167,11 +354,19 @@ def validate(names: Iterable[str] | None = None, *, sides: Iterable[str] | None 
         the wider packet tolerances the smaller samples need.
     progress : callable, optional
         Called as ``progress(name, seconds, checks)`` after each experiment,
-        in the order they finish.
+        in the order they finish (explored runs are reported with the setting
+        in the name, ``"acc-fig4 [gain=0.5]"``).
     executor : None, concurrent.futures.Executor or distributed.Client
         Who runs the experiments (:func:`qosmodels.sweep`'s machinery): None
-        runs them here one after another; a ``ProcessPoolExecutor`` runs
-        them in parallel.  The report is the same, in registration order.
+        runs them here one after another; a ``ProcessPoolExecutor`` or a Dask
+        client runs them in parallel.  The report is the same, in
+        registration order.
+    explore : bool
+        Also run every experiment with a row outside tolerance at each
+        declared value of each of its unstated parameters (:class:`Unstated`,
+        one at a time, the others at their defaults): rows get their
+        :attr:`~Check.band`, and those a setting brought within tolerance
+        become ``"reachable"`` with :attr:`~Check.reachable_at`.
 
     Returns
     -------
@@ -194,9 +389,15 @@ def validate(names: Iterable[str] | None = None, *, sides: Iterable[str] | None 
 
     outs = run_tasks(_run_experiment, tasks, executor=executor, progress=False,
                      desc="validate", describe=lambda t: f"of experiment {t[0]!r}", on_done=done)
-    checks = [c for rows, _ in outs for c in rows]
+    rows = {t[0]: out[0] for t, out in zip(tasks, outs)}
     seconds = {t[0]: out[1] for t, out in zip(tasks, outs)}
-    return ValidationReport(checks=tuple(checks), seconds=seconds, sides=want, quick=bool(quick))
+    if explore:
+        from ._explore import explore_rows
+
+        rows = explore_rows(rows, tasks, seconds, executor=executor, progress=progress)
+    checks = [c for t in tasks for c in rows[t[0]]]
+    return ValidationReport(checks=tuple(checks), seconds=seconds, sides=want, quick=bool(quick),
+                            explored=bool(explore))
 
 
 def _select(names: Iterable[str] | str | None) -> list[str]:
@@ -212,8 +413,10 @@ def _select(names: Iterable[str] | str | None) -> list[str]:
     return selected
 
 
-def _run_experiment(name: str, asked: frozenset, quick: bool) -> tuple[list[Check], float]:
-    """One experiment's rows restricted to the asked sides, and its wall time in s.
+def _run_experiment(name: str, asked: frozenset, quick: bool,
+                    params: dict | None = None) -> tuple[list[Check], float]:
+    """One experiment's rows restricted to the asked sides, and its wall time in s;
+    ``params`` sets some of its declared unstated parameters.
 
     Module level and looked up by name, so that a process pool or a Dask
     worker can run it.
@@ -221,7 +424,7 @@ def _run_experiment(name: str, asked: frozenset, quick: bool) -> tuple[list[Chec
     exp = experiments()[name]
     t0 = time.perf_counter()
     kept = []
-    for c in exp.run(sides=asked, quick=quick):
+    for c in exp.call(sides=asked, quick=quick, params=params):
         extra = set(c.sides) - set(exp.sides)
         if extra:
             raise RuntimeError(f"experiment {name!r} returned side(s) {sorted(extra)} it did not "

@@ -16,6 +16,28 @@ thing), and up to three computed *sides* side by side:
 
 Each side carries its own tolerance.  ``qosmodels validate`` runs the
 experiments and prints the sides next to each other with a verdict.
+
+Verdicts
+--------
+Every row gets exactly one of :data:`VERDICTS` (:attr:`Check.verdict`):
+
+* ``"reproduced"``: every present side within its tolerance, at the library's
+  documented defaults;
+* ``"reachable"``: outside at the defaults, but within tolerance for a setting
+  of the experiment's declared unstated parameters
+  (:class:`~qosmodels.experiments.registry.Unstated`) that
+  ``validate(explore=True)`` ran; :attr:`Check.reachable_at` names it and
+  :attr:`Check.band` gives the span of values the settings gave;
+* ``"known difference"``: outside, not shown reachable, and declared next to
+  the row in the experiment's code (:class:`Known`: a cause among
+  :data:`CAUSES`, the evidence, and the largest error the declaration
+  covers, so that a change that makes the difference worse is noticed);
+* ``"fails"``: outside and not declared, or worse than declared: a regression
+  or an unexplained miss.
+
+Rows that cannot fail by construction (a formula identical on both sides, a
+share any working mechanism gives) carry ``sanity=True``: they keep their
+verdict but are counted apart from the reproductions.
 """
 
 from __future__ import annotations
@@ -27,13 +49,22 @@ from typing import Iterable
 
 from ..errors import ScenarioError, ScenarioTypeError
 
-__all__ = ["Bounds", "Side", "Check", "SIDES", "SOURCES"]
+__all__ = ["Bounds", "Side", "Check", "Known", "SIDES", "SOURCES", "VERDICTS", "CAUSES"]
 
 #: The sides a row can carry, from the most abstract to the most physical.
 SIDES = ("theory", "fluid", "packets")
 
 #: Where a row's ``expected`` value may come from.
 SOURCES = ("paper (measured)", "paper (stated)", "closed form", "independent implementation")
+
+#: A row's verdict, one of these (:attr:`Check.verdict`).
+VERDICTS = ("reproduced", "reachable", "known difference", "fails")
+
+#: Why a row is a known difference (:class:`Known`): the paper leaves a parameter unstated
+#: and no plausible value reaches its number; the library's mechanism differs from the
+#: paper's text; the paper contradicts itself; or the difference is within the statistics
+#: of the paper's own single run.
+CAUSES = ("unstated parameter", "mechanism differs", "paper inconsistent", "statistical")
 
 
 def _real(owner: str, name: str, value, *, finite: bool = True) -> float:
@@ -199,6 +230,65 @@ class Side:
 
 
 @dataclass(frozen=True)
+class Known:
+    """A declared, explained difference between a row and its reference.
+
+    Declared in the experiment's code next to the row it explains (``Check(...,
+    known=Known(...))``), so that the row's verdict is ``"known difference"``
+    rather than ``"fails"`` while the difference stays as declared.
+
+    Parameters
+    ----------
+    cause : str
+        One of :data:`CAUSES`.
+    note : str
+        The evidence: a number the library measured (with how), or the paper's
+        own text quoted.  Not empty.
+    max_error : float
+        The largest relative deviation from ``expected`` (as
+        :meth:`Side.error` measures it) the declaration covers, > 0: a side
+        that deviates more has changed since the difference was measured, and
+        the row ``"fails"``.  Declare the measured deviation with some room for
+        the quick form's shorter runs.
+    sides : tuple of str
+        The sides the declaration covers (default: every side); a failing
+        side not named here makes the row ``"fails"``.
+
+    Examples
+    --------
+    >>> k = Known("paper inconsistent", "Table 2 sums to 1.1 Mb/s on a 1 Mb/s line", 0.3)
+    >>> k.covers({"packets": 0.2}), k.covers({"packets": 0.4})
+    (True, False)
+    """
+
+    cause: str
+    note: str
+    max_error: float
+    sides: tuple[str, ...] = SIDES
+
+    def __post_init__(self):
+        if self.cause not in CAUSES:
+            raise ScenarioError(f"Known.cause must be one of {list(CAUSES)}, got {self.cause!r}")
+        _text("Known", "note", self.note, empty=False)
+        m = _real("Known", "max_error", self.max_error)
+        if not m > 0:
+            raise ScenarioError(f"Known.max_error must be > 0 (the largest relative deviation "
+                                f"the declaration covers), got {self.max_error!r}")
+        object.__setattr__(self, "max_error", m)
+        sides = (self.sides,) if isinstance(self.sides, str) else tuple(self.sides)
+        bad = [s for s in sides if s not in SIDES]
+        if bad or not sides:
+            raise ScenarioError(f"Known.sides must be a non-empty subset of {list(SIDES)}, "
+                                f"got {self.sides!r}")
+        object.__setattr__(self, "sides", sides)
+
+    def covers(self, errors: dict[str, float]) -> bool:
+        """Whether the failing sides' deviations ``errors`` (side name to relative deviation)
+        are all declared here and within ``max_error``."""
+        return all(n in self.sides and e <= self.max_error for n, e in errors.items())
+
+
+@dataclass(frozen=True)
 class Check:
     """One row of an experiment: a quantity, its reference and every side that computes it.
 
@@ -231,6 +321,21 @@ class Check:
         Where ``expected`` comes from, in words (table, equation, page).
     note : str
         Why sides disagree with ``expected`` or with the paper, when they do.
+    known : Known, optional
+        A declared difference (cause, evidence, size) that makes the row a
+        ``"known difference"`` rather than ``"fails"`` while it holds.
+    sanity : bool
+        The row cannot fail by construction (a formula identical on both
+        sides, a share any working mechanism gives): reported, but counted
+        apart from the reproductions.
+    band : tuple of float, optional
+        ``(low, high)``: the span of the primary side's value over the
+        settings of the declared unstated parameters that
+        ``validate(explore=True)`` ran (the default included); None when the
+        row was not explored.
+    reachable_at : dict, optional
+        The first setting (parameter name to value) that ``validate(explore=True)``
+        ran and that brought every side within tolerance; None otherwise.
 
     Attributes
     ----------
@@ -254,6 +359,10 @@ class Check:
     unit: str = ""
     reference: str = ""
     note: str = ""
+    known: Known | None = None
+    sanity: bool = False
+    band: tuple[float, float] | None = None
+    reachable_at: dict | None = None
 
     def __post_init__(self):
         _text("Check", "experiment", self.experiment, empty=False)
@@ -277,6 +386,17 @@ class Check:
                                 f"packets= (a Side)")
         for name in ("unit", "reference", "note"):
             _text(where, name, getattr(self, name))
+        if self.known is not None and not isinstance(self.known, Known):
+            raise ScenarioTypeError(f"{where}.known must be a Known or None, got "
+                                    f"{self.known!r} of type {type(self.known).__name__}")
+        if not isinstance(self.sanity, bool):
+            raise ScenarioTypeError(f"{where}.sanity must be a bool, got {self.sanity!r}")
+        if self.band is not None:
+            lo, hi = (_real(where, "band", v, finite=False) for v in self.band)
+            object.__setattr__(self, "band", (lo, hi))
+        if self.reachable_at is not None and not isinstance(self.reachable_at, dict):
+            raise ScenarioTypeError(f"{where}.reachable_at must be a dict or None, got "
+                                    f"{self.reachable_at!r}")
 
     # -- the sides
     @property
@@ -324,6 +444,27 @@ class Check:
         """Whether every present side is within its own tolerance of ``expected``."""
         return not self.failing
 
+    @property
+    def verdict(self) -> str:
+        """One of :data:`VERDICTS`: ``"reproduced"`` when every side is within tolerance;
+        ``"reachable"`` when an explored setting brought it within (:attr:`reachable_at`);
+        ``"known difference"`` when the failing sides are declared in :attr:`known` and
+        within its ``max_error``; ``"fails"`` otherwise."""
+        failing = self.failing
+        if not failing:
+            return "reproduced"
+        if self.reachable_at is not None:
+            return "reachable"
+        if self.known is not None and self.known.covers(
+                {n: getattr(self, n).error(self.expected) for n in failing}):
+            return "known difference"
+        return "fails"
+
+    @property
+    def cause(self) -> str | None:
+        """The declared cause (:data:`CAUSES`) of a known difference, else None."""
+        return self.known.cause if self.verdict == "known difference" else None
+
     def restricted(self, sides: Iterable[str]) -> Check | None:
         """This row with only the sides in ``sides`` (None when none of its sides is left)."""
         keep = set(sides)
@@ -362,4 +503,10 @@ class Check:
             d[f"{n}_method"] = None if s is None else s.method
         d.update(source=self.source, unit=self.unit, reference=self.reference,
                  method=self.method, failing=list(self.failing), note=self.note)
+        verdict = self.verdict
+        d.update(verdict=verdict, cause=self.cause,
+                 known_note=self.known.note if self.known is not None else None,
+                 band=None if self.band is None else [num(v) for v in self.band],
+                 reachable_at=None if self.reachable_at is None else dict(self.reachable_at),
+                 sanity=self.sanity)
         return d
