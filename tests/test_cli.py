@@ -162,9 +162,31 @@ def test_validate_passes_quick_and_sides(monkeypatch, capsys):
     assert seen["sides"] == "packets,theory" and callable(seen["progress"])
     assert main(["validate"]) == 0
     assert seen["names"] is None and seen["quick"] is False and seen["sides"] is None
+    assert seen["explore"] is False and seen["executor"] is None
+    assert main(["validate", "md1", "--explore", "--executor", "process"]) == 0
+    assert seen["explore"] is True
+    assert type(seen["executor"]).__name__ == "ProcessPoolExecutor"
+
+
+def test_validate_exit_status_follows_the_verdicts(monkeypatch, capsys):
+    import qosmodels.experiments as ex
+    from qosmodels.experiments import Check, Known, Side, ValidationReport
+
+    bad = Check("x", "q", 1.0, source="closed form", theory=Side(2.0, 0.1))
+    known = Check("x", "k", 1.0, source="closed form", theory=Side(2.0, 0.1),
+                  known=Known("paper inconsistent", "the table contradicts the text", 1.5))
+    for rows, status in (((known,), 0), ((known, bad), 1)):
+        monkeypatch.setattr(ex, "validate", lambda names, rows=rows, **kw:
+                            ValidationReport(checks=rows, seconds={"x": 0.1}))
+        assert main(["validate", "md1", "--sides", "theory"]) == status
+        out = capsys.readouterr().out
+        assert out.splitlines()[1].split()[:6] == ["x", str(len(rows)), "0", "0", "1",
+                                                   str(status)]
 
 
 def test_validate_usage_errors_exit_2(capsys):
+    assert main(["validate", "md1", "--executor", "cloud"]) == 2
+    assert "invalid choice: 'cloud'" in capsys.readouterr().err
     assert main(["validate", "nope"]) == 2
     err = capsys.readouterr().err
     assert "unknown experiment(s) nope" in err and len(err.strip().splitlines()) == 1
