@@ -42,10 +42,11 @@ chosen once here:
   fast unequal clients are still limited by it.  (The topology builder's
   default of 800 kb/s is the aggregate rate, not this line.)
 * shaping timer 15 ms (the paper's stated default), no peak rate (the
-  figures' runs give none), buffers of 50 packets on every link (:data:`BUFFER`;
-  not given in the paper: ns-2's default queue ``limit_``, not the topology
-  builder's default of 100), TCP windows of at most 20 packets (:data:`WINDOW`,
-  ns-2's default ``window_``; Section 5's row excepted).  Queues: drop-tail, except for the policing and marking runs
+  figures' runs give none), buffers of 50 packets on every link
+  (:data:`BUFFER`; not given in the paper: ns-2's default queue ``limit_``,
+  not the topology builder's default of 100), TCP windows of at most 20
+  packets (:data:`WINDOW`, ns-2's default ``window_``; Section 5's row
+  excepted).  Queues: drop-tail, except for the policing and marking runs
   (Figures 6, 8, 11: "Routers are configured to support ERED"), where every
   link runs :class:`~qosmodels.mechanisms.Ered` with ns-2's RED defaults
   (thresholds 5 and 15 packets, ``max_p`` 0.1, weight 0.002) and marked
@@ -608,11 +609,12 @@ _NOTES = {
         "gets about 1.7 times the 50 ms one's goodput (1.68 +- 0.27 over the full form's 10 "
         "seeds).  The derivation's rtt_i is both the RTT f is computed from and the RTT the "
         "rate follows; here the shared drop-tail access buffer adds a common queueing delay, "
-        "so the connections' measured mean RTTs are 0.195, 0.58, 0.51 and 0.92 s (10 seeds): "
-        "a ratio of 4.7 between the 600 ms and the 50 ms one instead of the 12 f corrects for, "
-        "which at equal loss ratios makes the 600 ms connection's rate 12 / 4.7 = 2.5 times the "
-        "50 ms one's (1.8 with the measured loss ratios).  The loss ratios are not what favours the long one: 0.2 % for the 50 ms "
-        "connection, 0.4 % for the 600 ms one (dropped over arrived in the window).  The more "
+        "so the senders' mean RTT estimates are 0.195, 0.58, 0.51 and 0.92 s (10 seeds): a "
+        "ratio of 4.7 between the 600 ms and the 50 ms connection instead of the 12 f corrects "
+        "for, which at equal loss ratios makes the 600 ms connection's rate 12 / 4.7 = 2.5 "
+        "times the 50 ms one's (1.8 with the measured loss ratios).  The loss ratios are not "
+        "what favours the long one: 0.2 % for the 50 ms connection, 0.4 % for the 600 ms one "
+        "(dropped over arrived in the window).  The more "
         "queueing, the more over-correction: 3.5 with a 1.2 Mb/s access link, 1.3 with 1.8 "
         "Mb/s (--explore).  (With random losses of a common ratio the shares are equal within "
         "5 %, tests/sim/test_reno_increase.py.)"),
@@ -709,7 +711,7 @@ KNOWN = {
         "mechanism differs",
         "1.68 +- 0.27 (quick 1.71) against the derivation's 1: the derivation takes one RTT per "
         "connection, the one f = rtt_i^2 / rtt_av^2 is computed from; the packets' RTTs add the "
-        "shared access buffer's queueing delay (measured mean RTTs 0.195, 0.58, 0.51, 0.92 s "
+        "shared access buffer's queueing delay (mean RTT estimates 0.195, 0.58, 0.51, 0.92 s "
         "against 0.05, 0.3, 0.3, 0.6 s), so f over-corrects: sqrt(f_600 / f_50) = 12 times the "
         "rate at equal RTTs and loss ratios, times 0.195 / 0.92 for the RTTs and sqrt(0.0022 / "
         "0.0042) for the measured loss ratios, is 1.8; 3.54 at a 1.2 Mb/s access link and 1.34 "
