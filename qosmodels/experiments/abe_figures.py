@@ -319,7 +319,8 @@ def fig3(*, sides, quick, params) -> list[Check]:
                 source="paper (measured)", paper=paper, unit="s", packets=side,
                 reference="paper, Section II-B: mean 0.001599 and 0.007449 s, standard "
                           "deviation 0.001299 and 0.008 s",
-                note=_delay_note(side.value, paper, cap), known=FIG3_KNOWN.get(quantity)))
+                note=_delay_note(side.value, paper, cap),
+                known=FIG3_KNOWN_QUICK.get(quantity) if quick else FIG3_KNOWN.get(quantity)))
     queue = CASES["fig2-abe"][2]
     rows.append(_green_bound("abe-fig3", "fig2-abe", queue, quick, cap))
     return rows
@@ -328,11 +329,6 @@ def fig3(*, sides, quick, params) -> list[Check]:
 #: Figure 3's delays at the default 2 Mb/s, and what a 1.5 Mb/s (T1) bottleneck gives
 #: (validate --explore; 10 seeds, and the quick form's 4): every Figure 3 row within 25%.
 FIG3_KNOWN = {
-    "Green queueing delay mean, with ABE": Known(
-        "unstated parameter",
-        "1.21 ms (quick 1.195 ms, 0.253 off) against 1.599 ms at 2 Mb/s; the capacity is not "
-        "given and sets the packet time the delays scale with: at 1.5 Mb/s 1.79 ms (quick "
-        "1.80 ms) is within tolerance (--explore: capacity=1.5e6).", 0.31, sides=("packets",)),
     "Green queueing delay mean, without ABE": Known(
         "unstated parameter",
         "3.37 ms (quick 3.41 ms) against 7.449 ms at 2 Mb/s; the capacity is not given and "
@@ -345,6 +341,17 @@ FIG3_KNOWN = {
         "the packet time the delays scale with: at 1.5 Mb/s 8.22 ms (quick 8.26 ms) is "
         "within tolerance (--explore: capacity=1.5e6; 17.4 ms at 1 Mb/s).", 0.55,
         sides=("packets",)),
+}
+#: The quick form only: its 4 seeds put the with-ABE mean just outside (the full form's 10
+#: seeds, 1.21 ms, 0.242 off, just inside).
+FIG3_KNOWN_QUICK = {
+    **FIG3_KNOWN,
+    "Green queueing delay mean, with ABE": Known(
+        "unstated parameter",
+        "1.195 ms over the quick form's 4 seeds (0.253 off; 1.21 ms, 0.242 off, over the full "
+        "form's 10) against 1.599 ms at 2 Mb/s; the capacity is not given and sets the packet "
+        "time the delays scale with: at 1.5 Mb/s 1.80 ms (1.79 ms over 10 seeds) is within "
+        "tolerance (--explore --quick: capacity=1.5e6).", 0.31, sides=("packets",)),
 }
 
 

@@ -106,6 +106,7 @@ def test_no_row_fails_in_the_quick_form(report):
     # every row outside tolerance is declared (Known) with its cause and evidence, and is
     # within the deviation the declaration covers
     assert not report.regressions, [(c.experiment, c.quantity) for c in report.regressions]
+    assert not report.stale  # no declaration outlives its difference
     assert {c.verdict for c in report.checks} <= {"reproduced", "known difference"}
     causes = {c.quantity: c.cause for c in report.checks if c.verdict == "known difference"}
     assert causes["Green queueing delay mean, without ABE"] == "unstated parameter"

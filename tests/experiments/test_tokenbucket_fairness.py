@@ -194,6 +194,7 @@ def test_theory_side_alone_runs_no_packets(monkeypatch):
 def test_no_row_fails_in_the_quick_form(quick):
     # every row outside tolerance is declared (Known), with its cause and evidence
     assert not quick.regressions, [c.quantity for c in quick.regressions]
+    assert not quick.stale  # no declaration outlives its difference
     causes = {c.quantity: c.cause for c in quick.failures}
     assert causes == {
         "Fig. 7(a) common sequential: fairness index": "paper inconsistent",
