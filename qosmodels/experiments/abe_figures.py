@@ -279,7 +279,7 @@ def fig2(*, sides, quick, params) -> list[Check]:
             ("fig2-abe", 2.674, "with ABE", Known(
                 "mechanism differs",
                 "Packets 1.80 (quick 1.78) against 2.674, and no capacity run reaches it "
-                "(1.67-2.05 over 1-10 Mb/s, --explore).  The Green source: " + GREEN_SOURCE
+                "(1.67-2.05 over 1-10 Mb/s, --explore).  " + GREEN_SOURCE
                 + "  (ABE over flat best effort, which factors the source's flat advantage "
                 "out, is 1.80 / 0.771 = 2.33 here against the paper's 2.674 / 1.08 = 2.48.)  "
                 "The model's side is the loop's fixed point, the target beta* = 3 (0.12 off): "
@@ -288,7 +288,7 @@ def fig2(*, sides, quick, params) -> list[Check]:
             ("fig2-flat", 1.08, "without ABE (flat best effort)", Known(
                 "mechanism differs",
                 "Packets 0.771 (quick 0.759) against 1.08, 0.44-0.77 over 1-10 Mb/s "
-                "(--explore).  The Green source: " + GREEN_SOURCE + "  The model's side, 1 "
+                "(--explore).  " + GREEN_SOURCE + "  The model's side, 1 "
                 "(0.07 off), gives eq (2)'s equal rates for equal loss ratios and RTTs; the "
                 "paper's Blue flow got 8% more.", 0.36, sides=("theory", "packets")))):
         queue = CASES[case][2]
@@ -383,12 +383,12 @@ FIG6_KNOWN = {
     "Blue/Green throughput ratio, D = 0.1 s": Known(
         "mechanism differs",
         "Packets 1.250 (quick 1.266) against 1.4506; " + _CAPACITY_SWEEP + "5.09, 1.84, "
-        "0.93 and 1.04 at 1, 1.5, 5 and 10 Mb/s.  The Green source: " + GREEN_SOURCE,
+        "0.93 and 1.04 at 1, 1.5, 5 and 10 Mb/s.  " + GREEN_SOURCE,
         0.19, sides=("packets",)),
     "Blue/Green throughput ratio, D = 0.2 s": Known(
         "mechanism differs",
         "Packets 1.299 (quick 1.263) against 1.37325; " + _CAPACITY_SWEEP + "17.9, 2.16, "
-        "0.94 and 1.04 at 1, 1.5, 5 and 10 Mb/s.  The Green source: " + GREEN_SOURCE + "  The "
+        "0.94 and 1.04 at 1, 1.5, 5 and 10 Mb/s.  " + GREEN_SOURCE + "  The "
         "model's side is the loop's fixed point, the target beta* = 1.5 (0.092 off): it "
         "assumes sources that follow eq (2) exactly and a Green RTT of tau_e; the paper: "
         "'the choice of tau_e determines the level of success in achieving this'.",
@@ -396,7 +396,7 @@ FIG6_KNOWN = {
     "Blue/Green throughput ratio, flat best effort": Known(
         "mechanism differs",
         "Packets 0.357 (quick 0.346) against 1.058; " + _CAPACITY_SWEEP + "0.23, 0.31, 0.55 "
-        "and 0.66 at 1, 1.5, 5 and 10 Mb/s.  The Green source: " + GREEN_SOURCE + "  The "
+        "and 0.66 at 1, 1.5, 5 and 10 Mb/s.  " + GREEN_SOURCE + "  The "
         "model's side, 1 (0.055 off), gives eq (2)'s equal rates for equal loss ratios and "
         "RTTs; the paper's Blue flows got 6% more.", 0.80, sides=("theory", "packets")),
     "Blue/Green throughput ratio, D = 0.1 s, Green rated by its loss ratio": Known(
@@ -404,7 +404,7 @@ FIG6_KNOWN = {
         "A Green source of the library's own (TcpFriendly(loss='packets')), not the paper's: "
         "packets 1.612 (quick 1.638) against 1.4506, overshooting where the loss event rate "
         "falls short (1.250); 9.88, 2.32, 1.24 and 1.26 at 1, 1.5, 5 and 10 Mb/s (--explore).  "
-        "The paper's Green source is not available: " + GREEN_SOURCE, 0.18,
+        + GREEN_SOURCE, 0.18,
         sides=("packets",)),
 }
 
@@ -510,7 +510,7 @@ def fig8(*, sides, quick, params) -> list[Check]:
         "unequal-gain loop of Figure 8 pushes harder towards it (1.457).  With Reno as the "
         "Green source the bias is 22.5 / 4.40 = 5.1.  --explore reaches the row at 5 Mb/s "
         "only because both ratios fall to about 1 there (1.003 / 0.933: the loop loses "
-        "control of the ratio), not by reproducing the paper's runs.  The Green source: "
+        "control of the ratio), not by reproducing the paper's runs.  "
         + GREEN_SOURCE, 0.18, sides=("packets",))
     if packets is not None and abs(packets.value - paper) > RATIO_TOL * paper:
         note = (f"packets {packets.value:.3f} against the paper's {paper:.4f}: the unequal "
