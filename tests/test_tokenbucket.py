@@ -305,3 +305,13 @@ def test_docstring_examples_run():
     for mod in (tbm, abe):
         res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
         assert res.failed == 0 and res.attempted > 0, mod.__name__
+
+
+def test_sanity_rows_of_the_theory_experiments():
+    from qosmodels.experiments import validate
+
+    report = validate(["tokenbucket-window-increase", "tokenbucket-conformance"])
+    assert {c.quantity for c in report.checks if c.sanity} == {
+        "f(rtt_1 = 50 ms)", "f(rtt_2 = 300 ms)", "f(rtt_3 = 300 ms)", "f(rtt_4 = 600 ms)",
+        "smallest depth without token loss, 1 Mb/s"}
+    assert report.passed and report.ok

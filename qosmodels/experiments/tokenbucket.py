@@ -56,7 +56,8 @@ def window(*, sides, quick) -> list[Check]:
         name, f"f(rtt_{i + 1} = {r * 1e3:g} ms)", r**2 / rtt_av**2, source="paper (stated)",
         unit="packets/RTT",
         theory=Side(float(fi), 1e-12, method="qosmodels.tokenbucket.window_increase"),
-        reference="paper: f(rtt_i) = rtt_i^2 / rtt_av^2, rtt_av the mean (312.5 ms)")
+        reference="paper: f(rtt_i) = rtt_i^2 / rtt_av^2, rtt_av the mean (312.5 ms); sanity: "
+                  "the same formula on both sides", sanity=True)
         for i, (r, fi) in enumerate(zip(rtts, f))]
     p = 1e-5
     sim = np.array([tbm.simulate_sawtooth(p, r, fi) for r, fi in zip(rtts, f)])
@@ -123,5 +124,6 @@ def conformance(*, sides, quick) -> list[Check]:
         name, "smallest depth without token loss, 1 Mb/s", rate * np.mean(tbm.PAPER_RTTS) / 8,
         source="paper (stated)", unit="bytes",
         theory=Side(hi, 1e-9, method="bisection on b_i >= r_i rtt_i, RTT-proportional partition"),
-        reference="paper: b >= r_m rtt_av"))
+        reference="paper: b >= r_m rtt_av; sanity: the bisection tests the same condition the "
+                  "formula states", sanity=True))
     return checks

@@ -100,3 +100,48 @@ def test_the_loss_history_decides_which_side_of_beta_star(report):
 
 def test_runs_are_cached_per_case_and_form():
     assert af.runs("fig2-abe", True) is af.runs("fig2-abe", True)
+
+
+def test_no_row_fails_in_the_quick_form(report):
+    # every row outside tolerance is declared (Known) with its cause and evidence, and is
+    # within the deviation the declaration covers
+    assert not report.regressions, [(c.experiment, c.quantity) for c in report.regressions]
+    assert not report.stale  # no declaration outlives its difference
+    assert {c.verdict for c in report.checks} <= {"reproduced", "known difference"}
+    causes = {c.quantity: c.cause for c in report.checks if c.verdict == "known difference"}
+    assert causes["Green queueing delay mean, without ABE"] == "unstated parameter"
+    assert causes["Blue/Green throughput ratio, flat best effort"] == "mechanism differs"
+
+
+def test_the_green_delay_bound_rows_are_sanity_rows(report):
+    sanity = {(c.experiment, c.quantity) for c in report.checks if c.sanity}
+    assert sanity == {("abe-fig3", "longest Green queueing delay, D = 0.2 s"),
+                      ("abe-fig7", "longest Green queueing delay, D = 0.1 s"),
+                      ("abe-fig7", "longest Green queueing delay, D = 0.2 s")}
+
+
+def test_the_declared_capacity_reaches_the_bottleneck_and_the_bound():
+    from qosmodels.experiments import experiments
+
+    regs = experiments()
+    for name in NAMES:
+        u = {x.name: x for x in regs[name].unstated}["capacity"]
+        assert u.default == af.CAPACITY == 2e6 and u.unit == "bit/s"
+    for cap in (2e6, 1.5e6):
+        net = af.network("fig6-d0.1", cap)
+        assert net.links[net.link_id("r1->r2")].capacity == cap
+    # the L0/c bound follows the packet time: 10 packets of 8000 bits
+    bound = af._green_bound("abe-fig3", "fig2-abe", af.CASES["fig2-abe"][2], True, 1.5e6)
+    assert bound.expected.upper == pytest.approx(10 * 8000 / 1.5e6 * 1.02)
+
+
+def test_the_declared_blue_loss_ratio_reaches_figure_8s_model():
+    from qosmodels.experiments import experiments
+
+    exp = experiments()["abe-fig8"]
+    got = {}
+    for q in (0.02, 0.005):
+        out = exp.call(sides=frozenset({"theory"}), quick=True, params={"q_blue": q})
+        got[q] = out[0].theory.value
+    assert got[0.02] == pytest.approx(1.570, abs=1e-3)
+    assert got[0.005] == pytest.approx(1.535, abs=1e-3)  # within 5% of the paper's 1.4931

@@ -189,3 +189,61 @@ def test_theory_side_alone_runs_no_packets(monkeypatch):
     rep = validate([NAME], sides="theory", quick=True)
     assert len(rep.checks) == 9 and all(set(c.sides) == {"theory"} for c in rep.checks)
     assert rep.ok
+
+
+def test_no_row_fails_in_the_quick_form(quick):
+    # every row outside tolerance is declared (Known), with its cause and evidence
+    assert not quick.regressions, [c.quantity for c in quick.regressions]
+    assert not quick.stale  # no declaration outlives its difference
+    causes = {c.quantity: c.cause for c in quick.failures}
+    assert causes == {
+        "Fig. 7(a) common sequential: fairness index": "paper inconsistent",
+        "Fig. 7(b) common fcfs: fairness index": "unstated parameter",
+        "Fig. 7(c) common lru: fairness index": "unstated parameter",
+        "Fig. 7(b,c): goodput of the 50 ms connection, LRU / FCFS": "unstated parameter",
+        "Fig. 8 marking: total throughput, common / partitioned": "statistical",
+        "Fig. 11 marking, unequal links: total throughput, logical / partitioned": "statistical",
+        "Section 5 f = rtt_i^2/rtt_av^2, no rate control: goodput of the 600 ms / the 50 ms "
+        "connection": "mechanism differs",
+    }
+
+
+def test_sanity_rows_are_the_shares_any_working_bucket_gives(quick):
+    sanity = {c.quantity for c in quick.checks if c.sanity}
+    assert sanity == {
+        "Fig. 4(a) partitioned, equal depths: fairness index",
+        "Fig. 4(a) partitioned, equal depths: aggregate throughput / r_m",
+        "Fig. 4(b) partitioned: fairness index",
+        "Fig. 5 partitioned, unequal links: aggregate throughput / r_m",
+        "Fig. 7(d) common lru, unequal links: aggregate throughput / r_m",
+        "Fig. 10(a) logical: fairness index",
+        "Fig. 10(b) logical, unequal links: aggregate throughput / r_m",
+    }
+    assert all(c.ok and "sanity:" in c.reference for c in quick.checks if c.sanity)
+
+
+def test_the_declared_timer_and_access_link_reach_the_network(monkeypatch):
+    import dataclasses
+
+    from qosmodels.experiments import experiments
+
+    exp = experiments()[NAME]
+    assert {u.name: u.default for u in exp.unstated} == {"timer": tf.TIMER, "access": tf.ACCESS}
+    sc = dataclasses.replace(tf.SCENARIOS["fcfs"], timer=0.05, access=1.2e6)
+    net = tf.network(sc)
+    assert net.aggregates[0].edge.timer == 0.05
+    assert net.capacities[net.link_id("S->P")] == 1.2e6
+    # the experiment hands its params to the scenarios it runs
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def fake_run(scenario, *, quick):
+        seen.append(scenario)
+        raise Stop
+
+    monkeypatch.setattr(tf, "run", fake_run)
+    with pytest.raises(Stop):
+        exp.call(sides=frozenset({"packets"}), quick=True, params={"timer": 0.05, "access": 1.2e6})
+    assert (seen[0].timer, seen[0].access) == (0.05, 1.2e6)
