@@ -11,8 +11,8 @@ from qosmodels.errors import ScenarioTypeError
 from qosmodels.experiments import Bounds, Check, Side, ValidationReport, validate
 from qosmodels.experiments import registry as reg
 from qosmodels.experiments._explore import settings
-from qosmodels.experiments.rows import CAUSES, VERDICTS, Known
 from qosmodels.experiments.registry import Unstated, paper_of, register
+from qosmodels.experiments.rows import CAUSES, VERDICTS, Known
 
 
 def row(value, *, known=None, tol=0.1, expected=10.0, **kw):
