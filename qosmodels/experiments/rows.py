@@ -253,6 +253,12 @@ class Known:
     sides : tuple of str
         The sides the declaration covers (default: every side); a failing
         side not named here makes the row ``"fails"``.
+    unmeasured : bool
+        Whether the declaration also covers a side that measured nothing
+        (NaN), e.g. the round-trip time of a conversation shut out so
+        completely that it took no sample in the measured window.  The note
+        must say why nothing is measured.  Default False: a side that
+        measured nothing fails.
 
     Examples
     --------
@@ -265,8 +271,11 @@ class Known:
     note: str
     max_error: float
     sides: tuple[str, ...] = SIDES
+    unmeasured: bool = False
 
     def __post_init__(self):
+        if not isinstance(self.unmeasured, bool):
+            raise ScenarioTypeError(f"Known.unmeasured must be a bool, got {self.unmeasured!r}")
         if self.cause not in CAUSES:
             raise ScenarioError(f"Known.cause must be one of {list(CAUSES)}, got {self.cause!r}")
         _text("Known", "note", self.note, empty=False)
@@ -282,10 +291,13 @@ class Known:
                                 f"got {self.sides!r}")
         object.__setattr__(self, "sides", sides)
 
-    def covers(self, errors: dict[str, float]) -> bool:
+    def covers(self, errors: dict[str, float], missing: Iterable[str] = ()) -> bool:
         """Whether the failing sides' deviations ``errors`` (side name to relative deviation)
-        are all declared here and within ``max_error``."""
-        return all(n in self.sides and e <= self.max_error for n, e in errors.items())
+        are all declared here and within ``max_error``; the sides in ``missing`` measured
+        nothing (NaN) and are covered only when ``unmeasured`` is set."""
+        missing = set(missing)
+        return all(n in self.sides and (self.unmeasured if n in missing else e <= self.max_error)
+                   for n, e in errors.items())
 
 
 @dataclass(frozen=True)
@@ -456,7 +468,8 @@ class Check:
         if self.reachable_at is not None:
             return "reachable"
         if self.known is not None and self.known.covers(
-                {n: getattr(self, n).error(self.expected) for n in failing}):
+                {n: getattr(self, n).error(self.expected) for n in failing},
+                missing=[n for n in failing if math.isnan(getattr(self, n).value)]):
             return "known difference"
         return "fails"
 

@@ -15,6 +15,14 @@ from qosmodels.experiments.registry import Unstated, paper_of, register
 from qosmodels.experiments.rows import CAUSES, VERDICTS, Known
 
 
+@pytest.fixture(autouse=True)
+def _registered():
+    """Import every experiment module before a test swaps the registry for a copy: a module
+    first imported while the copy is in place would register into the copy only, and be
+    missing from the registry once the test has restored it."""
+    reg.experiments()
+
+
 def row(value, *, known=None, tol=0.1, expected=10.0, **kw):
     return Check("x", "q", expected, source="paper (measured)", packets=Side(value, tol),
                  known=known, **kw)
@@ -58,6 +66,18 @@ def test_verdict_known_difference_while_the_difference_stays_as_declared():
     assert row(10.2, known=k).verdict == "reproduced"
     rep = ValidationReport(checks=(row(10.2, known=k), row(13.0, known=k)))
     assert len(rep.stale) == 1 and rep.passed and not rep.ok
+
+
+def test_a_side_that_measured_nothing_is_covered_only_when_declared_unmeasured():
+    k = Known("mechanism differs", "the conversation is shut out: no RTT sample", 0.3)
+    assert row(math.nan, known=k).verdict == "fails"
+    assert row(math.inf, known=Known("statistical", "why", 0.3, unmeasured=True)).verdict \
+        == "fails"  # an infinite value is a measurement, and far off
+    nan_ok = Known("mechanism differs", "no RTT sample in the window", 0.3, unmeasured=True)
+    assert row(math.nan, known=nan_ok).verdict == "known difference"
+    assert row(14.0, known=nan_ok).verdict == "fails"  # measured, and worse than declared
+    with pytest.raises(ScenarioTypeError, match=r"Known.unmeasured must be a bool"):
+        Known("statistical", "why", 0.3, unmeasured="yes")
 
 
 def test_a_declaration_covers_only_its_sides():
