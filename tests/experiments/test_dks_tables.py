@@ -248,6 +248,11 @@ def test_quick_form_no_row_fails_but_those_without_a_measurement(quick):
                 for q, e in dt.KNOWN_ROWS[key].items() if e[2] is not None}
     outside = {(c.experiment, c.quantity) for c in quick.failures}
     assert declared == outside - NO_SAMPLE_QUICK
+    # sanity rows: scenario 1's FTP throughputs (underloaded: any working mechanism splits
+    # the line), counted apart
+    sanity = {(c.experiment, c.quantity) for c in quick.checks if c.sanity}
+    assert sanity == {("dks-table2", f"{combo} FTP {i} throughput") for combo in TABLE_I
+                      for i in (1, 2)}
     causes = Counter(c.cause for c in quick.checks if c.cause)
     assert set(causes) <= {"statistical", "mechanism differs", "unstated parameter"}
 
