@@ -310,12 +310,15 @@ TABLES: dict[str, PaperTable] = {
         "dropped": _zeros(4)}),
     # Table VII was printed rotated: its OCR reads it column by column.
     "VII": PaperTable(6, ("ftp",) * 8, {
+        # column 3 reads "196 192 193 193": four values for five rows.  Read in order, the
+        # DEC/DEC cell is missing (OCR; were a middle one lost, JK/FCFS's, whose 193 would then
+        # be DEC/DEC's); G/FCFS 196 and G/FQ 192 hold either way
         "throughput": {
             "G/FCFS": (196, 202, 196, 187, 1832, 1277, 1950, 1945),
             "G/FQ": (193, 192, 192, 577, 1560, 1560, 1622, 3274),
             "JK/FCFS": (195, 202, 193, 190, 1833, 1276, 1951, 1946),
             "JK/FQ": (193, 193, 193, 577, 1558, 1558, 1619, 3273),
-            "DEC/DEC": (193, 193, 193, 510, 1483, 1052, 1574, 2796),
+            "DEC/DEC": (193, 193, OCR, 510, 1483, 1052, 1574, 2796),
             "DEC/FQbit": (192,) + (OCR,) * 7},                 # only column 1 survives
         "rtt": {
             # col 5 JK/FCFS "1.60": 1833 packets in 500 s at window 5 need an RTT of 1.36
@@ -940,7 +943,7 @@ _WHY: dict[str, tuple[str, str, str]] = {
         "finish numbers run ahead of the round number by its excess rate, so the delay of the "
         "few packets it gets through grows in proportion to the time it has run: 880, 860 and "
         "892 s after the full form's 2000 s (printed 903, 860, 918), 175-180 s after the "
-        "quick form's 400 s (0.44-0.45 s per second of run in both); the validator's causes "
+        "quick form's 400 s (0.43-0.45 s per second of run in both); the validator's causes "
         "have none for the quick form's shorter run",
         "statistical"),
     "iv-dec-buffer": (

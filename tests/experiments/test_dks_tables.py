@@ -85,6 +85,12 @@ def test_scenario2_generic_fq_useful_bandwidth_is_13_percent_below_optimal():
     assert 1 - (arrived - copies) / dt.LINE_PACKETS == pytest.approx(0.13, abs=0.02)
 
 
+def test_table7_ftp3_has_four_printed_throughputs_for_five_rows():
+    # the OCR gives "196 192 193 193": the fifth (DEC/DEC in reading order) is not guessed
+    col = [cells("VII", "throughput", c)[2] for c in TABLE_I[:5]]
+    assert col[:4] == [196, 192, 193, 193] and col[4] is dt.OCR
+
+
 def test_drops_never_exceed_retransmissions_of_window_sources():
     for key, t in dt.TABLES.items():
         for combo in t.values["dropped"]:
