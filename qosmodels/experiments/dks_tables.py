@@ -213,6 +213,163 @@ def _zeros(n, combos=_ALL):
     return {c: (0,) * n for c in combos}
 
 
+# ----------------------------------------------------------------- Table III, read both ways up
+#: Table III as the OCR printed it (the table was printed rotated): ``quantity -> combo ->``
+#: the eight cells' text.  Glyphs that are not digits, and digits lost, are kept as printed.
+III_PRINTED: dict[str, dict[str, tuple[str, ...]]] = {
+    "throughput": {
+        "G/FCFS": ("18", "1154", "1159", "ю", "1149", "15", "31", "æ"),
+        "G/FQ": ("178", "838", "591", "009", "615", "621", "96", "86"),
+        "JK/FCFS": ("582", "583", "585", "585", "583", "285", "e", "0"),
+        "JK/FQ": ("574", "579", "546", "594", "266", "601", "87", "96"),
+        "DEC/DEC": ("582", "582", "582", "582", "285", "285", "8", "86"),
+        "DEC/FQbit": ("582", "285", "285", "285", "582", "285", "83", "68")},
+    "rtt": {
+        "G/FCFS": ("403", "2.18", "2.16", "", "2.18", "140", "115", "1"),
+        "G/FQ": ("16.8", "3.31", "4.88", "4.83", "4.53", "4.47", "0.079", "0.078"),
+        "JK/FCFS": ("1.85", "1.93", "1.93", "1.85", "1.93", "1.85", "1", "1"),
+        "JK/FQ": ("1.75", "1.78", "1.19", "1.86", "2.20", "2.16", "0.091", "0.085"),
+        "DEC/DEC": ("0.859",) * 6 + ("0.783", "0.778"),
+        "DEC/FQbit": ("1.59",) * 6 + ("0.088", "680.0")},
+    "retransmitted": {
+        "G/FCFS": ("43", "10", "7", "9", "6", "17", "25", "S"),
+        "G/FQ": ("73", "224", "176", "168", "243", "159", "7", "7"),
+        "JK/FCFS": ("57", "27", "27", "27", "27", "27", "9", "0"),
+        "JK/FQ": ("83", "80", "99", "4", "61", "61", "0", "0"),
+        "DEC/DEC": ("0",) * 8,
+        "DEC/FQbit": ("0",) * 8},
+    "dropped": {
+        "G/FCFS": ("26", "S", "4", "B", "5", "11", "15", "7"),
+        "G/FQ": ("33", "139", "106", "88", "167", "86", "0", "0"),
+        "JK/FCFS": ("99", "99", "26", "26", "26", "99", "2", "0"),
+        "JK/FQ": ("8", "9/", "48", "61", "27", "54", "0", "0"),
+        "DEC/DEC": ("0",) * 8,
+        "DEC/FQbit": ("0",) * 8}}
+
+#: The digits that read as digits upside down, and as which.
+_ROTATED = {"0": "0", "1": "1", "2": "2", "5": "5", "6": "9", "8": "8", "9": "6", ".": "."}
+
+
+def upside_down(text: str) -> str | None:
+    """``text`` read upside down (characters in reverse order, 6 and 9 swapped), or None
+    when a character has no upside-down reading (3, 4, 7, letters)."""
+    if not text or any(ch not in _ROTATED for ch in text):
+        return None
+    return "".join(_ROTATED[ch] for ch in reversed(text))
+
+
+#: The reading rule.  The OCR cannot tell which way up a cell made only of glyphs that read
+#: as digits both ways up is ("285" beside 582, "009", "680.0"; the header itself reads
+#: "9" for column 6): every such cell that reads differently upside down has two
+#: readings, and the one the table and the text admit is taken; where both or neither are
+#: admitted the cell is not compared.  ``(quantity, combo, column 1-8) -> (reading, why)``,
+#: reading ``"upright"``, ``"upside down"`` or None.  Checks: the FTPs of a combination
+#: fit the line's 3500 packets; the text calls JK/FCFS's FTPs fair, DEC/DEC's "perfectly
+#: fair", DEC/FQbit's fair and JK/FQ's "reasonably fair and efficient", and G/FQ's useful
+#: bandwidth "13 per cent below optimal"; a window-5 source with few resends has
+#: throughput x RTT / 500 s <= 5 packets in flight; a source resends no more than it sent
+#: and loses no more than it sent or resent (+1); a Telnet count without loss is Poisson
+#: with mean 100 (30 packets is 3 standard deviations); numbers print without leading zeros.
+III_READINGS: dict[tuple[str, str, int], tuple[str | None, str]] = {
+    ("throughput", "G/FCFS", 1): ("upright", "81 takes the FTPs to 3558 packets"),
+    ("throughput", "G/FCFS", 3): ("upright", "6511 packets exceed the line"),
+    ("throughput", "G/FCFS", 6): ("upright", "51 takes the FTPs to 3531 packets"),
+    ("throughput", "G/FQ", 3): ("upright", "165 makes the waste 26 %, not 13"),
+    ("throughput", "G/FQ", 4): ("upside down", "'009' has leading zeros"),
+    ("throughput", "G/FQ", 5): ("upright", "519 makes the waste 16.5 %, not 13"),
+    ("throughput", "G/FQ", 6): ("upright", "129 makes the waste 28 %, not 13"),
+    ("throughput", "G/FQ", 8): (None, "86 and 98 are both Poisson counts of mean 100"),
+    ("throughput", "JK/FCFS", 1): ("upright", "285 is not a fair share beside 583-585"),
+    ("throughput", "JK/FCFS", 6): ("upside down", "285 is not a fair share beside 582-585"),
+    ("throughput", "JK/FQ", 5): (None, "266 leaves the FTPs 3160 packets (not 'reasonably "
+                                       "fair and efficient'), 992 takes them to 3886"),
+    ("throughput", "JK/FQ", 6): ("upright", "109 is not 'reasonably fair' beside 546-594"),
+    **{("throughput", "DEC/DEC", c): ("upright", "285 is not 'perfectly fair' beside 582")
+       for c in (1, 2, 3, 4)},
+    **{("throughput", "DEC/DEC", c): ("upside down", "285 is not 'perfectly fair' beside 582")
+       for c in (5, 6)},
+    ("throughput", "DEC/DEC", 8): (None, "86 and 98 are both Poisson counts of mean 100"),
+    **{("throughput", "DEC/FQbit", c): ("upright", "285 is not fair beside 582")
+       for c in (1, 5)},
+    **{("throughput", "DEC/FQbit", c): ("upside down", "285 is not fair beside 582")
+       for c in (2, 3, 4, 6)},
+    ("throughput", "DEC/FQbit", 8): ("upside down", "68 packets without loss are 3.2 standard "
+                                                    "deviations below 100; 89 is not"),
+    ("rtt", "G/FCFS", 2): ("upright", "81.2 s is 187 packets in flight"),
+    ("rtt", "G/FCFS", 3): ("upright", "91.2 s is 211 packets in flight"),
+    ("rtt", "G/FCFS", 5): ("upright", "81.2 s is 187 packets in flight"),
+    ("rtt", "G/FCFS", 7): (None, "115 and 511 s are both a loser's inflated estimate"),
+    ("rtt", "G/FQ", 1): (None, "16.8 and 8.91 s are both an estimate inflated by 73 resends "
+                               "of 178 packets"),
+    **{("rtt", "JK/FCFS", c): ("upright", "58.1 s is 68 packets in flight") for c in (1, 4, 6)},
+    ("rtt", "JK/FQ", 3): ("upright", "61.1 s is 67 packets in flight"),
+    ("rtt", "JK/FQ", 4): ("upright", "98.1 s is 117 packets in flight"),
+    ("rtt", "JK/FQ", 5): ("upright", "'02.2' has a leading zero"),
+    ("rtt", "JK/FQ", 6): ("upright", "91.2 s is 110 packets in flight"),
+    ("rtt", "JK/FQ", 7): ("upright", "at 160 s a window of 5 lets through 16 of 87 packets"),
+    ("rtt", "JK/FQ", 8): ("upright", "at 580 s a window of 5 lets through 4 of 96 packets"),
+    **{("rtt", "DEC/DEC", c): ("upright", "658 s is 766 packets in flight") for c in range(1, 7)},
+    **{("rtt", "DEC/FQbit", c): ("upright", "65.1 s is 76 packets in flight")
+       for c in range(1, 7)},
+    ("rtt", "DEC/FQbit", 7): ("upright", "at 880 s a window of 5 lets through 3 of 83 packets"),
+    ("rtt", "DEC/FQbit", 8): ("upside down", "at 680 s a window of 5 lets through 4 of 89 "
+                                             "packets"),
+    ("retransmitted", "G/FCFS", 2): ("upright", "'01' has a leading zero"),
+    ("retransmitted", "G/FCFS", 4): (None, "6 and 9 both admitted (its drops are illegible)"),
+    ("retransmitted", "G/FCFS", 5): (None, "6 and 9 both cover its 5 drops"),
+    ("retransmitted", "G/FCFS", 7): (None, "25 and 52 both cover its 15 (or 51) drops"),
+    ("retransmitted", "G/FQ", 4): ("upright", "891 resends exceed the 688 packets sent"),
+    ("retransmitted", "G/FQ", 6): ("upright", "651 makes the waste 28 %, not 13"),
+    ("retransmitted", "JK/FCFS", 7): (None, "6 and 9 both cover its 2 drops"),
+    ("retransmitted", "JK/FQ", 2): ("upright", "'08' has a leading zero"),
+    ("retransmitted", "JK/FQ", 3): (None, "99 and 66 both cover its 48 drops"),
+    ("retransmitted", "JK/FQ", 5): ("upright", "19 resends do not cover 27 drops"),
+    ("retransmitted", "JK/FQ", 6): ("upright", "19 resends do not cover 54 drops"),
+    ("dropped", "G/FCFS", 1): ("upright", "92 drops exceed 43 resends"),
+    ("dropped", "G/FCFS", 7): (None, "15 and 51 both admitted with 25 or 52 resends"),
+    ("dropped", "G/FQ", 3): ("upright", "901 drops exceed 176 resends"),
+    ("dropped", "G/FQ", 6): (None, "86 and 98 both within its 159 resends"),
+    **{("dropped", "JK/FCFS", c): (None, "99 and 66 both exceed its 57 or 27 resends")
+       for c in (1, 2, 6)},
+    **{("dropped", "JK/FCFS", c): ("upright", "92 drops exceed 27 resends") for c in (3, 4, 5)},
+    ("dropped", "JK/FQ", 4): (None, "61 and 19 both admitted (its resends are illegible)"),
+}
+#: Cells not compared although legible or invariant upside down: ``(quantity, combo, column)
+#: -> why``.
+III_BROKEN: dict[tuple[str, str, int], str] = {
+    ("throughput", "DEC/DEC", 7): "a Telnet's 8 packets without loss or resend: a digit lost",
+    ("rtt", "G/FCFS", 8): "'1' for a Telnet of illegible throughput: a dash?",
+    ("rtt", "JK/FCFS", 7): "'1' for a shut-out Telnet: a dash?",
+    ("rtt", "JK/FCFS", 8): "'1' for a Telnet without packets: a dash?",
+    ("retransmitted", "JK/FQ", 4): "4 resends do not cover 61 drops",
+}
+
+
+def _table3_values() -> dict:
+    """Table III's cells from :data:`III_PRINTED` by :data:`III_READINGS` and
+    :data:`III_BROKEN` (a number, or :data:`OCR`)."""
+    out: dict = {}
+    for q, rows in III_PRINTED.items():
+        out[q] = {}
+        for combo, texts in rows.items():
+            cells = []
+            for col, text in enumerate(texts, start=1):
+                key = (q, combo, col)
+                reading = III_READINGS.get(key, ("upright", ""))[0]
+                if key in III_BROKEN or reading is None:
+                    cells.append(OCR)
+                    continue
+                text = upside_down(text) if reading == "upside down" else text
+                try:
+                    v = float(text)
+                except ValueError:
+                    cells.append(OCR)
+                    continue
+                cells.append(int(v) if v.is_integer() and "." not in text else v)
+            out[q][combo] = tuple(cells)
+    return out
+
+
 #: The transcribed tables, by table number.
 TABLES: dict[str, PaperTable] = {
     "II": PaperTable(1, ("ftp", "ftp", "telnet", "telnet"), {
@@ -232,49 +389,8 @@ TABLES: dict[str, PaperTable] = {
             "DEC/FQbit": (1.38, 1.39, 0.088, 0.074)},
         "retransmitted": _zeros(4) | {"G/FQ": (0, 0, 2, 1)},
         "dropped": _zeros(4)}),
-    # Table III was printed rotated; its OCR reverses some numbers ("285" beside 582,
-    # "009", "680.0") and turns others into letters.
-    "III": PaperTable(2, ("ftp",) * 6 + ("telnet",) * 2, {
-        "throughput": {
-            # col 4 "ю", col 8 "æ" (the text: segregation into winners and losers)
-            "G/FCFS": (18, 1154, 1159, OCR, 1149, 15, 31, OCR),
-            # col 4 "009" (600 reversed?)
-            "G/FQ": (178, 838, 591, OCR, 615, 621, 96, 98),
-            # col 6 "285" (582 reversed?), col 7 "e"
-            "JK/FCFS": (582, 583, 585, 585, 583, OCR, OCR, 0),
-            # col 5 "266": with it the FTPs sum to 3160 of the line's 3500, against the
-            # text's "reasonably fair and efficient" (566?)
-            "JK/FQ": (574, 579, 546, 594, OCR, 601, 87, 96),
-            # cols 5-6 "285", col 7 "8" (a digit lost), col 8 "86" (68 or 98?)
-            "DEC/DEC": (582, 582, 582, 582, OCR, OCR, OCR, OCR),
-            # cols 2-4 and 6 "285"
-            "DEC/FQbit": (582, OCR, OCR, OCR, 582, OCR, 83, 89)},
-        "rtt": {
-            # col 4 and col 8 empty (losers without samples?)
-            "G/FCFS": (403, 2.18, 2.16, OCR, 2.18, 140, 115, OCR),
-            "G/FQ": (16.8, 3.31, 4.88, 4.83, 4.53, 4.47, 0.079, 0.078),
-            # Telnet cells "1": dashes?
-            "JK/FCFS": (1.85, 1.93, 1.93, 1.85, 1.93, 1.85, OCR, OCR),
-            "JK/FQ": (1.75, 1.78, 1.19, 1.86, 2.20, 2.16, 0.091, 0.085),
-            "DEC/DEC": (0.859,) * 6 + (0.783, 0.778),
-            # col 8 "680.0" (0.089 reversed?)
-            "DEC/FQbit": (1.59,) * 6 + (0.088, OCR)},
-        "retransmitted": {
-            "G/FCFS": (43, 10, 7, 6, 9, 17, 25, OCR),       # col 8 "S"
-            "G/FQ": (73, 224, 176, 168, 243, 159, 7, 7),
-            "JK/FCFS": (57, 27, 27, 27, 27, 27, 9, 0),
-            # col 4 "4" with 61 drops (a packet dropped is resent): broken
-            "JK/FQ": (83, 80, 99, OCR, 61, 61, 0, 0),
-            "DEC/DEC": (0,) * 8,
-            "DEC/FQbit": (0,) * 8},
-        "dropped": {
-            "G/FCFS": (26, OCR, 4, OCR, 5, 11, 15, 7),     # col 2 "S", col 4 "B"
-            "G/FQ": (33, 139, 106, 88, 167, 86, 0, 0),
-            # cols 1, 2, 6 "99" against 57, 27, 27 retransmissions: broken
-            "JK/FCFS": (OCR, OCR, 26, 26, 26, OCR, 2, 0),
-            "JK/FQ": (8, OCR, 48, 61, 27, 54, 0, 0),       # col 2 "9/"
-            "DEC/DEC": (0,) * 8,
-            "DEC/FQbit": (0,) * 8}}),
+    # Table III was printed rotated: its cells are read by the rule of III_READINGS
+    "III": PaperTable(2, ("ftp",) * 6 + ("telnet",) * 2, _table3_values()),
     "IV": PaperTable(3, ("ftp", "telnet", "ill"), {
         "throughput": {
             "G/FCFS": (3, 11, 3497), "G/FQ": (3491, 95, 5), "JK/FCFS": (0, 0, 3500),
@@ -1023,25 +1139,20 @@ KNOWN_ROWS: dict[str, dict[str, tuple]] = {
         "G/FCFS FTP 3 rtt": ("segregation", 55, 2.8, {'access_rate': 1544000.0}),
         "G/FCFS FTP 5 rtt": ("segregation", 0.23, 18, {'rtt_gain': 0.5}),
         "G/FCFS FTP 6 rtt": ("segregation", 1.3, 1.3, None),
-        "G/FCFS Telnet 7 rtt": ("segregation", 1.2, 1.3, None),
         "G/FCFS FTP 1 retransmitted": ("segregation", 1.3, 1.3, None),
         "G/FCFS FTP 2 retransmitted": ("segregation", None, 5.2, None),
         "G/FCFS FTP 3 retransmitted": ("segregation", None, 22, None),
-        "G/FCFS FTP 4 retransmitted": ("segregation", None, 9.6, None),
-        "G/FCFS FTP 5 retransmitted": ("segregation", 1.3, 9.6, {'rtt_gain': 0.25}),
         "G/FCFS FTP 6 retransmitted": ("segregation", 3.7, None, None),
-        "G/FCFS Telnet 7 retransmitted": ("segregation", 0.78, None, None),
         "G/FCFS FTP 1 dropped": ("segregation", 1.3, 1.3, {'initial_rtt': 0.5}),
         "G/FCFS FTP 3 dropped": ("segregation", None, 32, None),
         "G/FCFS FTP 5 dropped": ("segregation", None, 12, None),
         "G/FCFS FTP 6 dropped": ("segregation", 3.0, None, None),
-        "G/FCFS Telnet 7 dropped": ("segregation", 0.52, None, {'access_rate': 56000.0}),
         "G/FQ FTP 1 throughput": ("overload-fq", 3.0, None, {'initial_rtt': 0.5}),
         "G/FQ FTP 2 throughput": ("overload-fq", 0.39, 0.84, None),
         "G/FQ FTP 3 throughput": ("overload-fq", 0.2, 0.57, {'access_rate': 1544000.0}),
+        "G/FQ FTP 4 throughput": ("overload-fq", 0.19, 0.32, {'access_rate': 56000.0}),
         "G/FQ FTP 5 throughput": ("overload-fq", None, 0.16, None),
         "G/FQ FTP 6 throughput": ("overload-fq", None, 0.31, None),
-        "G/FQ FTP 1 rtt": ("overload-fq", 1.1, 0.18, None),
         "G/FQ FTP 2 rtt": ("overload-fq", None, 1.8, None),
         "G/FQ FTP 3 rtt": ("overload-fq", 0.3, 0.65, None),
         "G/FQ FTP 4 rtt": ("overload-fq", 0.31, 0.43, {'initial_rtt': 10.0}),
@@ -1059,12 +1170,12 @@ KNOWN_ROWS: dict[str, dict[str, tuple]] = {
         "G/FQ FTP 3 dropped": ("overload-fq", 0.52, 0.73, None),
         "G/FQ FTP 4 dropped": ("overload-fq", 0.52, 2.4, None),
         "G/FQ FTP 5 dropped": ("overload-fq", 0.32, 0.73, None),
-        "G/FQ FTP 6 dropped": ("overload-fq", 0.46, 1.2, None),
         "JK/FCFS FTP 1 throughput": ("jk-lockout", 1.2, 1.3, {'access_rate': 56000.0}),
         "JK/FCFS FTP 2 throughput": ("jk-lockout", 1.2, 0.95, {'access_rate': 56000.0}),
         "JK/FCFS FTP 3 throughput": ("jk-lockout", 1.3, 1.3, None),
         "JK/FCFS FTP 4 throughput": ("jk-lockout", 0.82, 0.84, {'access_rate': 56000.0}),
         "JK/FCFS FTP 5 throughput": ("jk-lockout", 1.2, 1.3, None),
+        "JK/FCFS FTP 6 throughput": ("jk-lockout", 1.3, 1.3, {'access_rate': 56000.0}),
         "JK/FCFS FTP 1 rtt": ("jk-queue-full", 0.31, 0.26, None),
         "JK/FCFS FTP 2 rtt": ("jk-queue-full", 0.24, 0.2, None),
         "JK/FCFS FTP 3 rtt": ("jk-queue-full", None, 0.24, None),
@@ -1077,7 +1188,6 @@ KNOWN_ROWS: dict[str, dict[str, tuple]] = {
         "JK/FCFS FTP 4 retransmitted": ("jk-lockout", 2.3, 1.6, None),
         "JK/FCFS FTP 5 retransmitted": ("jk-lockout", 1.3, 1.3, None),
         "JK/FCFS FTP 6 retransmitted": ("jk-lockout", 0.92, None, None),
-        "JK/FCFS Telnet 7 retransmitted": ("jk-telnet", None, 6.0, None),
         "JK/FCFS Telnet 8 retransmitted": ("jk-telnet", 39, 65, {'rtt_gain': 0.25}),
         "JK/FCFS FTP 3 dropped": ("jk-lockout", 0.86, None, None),
         "JK/FCFS FTP 4 dropped": ("jk-lockout", 2.4, 1.7, None),
@@ -1092,7 +1202,6 @@ KNOWN_ROWS: dict[str, dict[str, tuple]] = {
         "JK/FQ FTP 6 rtt": ("jk-fq", 0.47, 0.51, None),
         "JK/FQ FTP 1 retransmitted": ("jk-fq", 0.35, 0.51, None),
         "JK/FQ FTP 2 retransmitted": ("jk-fq", 0.28, None, {'access_rate': 56000.0}),
-        "JK/FQ FTP 3 retransmitted": ("jk-fq", 0.2, 0.45, {'rtt_gain': 0.5}),
         "JK/FQ FTP 5 retransmitted": ("jk-fq", 0.22, None, {'rtt_gain': 0.25}),
         "JK/FQ FTP 6 retransmitted": ("jk-fq", 0.41, None, {'access_rate': 56000.0}),
         "JK/FQ FTP 1 dropped": ("jk-fq", 13, 14, None),
@@ -1124,19 +1233,19 @@ KNOWN_ROWS: dict[str, dict[str, tuple]] = {
         "G/FCFS FTP 1 dropped": ("quick-transient", None, 47, None),
         "G/FCFS Telnet 2 dropped": ("iv-telnet", 1.3, 0.79, None),
         "G/FQ ill-behaved 3 throughput": ("ill-quick", None, 7.8, None),
+        "G/FQ ill-behaved 3 rtt": ("ill-delay-quick", None, 1.1, None),
         "JK/FCFS FTP 1 retransmitted": ("jk-backoff", 4.6, None, {'jk_max_rto': 120.0}),
         "JK/FCFS Telnet 2 retransmitted": ("jk-telnet", 13, None, {'rtt_gain': 0.25}),
         "JK/FCFS FTP 1 dropped": ("jk-backoff", 4.6, None, {'jk_max_rto': 120.0}),
         "JK/FCFS Telnet 2 dropped": ("jk-telnet", 13, None, {'rtt_gain': 0.25}),
         "JK/FQ ill-behaved 3 throughput": ("ill-quick", None, 6.3, None),
         "JK/FQ Telnet 2 rtt": ("telnet-rtt", None, 0.27, None),
+        "JK/FQ ill-behaved 3 rtt": ("ill-delay-quick", None, 1.1, None),
         "DEC/DEC FTP 1 retransmitted": ("iv-dec-buffer", 9.1, 390, {'buffer': 15}),
         "DEC/DEC FTP 1 dropped": ("iv-dec-buffer", 9.1, 390, {'buffer': 15}),
         "DEC/FQbit ill-behaved 3 throughput": ("ill-quick", None, 9.1, None),
         "DEC/FQbit Telnet 2 rtt": ("telnet-rtt", None, 0.18, None),
-        "G/FQ ill-behaved 3 rtt": ("ill-delay-quick", None, 1.05, None),
-        "JK/FQ ill-behaved 3 rtt": ("ill-delay-quick", None, 1.05, None),
-        "DEC/FQbit ill-behaved 3 rtt": ("ill-delay-quick", None, 1.05, None),
+        "DEC/FQbit ill-behaved 3 rtt": ("ill-delay-quick", None, 1.1, None),
     },
     "V": {
         "FCFS JK FTP 3 throughput": ("v-lockout", 0.8, 0.8, {'access_rate': 1544000.0}),
