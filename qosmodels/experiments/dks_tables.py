@@ -122,9 +122,12 @@ Transcription
 -------------
 Every legible cell of Tables II-VII is in :data:`TABLES`.  ``OCR`` marks a
 cell the extraction broke (letters, a missing value, or digits contradicted by
-the same table, often reversed digits of the rotated Table III: "285" beside
-582); ``NA`` marks a cell the paper leaves empty (no packets, so no RTT).  Both
-are skipped, never guessed.  The ill-behaved source has no flow control and no
+the same table) or left with two admissible readings; ``NA`` marks a cell the
+paper leaves empty (no packets, so no RTT).  Both are skipped, never guessed.
+Table III was printed rotated and some of its cells were read upside down
+("285" beside 582, "009", "680.0"): every cell made of glyphs that read as
+digits both ways up and reading differently upside down is decided explicitly
+in :data:`III_READINGS` (the reading the table and the text admit, or none).  The ill-behaved source has no flow control and no
 estimator, yet Table IV prints an "RTT" for it (2.83-2.97 s under FCFS, 860-918
 s under FQ): it is compared with its packets' mean one-way delay in the window
 (queueing plus transmissions; its sink sends no ACKs).
@@ -897,9 +900,11 @@ _V_FQ = ("the paper's generic FTP 2 collapsed (12 packets, RTT estimate 281 s: '
          "FTP collapses: their estimates, sampled from first transmissions, grow to 2.4-2.9 s but "
          "no further, both keep timing out and going back N, 20 packets of windows compete for "
          "15 places and every FTP loses packets (the JK pair under 1000 each, not 1163).  The run "
-         "has no randomness; with the four start times drawn uniformly in [0, 2] s (12 draws) "
-         "the weaker generic FTP got 247-768 packets, never a collapse.  What in the paper's "
-         "generic source (its averaging gain, its timer) drives the runaway is not stated")
+         "has no randomness; with the four start times drawn uniformly in [0, 2] s (12 draws, "
+         "numpy default_rng(12345)) the weaker generic FTP got 318-746 packets, never a "
+         "collapse.  What in the paper's generic source (its averaging gain, its timer) drives "
+         "the runaway is not stated; with the gain at 1 the generic FTPs segregate (106 and "
+         "1038 packets)")
 _NOTES.update({
     ("II", "G/FQ"): "a Telnet's RTT is the mean over ~100 packets, each waiting behind up to "
                     "one FTP packet (0.143 s): its standard error is about 0.004 s, so 10 % "
