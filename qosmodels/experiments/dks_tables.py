@@ -1015,7 +1015,8 @@ _WHY: dict[str, tuple[str, str, str]] = {
         "the JK Telnet here is the windowed Poisson source with the generic timeout (no "
         "backoff; the simulator has no application-limited Reno) and, the buffer being full, "
         "it resends and loses 10-30 packets in 500 s; the paper's JK Telnets, with JK's "
-        "timers, resent almost nothing (0-9 packets) and got no packet through",
+        "timers, resent and lost almost nothing (0 resends, 0-2 drops, where legible) and "
+        "got no packet through (Table III's Telnet 8, Table IV's Telnet)",
         "unstated parameter"),
     "jk-backoff": (
         "mechanism differs",
