@@ -856,7 +856,9 @@ _LOCKOUT = ("Reno lockout: three FTPs at the maximum window of 5 hold the drop-t
             "windows, JK timeouts and fast retransmit, without fast recovery (Tahoe-like).  The "
             "lock is also a matter of the hosts' links, which the paper does not give: with "
             "them at 56 kb/s scenario 2's JK FTPs get 441-644 packets, with them at 1.544 Mb/s "
-            "scenario 4's JK pair 598 and 599")
+            "scenario 4's JK pair 598 and 599.  4.3BSD-like timer bounds (min_rto 1 s, max_rto "
+            "64 s) remove the zero-throughput losers (282-317 packets) but not the unfairness "
+            "(two FTPs at 1148-1149)")
 _NOTES = {
     ("III", "G/FCFS"): "which FTPs win or lose the segregation depends on timing (the paper's "
                        "run, one seed here); the winners/losers count rows are the comparable "
@@ -1001,7 +1003,10 @@ _WHY: dict[str, tuple[str, str, str]] = {
         "rest 0-433).  The paper's JK is its generic source with 'adjustable windows, better "
         "timeout calculations, and fast retransmit' -- no fast recovery, Tahoe-like -- and "
         "was fair (582-585); the simulator has no Tahoe source.  With the hosts on 56 kb/s "
-        "links the lock breaks here too (FTPs 1-5: 574, 572, 441, 625, 644 packets)",
+        "links the lock breaks here too (FTPs 1-5: 574, 572, 441, 625, 644 packets); with "
+        "4.3BSD-like timer bounds (TcpReno min_rto 1 s, max_rto 64 s) or a 30 s cap no FTP is "
+        "shut out (the losers 282-317 packets) but two still get 1143-1149: the unfairness "
+        "stays",
         "unstated parameter"),
     "jk-queue-full": (
         "mechanism differs",
