@@ -103,8 +103,9 @@ generic timer's averaging gain and initial RTT estimate, and the JK timer's
 cap on its backed-off timeout; ``validate(explore=True)`` runs each over its
 range.  Every row outside tolerance at the defaults carries a
 :class:`~qosmodels.experiments.Known` (:data:`KNOWN_ROWS`, the evidence in
-``_WHY``), except the RTT rows of conversations that took no RTT sample in the
-window (NaN), which stay ``"fails"``.
+``_WHY``); the RTT rows of conversations shut out so completely that they took
+no RTT sample in the window (NaN) are declared with ``unmeasured=True``
+(:data:`NO_SAMPLE`).
 
 Throughput counts duplicates
 ----------------------------
@@ -1128,8 +1129,7 @@ _WHY: dict[str, tuple[str, str, str]] = {
 #: :data:`_WHY`, the largest error declared in the full form, in the quick form (None:
 #: that form reproduces the row), the first explored setting that brought the row within
 #: tolerance in the full form or None).  The errors are the measured ones with room (x1.3,
-#: or +0.05 for small ones).  Rows without an RTT sample (NaN) are not declared: a
-#: deviation that cannot be measured cannot be covered.
+#: or +0.05 for small ones).  Rows without an RTT sample (NaN) are in :data:`NO_SAMPLE`.
 KNOWN_ROWS: dict[str, dict[str, tuple]] = {
     "II": {
         "G/FQ Telnet 4 rtt": ("telnet-rtt", 0.16, None, {'buffer': 10}),
@@ -1334,22 +1334,44 @@ KNOWN_ROWS: dict[str, dict[str, tuple]] = {
 _SANITY = {("II", "ftp", "throughput")}
 
 
+#: RTT rows of conversations shut out so completely that they take no RTT sample in the
+#: measured window (NaN), by (table, quantity): the key of :data:`_WHY` that explains the
+#: shut-out, and the largest error declared should the row measure an RTT after all.  They
+#: are declared with ``Known(unmeasured=True)``: nothing measured is the shut-out itself.
+NO_SAMPLE: dict[tuple[str, str], tuple[str, float]] = {
+    # seed 1990, full form: FTPs 3 and 6 get 0 packets; the quick form's 300 s warm-up
+    # leaves them 15 packets and an RTT (KNOWN_ROWS, jk-queue-full)
+    ("III", "JK/FCFS FTP 3 rtt"): ("jk-lockout", 0.31),
+    ("III", "JK/FCFS FTP 6 rtt"): ("jk-lockout", 0.31),
+    # no sample in either form with the inferred 20-packet buffer (0 packets through)
+    ("IV", "G/FCFS Telnet 2 rtt"): ("iv-telnet", 0.5),
+}
+
+
 def known(table_key: str, quantity: str, quick: bool):
     """The declared :class:`~qosmodels.experiments.Known` of a row of Table
-    ``table_key`` in the full or quick form, or None (:data:`KNOWN_ROWS`)."""
+    ``table_key`` in the full or quick form, or None (:data:`KNOWN_ROWS`, and
+    :data:`NO_SAMPLE` for the RTT rows of conversations that take no sample)."""
     entry = KNOWN_ROWS.get(table_key, {}).get(quantity)
-    if entry is None:
+    limit = None
+    if entry is not None:
+        why, full, short, reach = entry
+        limit = short if quick else full
+    no_sample = NO_SAMPLE.get((table_key, quantity))
+    if limit is None and no_sample is None:
         return None
-    why, full, short, reach = entry
-    limit = short if quick else full
     if limit is None:
-        return None
+        why, limit = no_sample
+        reach = None
     cause, note, reach_cause = _WHY[why]
     if reach:
         at = ", ".join(f"{k}={v:g}" for k, v in reach.items())
         note = f"{note}; validate(explore=True) brings this row within tolerance at {at}"
         cause = reach_cause
-    return Known(cause, note, limit, sides=("packets",))
+    if no_sample is not None:
+        note = (f"{note}; the conversation is shut out and may take no RTT sample in the "
+                f"window (NaN), which this declaration covers")
+    return Known(cause, note, limit, sides=("packets",), unmeasured=no_sample is not None)
 
 
 # ----------------------------------------------------------------- the unstated parameters
