@@ -1054,26 +1054,25 @@ _WHY: dict[str, tuple[str, str, str]] = {
         "it at 173 s",
         "unstated parameter"),
     "quick-transient": (
-        "statistical",
+        "short run",
         "quick form only: after its 300 s warm-up the shut-out FTP is still timing out at an "
         "estimate that has not yet run away (50 resends in 100 s, x5); the full form's 1500 s "
         "gives 9-10 (printed 7)",
-        "statistical"),
+        "short run"),
     "ill-quick": (
-        "statistical",
+        "short run",
         "quick form only: FQ lets the ill-behaved source through in rare bursts (5-6 packets "
         "in the full form's 500 s, printed 5-6); the quick form's 100 s catches 7-8 and "
         "scales them x5",
-        "statistical"),
+        "short run"),
     "ill-delay-quick": (
-        "statistical",
+        "short run",
         "quick form only, and not a statistical spread: under FQ the ill-behaved source's "
         "finish numbers run ahead of the round number by its excess rate, so the delay of the "
         "few packets it gets through grows in proportion to the time it has run: 880, 860 and "
         "892 s after the full form's 2000 s (printed 903, 860, 918), 175-180 s after the "
-        "quick form's 400 s (0.43-0.45 s per second of run in both); the validator's causes "
-        "have none for the quick form's shorter run",
-        "statistical"),
+        "quick form's 400 s (0.43-0.45 s per second of run in both)",
+        "short run"),
     "iv-dec-buffer": (
         "unstated parameter",
         "the DECbit FTP beside the ill-behaved source loses 8 packets in 500 s with the "

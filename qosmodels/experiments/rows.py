@@ -30,7 +30,8 @@ Every row gets exactly one of :data:`VERDICTS` (:attr:`Check.verdict`):
   :attr:`Check.band` gives the span of values the settings gave;
 * ``"known difference"``: outside, not shown reachable, and declared next to
   the row in the experiment's code (:class:`Known`: a cause among
-  :data:`CAUSES`, the evidence, and the largest error the declaration
+  :data:`CAUSES` -- unstated parameter, mechanism differs, paper
+  inconsistent, statistical, or the quick form's short run -- the evidence, and the largest error the declaration
   covers, so that a change that makes the difference worse is noticed);
 * ``"fails"``: outside and not declared, or worse than declared: a regression
   or an unexplained miss.
@@ -62,9 +63,12 @@ VERDICTS = ("reproduced", "reachable", "known difference", "fails")
 
 #: Why a row is a known difference (:class:`Known`): the paper leaves a parameter unstated
 #: and no plausible value reaches its number; the library's mechanism differs from the
-#: paper's text; the paper contradicts itself; or the difference is within the statistics
-#: of the paper's own single run.
-CAUSES = ("unstated parameter", "mechanism differs", "paper inconsistent", "statistical")
+#: paper's text; the paper contradicts itself; the difference is within the statistics
+#: of the paper's own single run; or only the quick form's shorter runs and fewer seeds
+#: miss (``"short run"``: declared for the quick form alone, the full form reproducing the
+#: row or declaring its own cause).
+CAUSES = ("unstated parameter", "mechanism differs", "paper inconsistent", "statistical",
+          "short run")
 
 
 def _real(owner: str, name: str, value, *, finite: bool = True) -> float:

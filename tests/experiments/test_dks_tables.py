@@ -296,7 +296,7 @@ def test_quick_form_no_row_fails_and_rows_without_a_measurement_are_declared(qui
     assert sanity == {("dks-table2", f"{combo} FTP {i} throughput") for combo in TABLE_I
                       for i in (1, 2)}
     causes = Counter(c.cause for c in quick.checks if c.cause)
-    assert set(causes) <= {"statistical", "mechanism differs", "unstated parameter"}
+    assert set(causes) <= {"statistical", "mechanism differs", "unstated parameter", "short run"}
 
 
 def test_known_is_declared_per_form_and_names_the_explored_setting():
@@ -304,7 +304,7 @@ def test_known_is_declared_per_form_and_names_the_explored_setting():
     assert dt.KNOWN_ROWS["IV"]["G/FQ ill-behaved 3 throughput"][1] is None
     assert dt.known("IV", "G/FQ ill-behaved 3 throughput", quick=False) is None
     k = dt.known("IV", "G/FQ ill-behaved 3 throughput", quick=True)
-    assert k.cause == "statistical" and k.sides == ("packets",) and k.max_error > 6
+    assert k.cause == "short run" and k.sides == ("packets",) and k.max_error > 6
     # a row an explored setting reaches: cause unstated parameter, the setting named
     k = dt.known("VI", "G/FCFS FTP 4 throughput", quick=False)
     assert k.cause == "unstated parameter" and "access_rate=56000" in k.note

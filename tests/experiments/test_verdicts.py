@@ -113,7 +113,7 @@ def test_as_dict_keeps_every_earlier_key_and_adds_the_verdicts():
     assert d["known_note"] == "one run in the paper" and d["sanity"] is False
     assert set(VERDICTS) == {"reproduced", "reachable", "known difference", "fails"}
     assert set(CAUSES) == {"unstated parameter", "mechanism differs", "paper inconsistent",
-                           "statistical"}
+                           "statistical", "short run"}
 
 
 # ============================================================================ Unstated
