@@ -630,9 +630,13 @@ def test_registered_experiment_uses_the_papers_values():
     from qosmodels.experiments import validate
 
     report = validate([f"pps-table{k}" for k in (1, 2, 3, 4, 5, 7, 8, 9)], sides="theory")
-    assert len(report.checks) == 25  # 3 flows per table, and Section 2.6's B-silent ratio
+    # 3 flows per table, Table 1's A/B ratio (TRED's steady state on its theory side) and
+    # Section 2.6's B-silent ratio
+    assert len(report.checks) == 26
     assert [(c.experiment, c.quantity) for c in report.failures] == [
+        ("pps-table1", "A/B rate ratio"),  # (600/300)^(3/5) = 1.52 against the paper's 1.92
         ("pps-table1", "Section 2.6, B silent: A/C rate ratio")]  # the printed 2:1 against 3:1
+    assert report.regressions == ()  # both declared: the paper is inconsistent
     by = {(c.experiment, c.quantity): c for c in report.checks}
     assert by["pps-table3", "flow A rate"].expected == 1.33
     assert by["pps-table3", "flow A rate"].paper == 1.24  # the paper's measured rate
