@@ -251,3 +251,19 @@ def test_paper_of_groups_experiments_by_prefix():
     assert [paper_of(n) for n in ("dks-table3", "acc-fig9", "pps-table1", "abe-fig2",
                                   "tokenbucket-fairness", "md1", "fluid-reno-red")] == [
         "dks", "acc", "pps", "abe", "tokenbucket", "textbook", "textbook"]
+
+
+# ============================================================================ executors
+def test_explore_gives_the_same_json_on_a_dask_cluster():
+    """pps-table2's quick form has rows outside tolerance that its unstated RED thresholds
+    reach: the explored report is the same, number for number, serially and on a Dask
+    cluster of worker processes."""
+    distributed = pytest.importorskip("distributed")  # the test extra installs it
+    serial = validate(["pps-table2"], quick=True, explore=True)
+    explored = [c for c in serial.checks if c.band is not None]
+    assert explored and any(c.verdict == "reachable" for c in explored)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        spread = validate(["pps-table2"], quick=True, explore=True, executor=client)
+    assert spread.to_json() == serial.to_json()
