@@ -287,9 +287,9 @@ def _fig4_noted(check: Check) -> Check:
         v = check.packets.value
         if "packets" in check.failing:
             notes.append(f"Packets: {v:.2f}, above the paper's 60% where the reverse link is as "
-                         f"fast as the forward one, though far below eq (12)'s 1.0")
+                         f"fast as the forward one, though far below eq (12)'s 1.0.")
         else:
-            notes.append(f"Packets side with the paper: {v:.2f}")
+            notes.append(f"Packets side with the paper: {v:.2f}.")
     return dataclasses.replace(check, note="  ".join(notes))
 
 
