@@ -839,7 +839,10 @@ _FIG9_RATE_NOTE = (
     "leaves a deficit on average (four draws: -3.7%, -8.0%, -9.8% at N = 3, 5, 9), so it is "
     "not the phase of one run alone.  Not the control law's per-round steps (one flow's "
     "excess over a* is the same at kappa 0.5 and 0.2), nor the long flows' common RTT "
-    "(long_rtt_spread 0.02-0.2 s leaves the long flows below).  The Vegas estimator on the "
+    "(long_rtt_spread 0.02-0.2 s leaves the long flows below), nor the paper's mix of "
+    "drop-tail and AVD bottlenecks, which the library leaves out (Avq(gamma=0.98, avd=True) "
+    "at every other or at every bottleneck: long flows -4.3% and -6.2% at N = 3, -16.7% and "
+    "-18.4% at N = 9, the short ones above).  The Vegas estimator on the "
     "same chain gives +2.8%, +5.0%, -10.2% for the long flows at N = 2, 5, 9.  Left failing: "
     "it may be a defect of the packet Monaco estimator at high packet rates.")
 #: Figure 9's known differences, by row quantity (none: the rates' cause is not established).
