@@ -24,6 +24,17 @@ on some of these networks (see :mod:`qosmodels.fluid.stability`), while the
 per-RTT discrete law of eq (10) does not.  They take well under a second
 each, so the quick form runs them unchanged.
 
+Unstated parameters and known differences: each experiment declares the set-up the
+paper leaves open (:class:`~qosmodels.experiments.Unstated`: Figure 2's link delay,
+Figure 4's reverse path -- the reverse flows' protocol, the reverse buffer, the delay --,
+Figure 5's reverse delay jump, AVQ's gain in Figures 8 and 10, Figure 9's long flows' RTT
+spread, Figure 11's access delay), and every row outside tolerance at the defaults carries
+its :class:`~qosmodels.experiments.Known` cause and evidence next to it, except Figure 9's
+rates, whose cause is not established (their note says what was measured).  Many packet
+rows turn on a deterministic phase: Monaco takes one in-band sample per round trip, sent
+at the round's last ACK, so a run settles at one point of the packet time, and a shift of
+the round trip by a fraction of a packet time moves the result (the notes give the runs).
+
 Tolerances: where the paper states a value in words ("only 10% ~ 60%",
 "less than 10%", "around 100%"), a side must lie within 5 % (relative) of the
 stated value or range, the rounding of those round percentages
@@ -46,7 +57,7 @@ import numpy as np
 
 from ..topologies import acc_linear, acc_parking_lot
 from ..units import Mbps
-from .registry import Bounds, Check, Side, register
+from .registry import Bounds, Check, Known, Side, Unstated, register
 
 #: The paper's target accumulation a* (Table I), bytes.
 TARGET = 3000
@@ -68,16 +79,18 @@ PACKET_TOL = 0.03
 PACKET_RUNS = {False: (60.0, 40.0), True: (40.0, 25.0)}
 
 
-def _packets(net, quick, **source):
+def _packets(net, quick, other=None, **source):
     """(throughput b/s, accumulation in packets by Little's law, utilisation) of ``net``
     with every flow an :class:`~qosmodels.mechanisms.Accumulation` source (``source``),
-    and the method text."""
+    and the method text; ``other`` maps flow indices to another source for them."""
     from ..mechanisms import Accumulation
     from ..sim import simulate
 
     duration, warmup = PACKET_RUNS[bool(quick)]
     src = Accumulation(**{"kappa": PACKET_KAPPA, "target": TARGET, **source})
-    net = net.replace(flows=[dataclasses.replace(f, source=src) for f in net.flows])
+    other = other or {}
+    net = net.replace(flows=[dataclasses.replace(f, source=other.get(i, src))
+                             for i, f in enumerate(net.flows)])
     r = simulate(net, duration, seed=0, warmup=warmup, progress=False)
     acc = r.throughput / PKT_BITS * np.nan_to_num(r.mean_queueing_delay)
     method = (f"simulate: Accumulation(control={src.control!r}, estimator={src.estimator!r}, "
@@ -118,9 +131,13 @@ def _noted(check: Check, note: str, side: str | None = None) -> Check:
 
 @register("acc-fig2",
           title="ACC Fig. 2: P, AIAD and MW laws reach the same allocation on the parking lot",
-          paper=f"{_PAPER}, Fig. 2", sides=_PACKET_SIDES)
-def fig2(*, sides, quick) -> list[Check]:
-    net = acc_parking_lot()
+          paper=f"{_PAPER}, Fig. 2", sides=_PACKET_SIDES, unstated=(
+              Unstated("delay", 0.01, (0.002, 0.005, 0.02),
+                       "the paper gives the two bottlenecks' capacity (9 Mb/s), not their "
+                       "delay; its other figures use 2 ms (Fig. 6) to 20 ms (Fig. 11) per link",
+                       unit="s"),))
+def fig2(*, sides, quick, params) -> list[Check]:
+    net = acc_parking_lot(delay=params["delay"])
     c = float(net.capacities[0])
     # weighted proportional fairness, equal weights, 1 long flow over N = 2 links: c/(1+N), cN/(1+N)
     expected = (c / 3 / 1e6, 2 * c / 3 / 1e6, 2 * c / 3 / 1e6)
@@ -137,13 +154,12 @@ def fig2(*, sides, quick) -> list[Check]:
             packets = None if pk is None else _pside(pk[0][i] / 1e6, PACKET_TOL, pk[3])
             note = ""
             if packets is not None and abs(packets.value - value) > PACKET_TOL * value:
-                note = (f"packets {packets.value:.3f} Mb/s: the paper's footnote 4, 'the "
-                        f"equilibria of the three algorithms are not exactly the same' in "
-                        f"packets (the per-round-trip {control} law's steps about the target, "
-                        f"and Monaco's estimate missing the part of a packet in service that "
-                        f"its out-of-band packet waits for at each busy link)")
+                note = (f"packets {packets.value:.3f} Mb/s (the paper's footnote 4: 'the "
+                        f"equilibria of the three algorithms are not exactly the same').  "
+                        + _FIG2_PHASE)
+            quantity = f"{control} {net.flow_names[i]} rate"
             checks.append(Check(
-                "acc-fig2", f"{control} {net.flow_names[i]} rate", value, source="closed form",
+                "acc-fig2", quantity, value, source="closed form", known=_FIG2_KNOWN.get(quantity),
                 unit="Mb/s",
                 theory=None if eq is None else Side(eq.rates[i] / 1e6, 1e-6,
                                                     method="fluid.acc_equilibrium"),
@@ -163,21 +179,56 @@ def fig2(*, sides, quick) -> list[Check]:
                 pk[3] + "; each flow's rate times its mean queueing delay (Little's law)")),
             reference="equilibrium accumulation a* per flow (appendix), a* = 3000 B (Table I): "
                       "3 flows hold 9 packets",
+            known=_FIG2_KNOWN.get(f"{control} total queue"),
             note=("" if pk is None or abs(pk[1].sum() - 9.0) <= 0.05 * 9.0 else
-                  f"packets {pk[1].sum():.2f}: the flows hold more than a* each, because "
-                  f"Monaco's out-of-band packet waits for the packet in service at each busy "
-                  f"link and its estimate misses that part of the forward queueing time")))
+                  f"packets {pk[1].sum():.2f} packets held.  " + _FIG2_PHASE)))
     return checks
 
 
-_FIG4_NOTE = ("Not reproduced: the paper measured Vegas utilisation of only 10%-60% over reverse "
-              "bandwidths 5-45 Mb/s.  Eq (12) (each forward flow counts the reverse queueing delay "
-              "7a*/c_r as its own, x = c_r/7) and the fluid model both give min(1, c_r/c_f): "
-              "0.78 at 35 and 1.0 at 45 Mb/s.  With c_r near c_f the fluid flows share the "
-              "queueing between the two directions and fill both links.  What holds the paper's "
-              "ns-2 Vegas near 60% is not in the fluid model; the packet runs, with the P law "
-              "rather than Vegas' AIAD thresholds, show it too, so it is a packet-level effect "
-              "(the ACKs of each direction queue behind the other's data in bursts).")
+_FIG2_PHASE = (
+    "A single packet run here is one draw of a deterministic phase: Monaco takes one "
+    "in-band sample per round trip, sent at the round's last ACK, so the sample falls at "
+    "the same point of the 0.89 ms packet time every round, and the flows settle where that "
+    "sample, not the time average, equals a*.  Moving the links' delay by a fraction of a "
+    "packet time moves the result across the tolerance: measured with 60 s runs from 40 s, "
+    "delay 10.000/10.111/10.222/10.333 ms, the three flows hold 10.04/9.56/9.19/10.05 "
+    "packets (P law), 9.71/9.18/8.78/9.55 (AIAD), 10.14/9.73/9.22/10.08 (MW), and the long "
+    "flow gets 2.99/3.00/3.15/2.75, 2.87/2.99/3.18/2.64, 2.99/3.12/3.12/2.70 Mb/s; at 5 and "
+    "20 ms, 10.12 and 10.00 packets (P).  The paper's figure is one such run too.")
+_FIG2_STAT = ("The packet run's phase (see the note): over sub-packet-time changes of the "
+              "links' delay one run gives {span}, which covers the reference; the defaults' "
+              "run lands at {at}.")
+#: Figure 2's known differences (full and quick form, the packets' errors 0.04-0.13).
+_FIG2_KNOWN = {
+    "P total queue": Known("statistical", _FIG2_STAT.format(
+        span="9.19-10.05 packets held (P law)", at="10.04 (full and quick form)"), 0.15,
+        sides=("packets",)),
+    "AIAD total queue": Known("statistical", _FIG2_STAT.format(
+        span="8.78-9.71 packets held (AIAD)", at="9.71 (full), 9.66 (quick)"), 0.1,
+        sides=("packets",)),
+    "MW total queue": Known("statistical", _FIG2_STAT.format(
+        span="9.22-10.14 packets held (MW)", at="10.14 (full), 9.86 (quick)"), 0.16,
+        sides=("packets",)),
+    "AIAD long0 rate": Known("unstated parameter", _FIG2_STAT.format(
+        span="2.64-3.18 Mb/s for the long flow (AIAD)", at="2.87 (full), 2.86 (quick)")
+        + "  Reachable with the links' delay at 20 ms (delay=0.02): 2.92 Mb/s.", 0.07,
+        sides=("packets",)),
+    "MW long0 rate": Known("statistical", _FIG2_STAT.format(
+        span="2.70-3.12 Mb/s for the long flow (MW)", at="2.99 (full, inside), 2.86 (quick)"),
+        0.07, sides=("packets",)),
+}
+
+_FIG4_NOTE = (
+    "Eq (12) and the fluid model put Vegas at min(1, c_r/c_f) (0.78 at 35, 1.0 at 45 Mb/s), "
+    "above the paper's 10%-60%: both assume that a queue forms only at a saturated link, so "
+    "that the reverse queue's delay is the reverse flows' 7 a*/c_r and nothing else.  The "
+    "packet runs (the same Vegas estimator and P law) show queues at links that are not "
+    "saturated: at c_r = 45 Mb/s both bottlenecks are 68% busy yet each holds 22.4 packets "
+    "on average and is empty in 33% of 10 ms samples (at 35: forward 59% busy, 20.1 packets, "
+    "empty 42%), the bursts of each direction's data and the other's ACKs sharing a queue; "
+    "Vegas counts that queueing as accumulation and backs off (measured on the 40 s runs "
+    "from 25 s, acc_reverse_dumbbell at the defaults).  The fluid model's smooth flows have "
+    "no such bursts: its assumption, not a defect of either side.")
 _FIG4_MONACO_NOTE = ("The fluid model's two-way traffic settles into a limit cycle (each "
                      "direction's ACKs queue behind the other's data) that costs Monaco a few "
                      "percent of the forward link; the paper reports around 100%.  In packets "
@@ -189,10 +240,44 @@ _FIG4_MONACO_NOTE = ("The fluid model's two-way traffic settles into a limit cyc
                      "21 packets, runs dry: it is empty in 28-29% of 10 ms samples, and its "
                      "being empty correlates 0.45-0.61 with the reverse queue's length at the "
                      "same instant (measured on the 40 s runs, from 25 s).")
+_FIG4_MODEL = Known(
+    "mechanism differs",
+    "Eq (12) and the fluid model assume queues only at saturated links (see the note): 0.78 "
+    "against the paper's <= 0.60; the packet runs, with bursty two-way queues at unsaturated "
+    "links, give 0.59 (full and quick form), inside the paper's range.", 0.35,
+    sides=("theory", "fluid"))
+_FIG4_REVERSE_BUFFER = (
+    "Monaco's forward utilisation in packets at the defaults (1000-packet reverse buffer): "
+    "0.85, 0.85, 0.88 at c_r = 15, 25, 35 Mb/s (full and quick form), the reverse queue "
+    "holding part of the forward windows as ACKs (see the note).  With the reverse buffer at "
+    "ns-2's default 50 packets (reverse_buffer=50): 0.96, 0.99, 0.99, and the fluid side "
+    "0.96, 0.95, 0.98 (the fluid at 35 Mb/s, 0.949 at the defaults, is just outside 5%); at "
+    "c_r = 5 Mb/s that buffer costs Monaco 0.90 instead of 0.97.  100 and 300 packets give "
+    "0.88-0.96 and 0.85-0.88 at 15-35 Mb/s.")
+#: Figure 4's known differences, by row quantity (measured with the full and quick forms).
+_FIG4_KNOWN = {
+    "Vegas forward utilisation, c_r=35 Mb/s": _FIG4_MODEL,
+    "Vegas forward utilisation, c_r=45 Mb/s": Known(
+        "mechanism differs",
+        "Eq (12) and the fluid model give 1.0 (both links saturated, the queueing split "
+        "between them), against the paper's <= 0.60: the model's assumption of queues only at "
+        "saturated links (see the note).  The packets give 0.68 at the defaults (full and "
+        "quick form), between the two; the unstated delay moves them (0.74 at 2 ms, 0.63 at "
+        "10 ms, 0.59 at 20 ms per bottleneck, measured with validate(explore=True)), but no "
+        "setting moves eq (12) or the fluid.", 0.75),
+    "Monaco forward utilisation, c_r=15 Mb/s": Known(
+        "unstated parameter", _FIG4_REVERSE_BUFFER, 0.2, sides=("packets",)),
+    "Monaco forward utilisation, c_r=25 Mb/s": Known(
+        "unstated parameter", _FIG4_REVERSE_BUFFER, 0.2, sides=("packets",)),
+    "Monaco forward utilisation, c_r=35 Mb/s": Known(
+        "unstated parameter", _FIG4_REVERSE_BUFFER, 0.16, sides=("fluid", "packets")),
+}
 
 
 def _fig4_noted(check: Check) -> Check:
-    """A Vegas row's note: why theory and fluid miss the paper, and what the packets say."""
+    """A Vegas row's note and declared difference: why theory and fluid miss the paper, and
+    what the packets say."""
+    check = dataclasses.replace(check, known=_FIG4_KNOWN.get(check.quantity))
     if check.ok:
         return check
     notes = []
@@ -201,51 +286,97 @@ def _fig4_noted(check: Check) -> Check:
     if check.packets is not None:
         v = check.packets.value
         if "packets" in check.failing:
-            notes.append(f"Packets (the same Vegas estimator and P law, kappa 0.5): {v:.2f}, "
-                         f"above the paper's 60% where the reverse link is as fast as the "
-                         f"forward one; below it they side with the paper, not with eq (12)")
+            notes.append(f"Packets: {v:.2f}, above the paper's 60% where the reverse link is as "
+                         f"fast as the forward one, though far below eq (12)'s 1.0.")
         else:
-            notes.append(f"Packets side with the paper: {v:.2f} (the ACKs of each direction "
-                         f"queue behind the other's data in bursts, which the fluid model "
-                         f"smooths away)")
+            notes.append(f"Packets side with the paper: {v:.2f}.")
     return dataclasses.replace(check, note="  ".join(notes))
+
+
+def _fig4_monaco_noted(check: Check) -> Check:
+    """A Monaco row's note and declared difference."""
+    check = dataclasses.replace(check, known=_FIG4_KNOWN.get(check.quantity))
+    return _noted(check, _FIG4_MONACO_NOTE)
+
+
+#: Figure 4's set-up the paper does not give (it gives the capacities and the flow counts).
+_FIG4_UNSTATED = (
+    Unstated("reverse_reno", 0, (1,),
+             "the paper does not say which protocol its seven reverse flows ran: the forward "
+             "flows' own scheme (0, the default) or ns-2's usual FTP over TCP Reno (1), which "
+             "fills the reverse buffer instead of holding a* per flow"),
+    Unstated("reverse_buffer", 1000, (50, 100, 300),
+             "the reverse bottleneck's buffer is not given: from ns-2's default queue limit of "
+             "50 packets to the 1000 the library takes for 'enough buffer'", unit="packets"),
+    Unstated("delay", 0.005, (0.002, 0.01, 0.02),
+             "the dumbbell's propagation delay is not given; the paper's other single "
+             "bottlenecks have 2 ms (Fig. 6) to 20 ms (Fig. 11) per link", unit="s"),
+)
+
+
+def _fig4_net(cr, params):
+    """Figure 4's dumbbell at reverse bandwidth ``cr`` Mb/s with ``params`` (the declared
+    unstated set-up)."""
+    from ..fluid.scenarios import acc_reverse_dumbbell
+
+    net = acc_reverse_dumbbell(Mbps(cr), delay=params["delay"])
+    return net.replace_link(1, buffer=int(params["reverse_buffer"]))
+
+
+def _fig4_vegas_theory(net, params):
+    """Eq (12)'s forward utilisation: each forward Vegas flow counts the reverse queueing
+    delay ``t_q^b`` as its own, ``x = a*/t_q^b``; with the reverse flows holding a* each
+    (their own scheme), ``t_q^b = n_r a*/c_r`` and the utilisation is ``min(1, c_r/c_f)``;
+    with Reno reverse flows filling the reverse buffer ``B``, ``t_q^b = B/c_r``."""
+    c_f, c_r = float(net.capacities[0]), float(net.capacities[1])
+    n_f = sum(1 for name in net.flow_names if name.startswith("fwd"))
+    if params["reverse_reno"]:
+        t_b = float(net.buffers[1]) * PKT_BITS / c_r
+        return (min(1.0, n_f * TARGET * 8 / t_b / c_f),
+                "eq (12) with the reverse buffer full (Reno): x = a*/(B/c_r)")
+    return min(1.0, c_r / c_f), "eq (12): x = a*/t_q^b, utilisation min(1, c_r/c_f)"
 
 
 @register("acc-fig4",
           title="ACC Fig. 4: forward utilisation under reverse-path congestion, Vegas vs Monaco",
-          paper=f"{_PAPER}, Fig. 4 and eq (12)", sides=_PACKET_SIDES)
-def fig4(*, sides, quick) -> list[Check]:
-    from ..fluid.scenarios import acc_reverse_dumbbell
+          paper=f"{_PAPER}, Fig. 4 and eq (12)", sides=_PACKET_SIDES, unstated=_FIG4_UNSTATED)
+def fig4(*, sides, quick, params) -> list[Check]:
+    from ..mechanisms import TcpReno
 
     checks = []
     for cr in (5, 15, 25, 35, 45):
-        net = acc_reverse_dumbbell(Mbps(cr))
-        c_f, c_r = float(net.capacities[0]), float(net.capacities[1])
+        net = _fig4_net(cr, params)
+        rev = ({i: TcpReno() for i, name in enumerate(net.flow_names) if name.startswith("rev")}
+               if params["reverse_reno"] else None)
+        rev_text = "; reverse flows TcpReno()" if rev else ""
         fl = {}
         if "fluid" in sides:
             for est in ("vegas", "monaco"):
                 r = _solve(net, 40.0, kappa=KAPPA, estimator=est, target=TARGET)
                 fl[est] = Side(float(r.utilisation(25.0, 40.0)[0]), READ_TOL,
-                               method=f"solve_fluid(estimator={est!r}), mean over 25-40 s")
+                               method=f"solve_fluid(estimator={est!r}), mean over 25-40 s"
+                                      + ("; reverse flows ACC too (the fluid model has no "
+                                         "Reno)" if rev else ""))
         vegas_range = Bounds(0.10, 0.60)
         packets = None
         if "packets" in sides:
-            _, _, util, method = _packets(net, quick, control="P", estimator="vegas")
-            packets = _pside(util[0], READ_TOL, method + "; forward link busy time")
+            _, _, util, method = _packets(net, quick, rev, control="P", estimator="vegas")
+            packets = _pside(util[0], READ_TOL, method + rev_text + "; forward link busy time")
+        theory = None
+        if "theory" in sides:
+            value, how = _fig4_vegas_theory(net, params)
+            theory = Side(value, READ_TOL, method=how)
         checks.append(_fig4_noted(Check(
             "acc-fig4", f"Vegas forward utilisation, c_r={cr} Mb/s", vegas_range,
             source="paper (measured)", paper=vegas_range,
-            theory=(Side(min(1.0, c_r / c_f), READ_TOL,
-                         method="eq (12): x = a*/t_q^b, utilisation min(1, c_r/c_f)")
-                    if "theory" in sides else None),
-            fluid=fl.get("vegas"), packets=packets,
+            theory=theory, fluid=fl.get("vegas"), packets=packets,
             reference="paper, Section IV-C: 'As shown in Figure 4, Vegas utilization is only "
                       "10% ~ 60%' (reverse bandwidth 5 to 45 Mb/s)")))
         mpk = None
         if "packets" in sides:
-            _, _, util, method = _packets(net, quick, control="P", estimator="monaco")
-            mpk = _pside(util[0], READ_TOL, method + "; forward link busy time")
-        checks.append(_noted(Check(
+            _, _, util, method = _packets(net, quick, rev, control="P", estimator="monaco")
+            mpk = _pside(util[0], READ_TOL, method + rev_text + "; forward link busy time")
+        checks.append(_fig4_monaco_noted(Check(
             "acc-fig4", f"Monaco forward utilisation, c_r={cr} Mb/s", 1.0,
             source="paper (measured)", paper=1.0,
             theory=(Side(_utilisation(_equilibrium(net)), READ_TOL,
@@ -253,32 +384,38 @@ def fig4(*, sides, quick) -> list[Check]:
                     if "theory" in sides else None),
             fluid=fl.get("monaco"), packets=mpk,
             reference="paper, Section IV-C: 'As shown in Figures 4 and 5(c) ... Monaco operates "
-                      "at around 100% utilization'"), _FIG4_MONACO_NOTE))
+                      "at around 100% utilization'")))
     return checks
 
 
 @register("acc-fig5",
           title="ACC Fig. 5: delay 12 -> 52 ms at 10 s: Vegas starves, Vegas-k fills the buffer, "
                 "Monaco recovers",
-          paper=f"{_PAPER}, Fig. 5 and eq (11)", sides=_PACKET_SIDES)
-def fig5(*, sides, quick) -> list[Check]:
-    from ..fluid.scenarios import acc_delay_jump
-
-    net, change = acc_delay_jump()
+          paper=f"{_PAPER}, Fig. 5 and eq (11)", sides=_PACKET_SIDES, unstated=(
+              Unstated("reverse_jump", 1, (0, 0.5),
+                       "the paper says the propagation delay changes to 52 ms, not whether the "
+                       "ACK path's delay changes with it: the whole jump on the way back too "
+                       "(1, the library's reading: the reverse hop is not declared), none of it "
+                       "(0: only the forward delay jumps) or half"),))
+def fig5(*, sides, quick, params) -> list[Check]:
+    net, events, rtt_jump = _fig5_setup(params["reverse_jump"])
+    change = events[0]
     c = float(net.capacities[0])
-    after = net.replace_link(0, delay=change.delay)
+    after = net
+    for e in events:
+        after = after.replace_link(e.link, delay=e.delay)
     fluid = "fluid" in sides
     theory = "theory" in sides
     packets = "packets" in sides
     checks = []
-    r = _solve(net, 40.0, kappa=KAPPA, estimator="vegas", target=TARGET, events=[change]) \
+    r = _solve(net, 40.0, kappa=KAPPA, estimator="vegas", target=TARGET, events=events) \
         if fluid else None
-    pv, pvm = _jump_packets(net, change, "vegas", 40.0) if packets else (None, "")
+    pv, pvm = _jump_packets(net, events, "vegas", 40.0) if packets else (None, "")
     low = Bounds(upper=0.10)
     checks.append(Check(
         "acc-fig5", "Vegas utilisation after the jump", low, source="paper (measured)", paper=low,
         # Vegas keeps rtt_p = 26 ms: x (rtt_p' - rtt_p) = a* with an empty queue
-        theory=(Side(TARGET * 8 / (2 * (change.delay - net.delays[0])) / c, READ_TOL,
+        theory=(Side(TARGET * 8 / rtt_jump / c, READ_TOL,
                      method="eq (11): x = a* / (rtt_p,new - rtt_p,old)") if theory else None),
         fluid=(Side(float(r.utilisation(20.0, 40.0)[0]), READ_TOL,
                     method="solve_fluid(estimator='vegas'), mean over 20-40 s") if fluid else None),
@@ -289,8 +426,8 @@ def fig5(*, sides, quick) -> list[Check]:
     if fluid or packets:
         buffer = float(net.buffers[0])
         fk = _solve(net, 100.0, kappa=KAPPA, estimator="vegas-k", target=TARGET,
-                    events=[change]) if fluid else None
-        pk, pkm = _jump_packets(net, change, "vegas-k", 100.0) if packets else (None, "")
+                    events=events) if fluid else None
+        pk, pkm = _jump_packets(net, events, "vegas-k", 100.0) if packets else (None, "")
         if pk is not None:
             # the largest number waiting, the packet in service apart, is buffer - 1 when one
             # is lost: the row's 1% tolerance covers it
@@ -309,9 +446,9 @@ def fig5(*, sides, quick) -> list[Check]:
             reference="paper: 'Vegas-k operates with queue increase until loss occurs' (buffer "
                       "of fluid.scenarios.acc_delay_jump: 100 packets)"))
     if fluid:
-        r = _solve(net, 60.0, kappa=KAPPA, estimator="monaco", target=TARGET, events=[change])
+        r = _solve(net, 60.0, kappa=KAPPA, estimator="monaco", target=TARGET, events=events)
     eq = _equilibrium(after) if theory else None
-    pm, pmm = _jump_packets(net, change, "monaco", 60.0) if packets else (None, "")
+    pm, pmm = _jump_packets(net, events, "monaco", 60.0) if packets else (None, "")
     method = "solve_fluid(estimator='monaco'), mean over 40-60 s"
     checks.append(Check(
         "acc-fig5", "Monaco utilisation after recovery", 1.0, source="paper (measured)", paper=1.0,
@@ -332,8 +469,8 @@ def fig5(*, sides, quick) -> list[Check]:
         packets=None if pm is None else _pside(
             pm.throughput[0] / PKT_BITS * pm.mean_queueing_delay[0], 0.05,
             pmm + "; rate times mean queueing delay over 40-60 s (Little's law)"),
-        reference="equilibrium accumulation a* (appendix), a* = 3000 B = 3 packets (Table I)"),
-        _MONACO_QUEUE_NOTE, side="packets"))
+        reference="equilibrium accumulation a* (appendix), a* = 3000 B = 3 packets (Table I)",
+        known=_FIG5_KNOWN_QUEUE), _MONACO_QUEUE_NOTE, side="packets"))
     if pm is not None:
         thr = pm.throughput_series[:, 0] / c
         back = (pm.t[:-1] > change.time) & (thr >= 1.0 - READ_TOL)
@@ -344,8 +481,8 @@ def fig5(*, sides, quick) -> list[Check]:
             packets=Side(t_back, 0.0, method=pmm + "; from the jump to the first 0.1 s interval "
                          "at 95% of the capacity or more"),
             reference="paper: 'after a brief transient period of three seconds, Monaco operates "
-                      "at around 100% utilization' (three seconds read as 2.5-3.5 s)"),
-            _FIG5_TRANSIENT_NOTE))
+                      "at around 100% utilization' (three seconds read as 2.5-3.5 s)",
+            known=_FIG5_KNOWN_TRANSIENT), _FIG5_TRANSIENT_NOTE))
         checks.append(Check(
             "acc-fig5", "Monaco packets lost", 0.0, source="paper (stated)", unit="packets",
             packets=Side(float(pm.counters["dropped"][0]), 0.0, method=pmm + "; 0-60 s"),
@@ -353,32 +490,78 @@ def fig5(*, sides, quick) -> list[Check]:
     return checks
 
 
-_MONACO_QUEUE_NOTE = ("Monaco's out-of-band packet waits for the packet in service at the "
-                      "bottleneck, so its estimate misses part of the forward queueing time and "
-                      "the flow holds a little more than a*.")
+_MONACO_QUEUE_NOTE = (
+    "One flow's packet run is one draw of a deterministic phase: Monaco takes one in-band "
+    "sample per round trip, sent at the round's last ACK, so it falls at the same point of "
+    "the 0.8 ms packet time every round; the window settles where that sample equals a*, and "
+    "the time average (Little's law) lies above it by the part of the packet time in which "
+    "one more packet waits.  Measured (one flow, 10 Mb/s, 40 s runs from 20 s, the "
+    "scenario's 1 ms access delay plus 0, 0.1, 0.12, 0.15, 0.18, 0.19, 0.195, 0.2, 0.3 ms): "
+    "3.51, 3.26, 3.21, 3.14, 3.06, 3.04, 3.03, 4.01, 3.76 packets held, a sawtooth from a* to "
+    "a* + 1 over one packet time of round trip.  It does not depend on the law's gain or the "
+    "target (a* = 3, 6, 12 packets, kappa 0.5 and 0.2: 0.51-0.52 above a* each) and the "
+    "Vegas estimator, which averages every ACK's round trip, holds a* - 0.03.")
+_FIG5_KNOWN_QUEUE = Known(
+    "statistical",
+    "The packet run's phase (see the note): the one flow holds from a* + 0.03 to a* + 1.01 "
+    "packets as the round trip moves by less than a packet time; the defaults' run holds "
+    "3.52 (full and quick form; 3.47 with reverse_jump=0 or 0.5).", 0.25, sides=("packets",))
 _FIG5_TRANSIENT_NOTE = (
     "In fluid.scenarios.acc_delay_jump the ACKs take the bottleneck's delay back (the reverse "
     "hop is not declared), so the jump takes the round trip from 26 to 106 ms and the window "
     "must grow from about 33 to 133 packets; the P law adds kappa a* = 1.5 packets per round "
-    "trip while the queue is empty, at least 67 round trips, about 7 s.  Were only the forward "
-    "delay to jump (26 -> 66 ms, 50 packets more, 33 round trips) the same law would take about "
-    "2 s (measured: 2.1 s with a declared 12 ms reverse link): the paper's three seconds lie "
-    "between the two readings of its set-up.")
+    "trip while the queue is empty, at least 67 round trips, about 7 s.")
+_FIG5_KNOWN_TRANSIENT = Known(
+    "unstated parameter",
+    "Whether the ACK path's delay jumps with the forward one is not stated (reverse_jump): "
+    "the packets take 6.7 s with the whole jump on the way back too (the default, full and "
+    "quick form), 4.0 s with half of it and 2.1 s with none (validate(explore=True)); the "
+    "paper's three seconds lie between the readings, none of which reaches 2.5-3.5 s.", 1.0,
+    sides=("packets",))
 
 
-def _jump_packets(net, change, estimator, duration):
-    """One packet run of Figure 5 (``change`` at 10 s, the P law with kappa 0.5, sampled every
-    0.1 s, measured from ``duration - 20`` s): the result and the method."""
+def _fig5_setup(reverse_jump):
+    """Figure 5's network, its delay-jump events and the jump of the round-trip propagation
+    delay, with ``reverse_jump`` the fraction of the 40 ms jump the ACK path takes too (1:
+    the reverse hop is not declared and follows the bottleneck's delay)."""
+    from ..fluid import LinkChange
+    from ..fluid.scenarios import acc_delay_jump
+
+    net, change = acc_delay_jump()
+    jump = change.delay - float(net.delays[0])
+    if reverse_jump == 1:
+        return net, [change], 2 * jump
+    fwd = net.links[0]
+    net = net.replace(links=[*net.links, dataclasses.replace(fwd, src=fwd.dst, dst=fwd.src)])
+    back = LinkChange(change.time, f"{fwd.dst}->{fwd.src}",
+                      float(fwd.delay) + reverse_jump * jump)
+    return net, [change, back], (1 + reverse_jump) * jump
+
+
+def _jump_packets(net, events, estimator, duration):
+    """One packet run of Figure 5 (``events``: the delay jump at 10 s, the P law with kappa
+    0.5, sampled every 0.1 s, measured from ``duration - 20`` s): the result and the
+    method."""
     from ..mechanisms import Accumulation
     from ..sim import Record, simulate
 
     src = Accumulation(control="P", estimator=estimator, kappa=PACKET_KAPPA, target=TARGET)
     net = net.replace(flows=[dataclasses.replace(f, source=src) for f in net.flows])
-    r = simulate(net, duration, seed=0, warmup=duration - 20.0, events=[change],
+    r = simulate(net, duration, seed=0, warmup=duration - 20.0, events=events,
                  record=Record(interval=0.1), progress=False)
-    return r, (f"simulate(events=[LinkChange(10 s, r0->r1, 52 ms)]): Accumulation("
+    jumps = ", ".join(f"{e.link} {e.delay * 1e3:g} ms" for e in events)
+    return r, (f"simulate(events=[LinkChange at 10 s: {jumps}]): Accumulation("
                f"control='P', estimator={estimator!r}, kappa=0.5); {duration:g} s, one run")
 
+
+#: AVQ's gain, which the paper does not give (Figures 8 and 10; its desired utilisation,
+#: 0.98, it does: "the target utilization value we configure in the AVD algorithm").
+_AVQ_ALPHA = Unstated(
+    "avq_alpha", 0.15, (0.05, 0.3, 0.6),
+    "the paper gives AVD's desired utilisation (0.98) but not the virtual capacity's gain; "
+    "AVQ's authors use 0.15 in their simulations, chosen from a stability condition that "
+    "depends on the flows' number and RTTs, so a factor of a few either way is as plausible "
+    "for other networks")
 
 _PHASES = ((5.0, 10.0), (15.0, 20.0), (25.0, 30.0), (35.0, 40.0), (45.0, 50.0))
 #: Flows of each set active in each phase.
@@ -393,9 +576,10 @@ def _active(net, t0, t1):
                              if f.start <= t0 and (f.stop is None or f.stop >= t1)])
 
 
-def _dynamic_packets(buffer, avd, sides):
-    """Figures 6-8 in packets (Monaco, kappa 0.5, one run of 50 s, sampled every 0.1 s):
-    the result and the method, or (None, "") without the packets side."""
+def _dynamic_packets(buffer, avd, sides, alpha=0.15, duration=50.0, warmup=0.0):
+    """Figures 6-8 in packets (Monaco, kappa 0.5, one run of ``duration`` s measured from
+    ``warmup``, sampled every 0.1 s): the result and the method, or (None, "") without the
+    packets side."""
     if "packets" not in sides:
         return None, ""
     from ..fluid.scenarios import acc_dynamic_flows
@@ -404,13 +588,16 @@ def _dynamic_packets(buffer, avd, sides):
 
     net = acc_dynamic_flows(buffer)
     if avd:
-        net = net.replace(links=[dataclasses.replace(link, queue=Avq(gamma=0.98, avd=True))
+        net = net.replace(links=[dataclasses.replace(link, queue=Avq(gamma=0.98, avd=True,
+                                                                     alpha=alpha))
                                  if k == 0 else link for k, link in enumerate(net.links)])
     src = Accumulation(control="P", estimator="monaco", kappa=PACKET_KAPPA, target=TARGET)
     net = net.replace(flows=[dataclasses.replace(f, source=src) for f in net.flows])
-    r = simulate(net, 50.0, seed=0, record=Record(interval=0.1), progress=False)
+    r = simulate(net, duration, seed=0, warmup=warmup, record=Record(interval=0.1),
+                 progress=False)
     return r, ("simulate: Accumulation(control='P', estimator='monaco', kappa=0.5)"
-               + (", Avq(gamma=0.98, avd=True) at the bottleneck" if avd else "")
+               + (f", Avq(gamma=0.98, avd=True, alpha={alpha:g}) at the bottleneck" if avd
+                  else "")
                + f", {buffer}-packet buffer; one run")
 
 
@@ -422,8 +609,8 @@ def _series_mean(r, series, k, t0, t1):
 
 @register("acc-fig6",
           title="ACC Figs. 6-8: dynamic flow sets on 30 Mb/s; 90- and 55-packet droptail, AVD",
-          paper=f"{_PAPER}, Figs. 6-8", sides=_PACKET_SIDES)
-def fig6(*, sides, quick) -> list[Check]:
+          paper=f"{_PAPER}, Figs. 6-8", sides=_PACKET_SIDES, unstated=(_AVQ_ALPHA,))
+def fig6(*, sides, quick, params) -> list[Check]:
     from ..fluid.scenarios import acc_dynamic_flows
 
     fluid = "fluid" in sides
@@ -454,6 +641,19 @@ def fig6(*, sides, quick) -> list[Check]:
                     _series_mean(pk, pk.throughput_series, first[s], t0, t1) / 1e6, READ_TOL,
                     method=pmethod + f"; goodput {t0:g}-{t1:g} s"),
                 reference="paper, Section V-A: throughput about 3, 2, 1.5, 3, 6 Mb/s"))
+        packets = None
+        if pk is not None:
+            # the data packets waiting, by Little's law over the phase (a run measured from
+            # t0): the sampled queue_series also counts Monaco's in-band control packets,
+            # one per flow for the part of each round trip it spends queued
+            w, wmethod = _dynamic_packets(90, False, sides, duration=t1, warmup=t0)
+            sampled = float(pk.queue_series[(pk.t >= t0) & (pk.t <= t1), 0].mean())
+            packets = Side(
+                float((w.throughput / PKT_BITS * np.nan_to_num(w.mean_queueing_delay)).sum()),
+                0.1, method=wmethod + f", measured {t0:g}-{t1:g} s; data packets waiting: the "
+                                      f"flows' goodput times their mean queueing delay "
+                                      f"(Little's law); the sampled count of waiting packets, "
+                                      f"control packets included, is {sampled:.1f}")
         checks.append(Check(
             "acc-fig6", f"90 pkts: queue, {t0:g}-{t1:g} s", 3.0 * n, source="paper (measured)",
             paper=3.0 * n, unit="packets",
@@ -461,16 +661,8 @@ def fig6(*, sides, quick) -> list[Check]:
                                                 method="fluid.acc_equilibrium of the active flows"),
             fluid=None if r is None else Side(r.mean("queues", t0, t1)[0] / PKT_BITS, 2e-2,
                                               method="time-averaged bottleneck queue"),
-            packets=None if pk is None else Side(
-                float(pk.queue_series[(pk.t >= t0) & (pk.t <= t1), 0].mean()), 0.1,
-                method=pmethod + f"; the bottleneck's waiting packets, {t0:g}-{t1:g} s"),
+            packets=packets,
             reference="paper: 'on average 3 packets for each flow'"))
-        c = checks[-1]
-        if c.packets is not None:
-            checks[-1] = _noted(c, f"packets {c.packets.value:.1f}: each flow holds a little "
-                                   f"more than a* (Monaco's out-of-band packet waits for the "
-                                   f"packet in service at the bottleneck, which its estimate "
-                                   f"misses)", "packets")
     if r is not None or pk is not None:
         checks.append(Check(
             "acc-fig6", "90 pkts: lost packets", 0.0, source="paper (measured)", paper=0.0,
@@ -496,25 +688,28 @@ def fig6(*, sides, quick) -> list[Check]:
                                              method=pmethod + "; most packets waiting"),
         reference="paper Fig. 7: 'the queue length grows to the limit of the whole buffer size "
                   "of 55 packets'"))
+    busy = None
+    if pk is not None:
+        # the link's busy time over 20-30 s (a run measured from 20 s): the paper's "fully
+        # utilized" is the link's; the flows' goodput leaves out the packets a timeout makes
+        # the sources send again (go-back-N), which the link carries
+        w, wmethod = _dynamic_packets(55, False, sides, duration=30.0, warmup=20.0)
+        goodput = sum(_series_mean(pk, pk.throughput_series, k, 20.0, 30.0)
+                      for k in range(pk.network.n_flows)) / float(pk.network.capacities[0])
+        busy = Side(float(w.utilisation[0]), 2e-2,
+                    method=wmethod + f", measured 20-30 s; the bottleneck's busy time (the "
+                                     f"flows' goodput over the capacity: {goodput:.3f})")
     checks.append(Check(
         "acc-fig6", "55 pkts: utilisation 20-30 s", 1.0, source="paper (measured)", paper=1.0,
         fluid=None if r is None else Side(float(r.utilisation(20.0, 30.0)[0]), 2e-2,
                                           method="departed bits / capacity"),
-        packets=None if pk is None else Side(
-            sum(_series_mean(pk, pk.throughput_series, k, 20.0, 30.0)
-                for k in range(pk.network.n_flows)) / float(pk.network.capacities[0]), 2e-2,
-            method=pmethod + "; all flows' goodput over the capacity, 20-30 s"),
+        packets=busy,
         reference="paper Fig. 7: 'the bottleneck is still fully utilized'"))
-    c = checks[-1]
-    if c.packets is not None:
-        checks[-1] = _noted(c, f"packets {c.packets.value:.3f}: goodput over capacity (the "
-                               f"packet run keeps no busy time per interval); after a timeout "
-                               f"the sources go back N and resend packets the receiver already "
-                               f"holds, which use the link but are not goodput", "packets")
     # Figure 8: AVD at the bottleneck, gamma = 0.98
     r = (_solve(acc_dynamic_flows(55), 50.0, kappa=KAPPA, estimator="monaco", target=TARGET,
-                avd_links=["r0->r1"], avd_utilisation=0.98) if fluid else None)
-    pk, pmethod = _dynamic_packets(55, True, sides)
+                avd_links=["r0->r1"], avd_utilisation=0.98, avd_alpha=params["avq_alpha"])
+         if fluid else None)
+    pk, pmethod = _dynamic_packets(55, True, sides, params["avq_alpha"])
     checks.append(Check(
         "acc-fig6", "AVD: utilisation 0-50 s", 0.98, source="paper (measured)", paper=0.98,
         fluid=None if r is None else Side(float(r.utilisation()[0]), 1.5e-2,
@@ -538,57 +733,70 @@ def fig6(*, sides, quick) -> list[Check]:
         packets=None if fbelow is None else Side(fbelow, 0.0, method=pmethod + "; samples "
                                                                       "every 0.1 s"),
         reference="paper Fig. 8: 'for most of time the bottleneck queue length is below 20 "
-                  "packets'")
+                  "packets'",
+        known=Known("unstated parameter",
+                    "AVQ's gain is not given (avq_alpha): the packets' fraction is 0.47 at "
+                    "Kunniyur and Srikant's 0.15 (full and quick form), 0.50 at 0.05, 0.52 at "
+                    "0.3 and 0.76 at 0.6 (validate(explore=True)).", 0.1, sides=("packets",)))
     if fbelow is not None:
         check = _noted(check, f"packets {fbelow:.2f}: the virtual capacity adapts at alpha "
-                              f"(gamma C - arrival rate) with Kunniyur and Srikant's alpha = "
-                              f"0.15 (the paper does not give its own), slowly at 30 Mb/s, so "
-                              f"the real queue carries much of the accumulation when sets "
-                              f"arrive", "packets")
+                              f"(gamma C - arrival rate); at alpha = 0.15 it adapts slowly at "
+                              f"30 Mb/s, so the real queue carries much of the accumulation "
+                              f"when sets arrive.  The sampled count of waiting packets also "
+                              f"counts Monaco's in-band control packets (one per flow for the "
+                              f"part of its round trip it spends queued)", "packets")
     checks.append(check)
     return checks
 
 
 @register("acc-fig9",
           title="ACC Fig. 9: N bottlenecks of 100 Mb/s, long flows 100/(3+N), short 100N/(3+N)",
-          paper=f"{_PAPER}, Fig. 9", sides=_PACKET_SIDES)
-def fig9(*, sides, quick) -> list[Check]:
+          paper=f"{_PAPER}, Fig. 9", sides=_PACKET_SIDES, unstated=(
+              Unstated("long_rtt_spread", 0.0, (0.02, 0.05, 0.1, 0.2),
+                       "'The long flows have very different RTTs', not given: their chain alone "
+                       "gives 16-72 ms (N = 2-9); the same paper's Figure 10 access links span "
+                       "1-100 ms one way, so the third long flow's round trip may exceed the "
+                       "first's by tens to two hundred ms", unit="s"),))
+def fig9(*, sides, quick, params) -> list[Check]:
     checks = []
     for n in range(2, 10):
-        net = acc_linear(n)
+        net = _fig9_net(n, params["long_rtt_spread"])
         c = float(net.capacities[0]) / 1e6
         eq = _equilibrium(net) if "theory" in sides else None
         rates = (_solve(net, 60.0, kappa=KAPPA, target=TARGET).mean("rates", 40.0, 60.0)
                  if "fluid" in sides else None)
         pk = _packets(net, quick, control="P", estimator="monaco") if "packets" in sides else None
-        for label, k, expected, measured in (("long", 0, c / (3 + n), 12.0),
-                                             ("short", 3, c * n / (3 + n), 65.0)):
-            paper = measured if n == 5 else expected
+        for label, k, formula, measured in (("long", 0, c / (3 + n), 12.0),
+                                            ("short", 3, c * n / (3 + n), 65.0)):
+            # at N = 5 the paper prints its measurement (12 and 'some 65' Mb/s, 'around' the
+            # theoretic 12.5 and 62.5): that is the reference, read as READ_TOL
+            expected = measured if n == 5 else formula
+            tol = READ_TOL if n == 5 else None
+            quantity = f"{label}-flow rate, N={n}"
             packets = None
             note = ""
             if pk is not None:  # the mean of the three long flows, or the first short one
                 v = pk[0][:3].mean() if label == "long" else pk[0][3]
-                packets = _pside(v / 1e6, PACKET_TOL, pk[3] + (
+                packets = _pside(v / 1e6, tol or PACKET_TOL, pk[3] + (
                     "; the three long flows' mean" if label == "long" else ""))
-                if abs(packets.value - expected) > PACKET_TOL * expected:
-                    note = (f"packets {packets.value:.2f} Mb/s against {expected:.2f}: Monaco's "
-                            f"out-of-band packet waits for the packet in service at each busy "
-                            f"link, so the estimate misses up to a packet time per link; at "
-                            f"100 Mb/s a short flow (about 10k packets/s) then holds a* plus "
-                            f"most of a packet and takes more than its share, the long flows "
-                            f"less (the paper measured 12 and 'some 65' at N = 5)")
+                if abs(packets.value - expected) > packets.tolerance * expected:
+                    note = _FIG9_RATE_NOTE.format(v=packets.value, e=expected)
             checks.append(Check(
-                "acc-fig9", f"{label}-flow rate, N={n}", expected, source="paper (stated)",
-                paper=paper, unit="Mb/s",
-                theory=None if eq is None else Side(eq.rates[k] / 1e6, 1e-6,
+                "acc-fig9", quantity, expected,
+                source="paper (measured)" if n == 5 else "paper (stated)",
+                paper=expected, unit="Mb/s",
+                theory=None if eq is None else Side(eq.rates[k] / 1e6, tol or 1e-6,
                                                     method="fluid.acc_equilibrium (weighted "
                                                            "proportional fairness, weights a*)"),
-                fluid=None if rates is None else Side(rates[k] / 1e6, 5e-3,
+                fluid=None if rates is None else Side(rates[k] / 1e6, tol or 5e-3,
                                                       method="solve_fluid(kappa=0.2), mean over "
                                                              "40-60 s"),
-                packets=packets, note=note,
-                reference="paper, Section V-B: theoretic 100/(3+N) and 100N/(3+N) Mb/s"
-                          + ("; measured at N=5: long 12, short 'some 65' Mb/s" if n == 5 else "")))
+                packets=packets, note=note, known=_FIG9_KNOWN.get(quantity),
+                reference=(f"paper, Section V-B: measured at N=5, the long flow 'converges to "
+                           f"12Mbps (around its theoretic fair share of 12.5Mbps), and the "
+                           f"short flow's to some 65Mbps (around its theoretic fair share of "
+                           f"62.5Mbps)'; theory 100/(3+N) = {formula:.1f}" if n == 5 else
+                           "paper, Section V-B: theoretic 100/(3+N) and 100N/(3+N) Mb/s")))
         if pk is not None:
             x = pk[0][:3]
             cov = Bounds(0.02, 0.05)
@@ -599,15 +807,61 @@ def fig9(*, sides, quick) -> list[Check]:
                                pk[3] + "; standard deviation over mean of the three long flows' "
                                        "throughputs"),
                 reference="paper, Section V-B and Figure 9(c): the C.O.V. of the three long flows' "
-                          "throughput 'is between 2% and 5% for all cases'"), _FIG9_COV_NOTE))
+                          "throughput 'is between 2% and 5% for all cases'",
+                known=_FIG9_KNOWN_COV), _FIG9_COV_NOTE))
     return checks
 
 
+def _fig9_net(n, spread):
+    """Figure 9's chain of ``n`` bottlenecks; with ``spread`` > 0 s, long flow ``k`` (0, 1,
+    2) reaches the chain over its own 1 Gb/s access link of one-way delay ``k spread / 4``,
+    so that the long flows' round trips differ by ``spread / 2`` and ``spread``."""
+    net = acc_linear(n)
+    if spread == 0:
+        return net
+    links = list(net.links)
+    flows = list(net.flows)
+    for k in range(3):
+        links.append(type(links[0])(f"a{k}", "r0", Mbps(1000), k * spread / 4, 1000))
+        flows[k] = dataclasses.replace(flows[k], route=[f"a{k}", *flows[k].route])
+    return net.replace(links=links, flows=flows)
+
+
+_FIG9_RATE_NOTE = (
+    "packets {v:.2f} Mb/s against {e:.2f}: the long flows get less than 100/(3+N) and the "
+    "short flows more, the more so as N grows; the paper's own run at N = 5 is on the same "
+    "side (long 12 and short 65 against 12.5 and 62.5).  The cause is not established.  "
+    "Measured (60 s runs from 40 s): it needs congested links in tandem (one flow over 1-9 "
+    "hops sharing a single congested link with a one-hop flow gets within 2% of half, at 10 "
+    "and 100 Mb/s); the flows do not hold equal accumulations (Little's law, N = 9: long "
+    "2.80, short 3.42 packets; N = 5: 2.97, 3.14), and the long flows' packets wait longer "
+    "per link than the short flows' at the same FIFO links (N = 5: 0.407 against 0.391 ms; "
+    "with 10 Mb/s links 4.85 against 4.0 ms, the long flows 18% below); "
+    "the result moves with the links' delay by fractions of the 80 us packet time (N = 9: "
+    "long -16.5% at 4.00 ms, -8.8% at 4.02 ms), but drawing each link's delay from 4-4.08 ms "
+    "leaves a deficit on average (four draws: -3.7%, -8.0%, -9.8% at N = 3, 5, 9), so it is "
+    "not the phase of one run alone.  Not the control law's per-round steps (one flow's "
+    "excess over a* is the same at kappa 0.5 and 0.2), nor the long flows' common RTT "
+    "(long_rtt_spread 0.02-0.2 s leaves the long flows below), nor the paper's mix of "
+    "drop-tail and AVD bottlenecks, which the library leaves out (Avq(gamma=0.98, avd=True) "
+    "at every other or at every bottleneck: long flows -4.3% and -6.2% at N = 3, -16.7% and "
+    "-18.4% at N = 9, the short ones above).  The Vegas estimator on the "
+    "same chain gives +2.8%, +5.0%, -10.2% for the long flows at N = 2, 5, 9.  Left failing: "
+    "it may be a defect of the packet Monaco estimator at high packet rates.")
+#: Figure 9's known differences, by row quantity (none: the rates' cause is not established).
+_FIG9_KNOWN: dict = {}
+_FIG9_KNOWN_COV = Known(
+    "unstated parameter",
+    "The long flows' RTTs are not given (long_rtt_spread): with one RTT for all three (the "
+    "default) their C.O.V. is 0.2%-0.9% (full and quick form); with round trips 10 and 20 ms "
+    "apart (long_rtt_spread=0.02) 0.4%-3.9%, with 25 and 50 ms apart 1.98%-4.2% (every N "
+    "within the paper's 2%-5% and its rounding), with 50 and 100 ms apart 2.9%-6.0%, and with "
+    "100 and 200 ms apart 15%-31% (validate(explore=True)).", 0.95, sides=("packets",))
+
 _FIG9_COV_NOTE = ("The paper's three long flows have 'very different RTTs', which it does not "
-                  "give; in topologies.acc_linear they share one chain and one RTT (72 ms), so "
-                  "the packet runs' spread between them is only what the window dynamics leave "
-                  "(0.2%-1%).  Whether the paper's RTTs would bring it to 2%-5% is not checked: "
-                  "they are not known.")
+                  "give; in topologies.acc_linear they share one chain and one RTT (16-72 ms), "
+                  "so the packet runs' spread between them is only what the window dynamics "
+                  "leave (0.2%-1%); long_rtt_spread gives them different round trips.")
 
 
 #: Figure 10's phases: (label, t0, t1, long flows active) over which rates are averaged
@@ -633,19 +887,22 @@ _FIG10_WEB_NOTE = (
 @register("acc-fig10",
           title="ACC Fig. 10: three 100 Mb/s bottlenecks (one AVD) with web traffic from 30 s: "
                 "long 14 -> 12.4 -> 13, short 43 -> 38 Mb/s",
-          paper=f"{_PAPER}, Fig. 10 (Section V-B)", sides=_PACKET_SIDES)
-def fig10(*, sides, quick) -> list[Check]:
+          paper=f"{_PAPER}, Fig. 10 (Section V-B)", sides=_PACKET_SIDES, unstated=(_AVQ_ALPHA,))
+def fig10(*, sides, quick, params) -> list[Check]:
     from ..fluid.scenarios import acc_web_bottlenecks
-    from ..mechanisms import Accumulation
+    from ..mechanisms import Accumulation, Avq
     from ..sim import Record, simulate
 
     n_web = _FIG10_WEB
+    alpha = params["avq_alpha"]
     net = acc_web_bottlenecks(seed=0, n_web=n_web)
+    net = net.replace_link(0, queue=Avq(gamma=0.98, avd=True, alpha=alpha))
     web = [i for i, name in enumerate(net.flow_names) if name.startswith("web")]
     bare = net.replace(flows=[f for i, f in enumerate(net.flows) if i not in web])
     k_long = net.flow_names.index("long1")
     fl = _solve(bare, 50.0, kappa=KAPPA, estimator="monaco", target=TARGET,
-                avd_links=["R1->R2"], avd_utilisation=0.98) if "fluid" in sides else None
+                avd_links=["R1->R2"], avd_utilisation=0.98, avd_alpha=alpha) \
+        if "fluid" in sides else None
     pk = None
     if "packets" in sides:
         src = Accumulation(control="P", estimator="monaco", kappa=PACKET_KAPPA, target=TARGET)
@@ -657,7 +914,8 @@ def fig10(*, sides, quick) -> list[Check]:
                       progress=False)
     pmethod = (f"simulate: Accumulation(control='P', estimator='monaco', kappa=0.5) for the long "
                f"and short flows, {n_web} WebTraffic connections from 30 s, "
-               f"Avq(gamma=0.98, avd=True) at R1->R2; one run, goodput over the phase")
+               f"Avq(gamma=0.98, avd=True, alpha={alpha:g}) at R1->R2; one run, goodput over "
+               f"the phase")
     fmethod = (f"solve_fluid(estimator='monaco', kappa={KAPPA}, AVD at R1->R2), without the web "
                f"traffic, mean over the phase")
 
@@ -703,6 +961,14 @@ def fig10(*, sides, quick) -> list[Check]:
             reference=f"paper, Section V-B: '{words}'; its theoretic value "
                       f"{'1' if name.startswith('long') else '3'} x 100/(6+{n_long}) = "
                       f"{pf:.2f} Mb/s")
+        if ph == 3:
+            check = dataclasses.replace(check, known=Known(
+                "mechanism differs",
+                "The theory and the fluid leave the web traffic out (the fluid model has no "
+                "web-traffic source): 100/7 = 14.29 and 14.15 Mb/s against the paper's 13, "
+                "measured with web traffic; the packets, with the 1000 WebTraffic "
+                "connections, give 13.63 (avq_alpha 0.05-0.6: 13.19-13.67).", 0.12,
+                sides=("theory", "fluid")))
         if ph == 3 and not check.ok:
             why = []
             if {"theory", "fluid"} & set(check.failing):
@@ -752,19 +1018,37 @@ def fig10(*, sides, quick) -> list[Check]:
 #: Figure 11's phases: (label, t0, t1) over which the rates are averaged (5 s after each
 #: change, for the transient the paper calls "brief").
 _FIG11_PHASES = (("20-40 s", 25.0, 40.0), ("40-60 s", 45.0, 60.0), ("60-80 s", 65.0, 80.0))
+_FIG11_PHASE = (
+    "At 1 Mb/s a packet takes 8 ms, and one deterministic run settles at one phase of Monaco's "
+    "once-per-round-trip sample against it (see acc-fig5's queue row): the rates move with "
+    "the unstated access delay.  Measured (80 s runs; access delay 1, 1.5, 2, 2.5, 3, 5 ms): "
+    "long1 over 25-40 s 0.309, 0.343, 0.325, 0.306, 0.310, 0.308; over 45-60 s 0.233, 0.248, "
+    "0.245, 0.230, 0.232, 0.234; long2 over 65-80 s 0.305, 0.342, 0.327, 0.305, 0.310, 0.342 "
+    "Mb/s; short0 0.646-0.685 and 0.490-0.528.")
+#: Figure 11's known differences: reachable with another access delay (access_delay=0.002).
+_FIG11_KNOWN = {q: Known("unstated parameter", "The hosts' access delay is not given "
+                         "(access_delay): at the library's 1 ms the packets give 0.309, 0.233 "
+                         "and 0.305 Mb/s (full and quick form); at 2 ms 0.325, 0.245 and 0.327, "
+                         "within 5% of the paper's 0.33, 0.25 and 0.33 (and at 1.5 ms); at 3 "
+                         "and 5 ms they miss again (see the note).", 0.1, sides=("packets",))
+                for q in ("long1 rate, 20-40 s", "long1 rate, 40-60 s", "long2 rate, 60-80 s")}
 
 
 @register("acc-fig11",
           title="ACC Fig. 11: two 1 Mb/s bottlenecks, long flows coming and going: 0.33 -> 0.25 "
                 "and 0.65 -> 0.5 Mb/s",
           paper=f"{_PAPER}, Fig. 11 (Section V-C, Monaco's Linux implementation)",
-          sides=_PACKET_SIDES)
-def fig11(*, sides, quick) -> list[Check]:
+          sides=_PACKET_SIDES, unstated=(
+              Unstated("access_delay", 0.001, (0.0005, 0.002, 0.005),
+                       "the paper gives its Linux testbed's bottlenecks (1 Mb/s, 20 ms), not "
+                       "the hosts' links to the routers: a LAN hop of under a millisecond to a "
+                       "few ms", unit="s"),))
+def fig11(*, sides, quick, params) -> list[Check]:
     from ..fluid.scenarios import acc_two_bottlenecks
     from ..mechanisms import Accumulation
     from ..sim import Record, simulate
 
-    net = acc_two_bottlenecks()
+    net = acc_two_bottlenecks(access_delay=params["access_delay"])
     c = float(net.capacities[0]) / 1e6
     fl = _solve(net, 80.0, kappa=KAPPA, estimator="monaco", target=TARGET) \
         if "fluid" in sides else None
@@ -805,18 +1089,14 @@ def fig11(*, sides, quick) -> list[Check]:
             "acc-fig11", f"{name} rate, {label}", paper, source="paper (measured)",
             paper=paper, unit="Mb/s", theory=theory, fluid=fluid, packets=packets,
             reference=f"paper, Section V-C: '{words}'; proportional fairness gives "
-                      f"{pf:.3f} Mb/s")
+                      f"{pf:.3f} Mb/s", known=_FIG11_KNOWN.get(f"{name} rate, {label}"))
         if not check.ok:
             why = []
             if {"theory", "fluid"} & set(check.failing):
                 why.append(f"the paper's Linux measurement, read in words ('about', 'some'), "
                            f"against proportional fairness {pf:.3f} Mb/s")
             if "packets" in check.failing:
-                why.append(f"packets {packets.value:.3f} Mb/s: Monaco's out-of-band packet waits "
-                           f"for the packet in service at each busy link (8 ms at 1 Mb/s), so "
-                           f"the estimate misses part of the queueing and the faster short "
-                           f"flows, missing more packets of it, hold more than a* and take "
-                           f"more than their share")
+                why.append(f"packets {packets.value:.3f} Mb/s.  " + _FIG11_PHASE)
             check = dataclasses.replace(check, note="; ".join(why))
         checks.append(check)
     return checks

@@ -39,30 +39,33 @@ NAMES = {
 #: test_dks_tables.py, tokenbucket-fairness's in test_tokenbucket_fairness.py, the
 #: pps-table rows' in test_pps_tables.py, the abe-fig rows' in test_abe_figures.py.)
 FAILING = {
+    # eq (12) and the fluid model assume queues only at saturated links (Vegas above the
+    # paper's 10%-60%); the packets' bursty two-way queues side with the paper at 35 Mb/s
     ("acc-fig4", "Vegas forward utilisation, c_r=35 Mb/s"),
     ("acc-fig4", "Vegas forward utilisation, c_r=45 Mb/s"),
     ("acc-fig4", "Monaco forward utilisation, c_r=35 Mb/s"),
-    # ACC in packets (kappa 0.5; Monaco where the paper ran it): the AIAD and MW laws
-    # settle a little off the proportional law's allocation (the paper's footnote 4);
-    # Monaco's out-of-band packet waits for the packet in service at each busy link, so
-    # flows hold a little more than a* and fast short flows take more than their share;
-    # Monaco below 100% under moderate reverse congestion (both queues swing, and forward
-    # windows held as ACKs in the long reverse queue let the 21-packet forward queue run dry)
+    # ACC in packets (kappa 0.5; Monaco where the paper ran it): one deterministic run
+    # settles at one phase of Monaco's once-per-round-trip sample against the packet time,
+    # so the parking lot's rates and queues move with sub-packet-time changes of the delay;
+    # Monaco below 100% under moderate reverse congestion with the 1000-packet reverse
+    # buffer (reachable with 50 packets)
     ("acc-fig2", "AIAD long0 rate"),
     ("acc-fig2", "MW long0 rate"),
     *(("acc-fig2", f"{law} total queue") for law in ("P", "AIAD", "MW")),
     ("acc-fig4", "Monaco forward utilisation, c_r=15 Mb/s"),
     ("acc-fig4", "Monaco forward utilisation, c_r=25 Mb/s"),
-    *(("acc-fig9", f"long-flow rate, N={n}") for n in (4, 5, 6, 7, 8, 9)),
+    # Figure 9's rates: long flows below 100/(3+N), short ones above, cause not established
+    # (N = 5 takes the paper's measured 12 and 65 Mb/s as reference and passes)
+    *(("acc-fig9", f"long-flow rate, N={n}") for n in (4, 6, 7, 8, 9)),
     *(("acc-fig9", f"short-flow rate, N={n}") for n in (4, 6, 7, 8)),
-    *(("acc-fig6", f"90 pkts: queue, {phase}") for phase in ("5-10 s", "15-20 s", "25-30 s",
-                                                             "35-40 s")),
-    ("acc-fig6", "55 pkts: utilisation 20-30 s"),
+    # (Figure 6's queue rows count the data packets waiting by Little's law since issue 31,
+    # no longer the sampled count that included Monaco's in-band control packets, and
+    # Figure 7's utilisation is the link's busy time, no longer the flows' goodput: both pass)
     ("acc-fig6", "AVD: fraction of time queue < 20 pkts"),
     *(("acc-fig11", f"long{k} rate, {phase}") for k, phase in ((1, "20-40 s"),
                                                               (1, "40-60 s"), (2, "60-80 s"))),
-    # Figure 5 in packets: Monaco holds more than a* (as above), and with the delay jump in
-    # both directions its window needs about 7 s, not the paper's 3 s, to fill the new pipe
+    # Figure 5 in packets: one flow holds a* to a* + 1 packets depending on the phase, and
+    # with the delay jump in both directions its window needs about 7 s, not the paper's 3 s
     ("acc-fig5", "Monaco queue after recovery"),
     ("acc-fig5", "Monaco transient after the jump"),
     # Figure 9: the long flows share one RTT here (the paper's differ, unstated), so their
@@ -299,9 +302,11 @@ def test_acc_fig4_reference_is_the_papers_statement(quick_report):
 def test_acc_fig9_values_are_the_papers(quick_report):
     report, _ = quick_report
     long5 = row(report, "acc-fig9", "long-flow rate, N=5")
-    assert long5.expected == pytest.approx(12.5) and long5.paper == 12.0  # measured 12 Mb/s
-    assert row(report, "acc-fig9", "short-flow rate, N=5").expected == pytest.approx(62.5)
-    assert long5.theory is not None and long5.fluid is not None
+    # the paper's measurement at N = 5 is the reference, 100/(3+N) the theory side
+    assert long5.expected == long5.paper == 12.0 and long5.source == "paper (measured)"
+    assert row(report, "acc-fig9", "short-flow rate, N=5").expected == 65.0
+    assert long5.theory.value == pytest.approx(12.5) and long5.fluid is not None
+    assert row(report, "acc-fig9", "long-flow rate, N=4").expected == pytest.approx(100 / 7)
 
 
 def test_acc_fig10_values_are_the_papers(quick_report):
@@ -339,7 +344,8 @@ def test_table_fits_in_120_columns_and_json_round_trips(quick_report):
     assert max(len(line) for line in text.splitlines()) <= 120
     flat = " ".join(text.split())  # the summary line wraps at 120 columns
     m = re.search(r"(\d+) outside tolerance \(in ([^)]*)\)", re.sub(r"-\s+", "-", flat))
-    assert m and int(m.group(1)) == len(report.failures) and "FAIL t,f" in text
+    # (acc-fig4's Vegas rows, theory and fluid outside: a known difference since issue 31)
+    assert m and int(m.group(1)) == len(report.failures) and "known t,f" in text
     assert set(m.group(2).split(", ")) == ({"acc-fig2", "acc-fig4", "acc-fig5", "acc-fig6",
                                             "acc-fig9", "acc-fig10", "acc-fig11",
                                             "tokenbucket-fairness"}

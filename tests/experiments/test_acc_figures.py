@@ -1,0 +1,172 @@
+"""The ACC paper's experiments (acc-fig2 ... acc-fig11): verdicts in the quick form, and each
+declared unstated parameter reaching what it controls (without long runs)."""
+
+import pytest
+
+from qosmodels.experiments import acc, experiments, validate
+
+ACC = ("acc-fig2", "acc-fig4", "acc-fig5", "acc-fig6", "acc-fig9", "acc-fig10", "acc-fig11")
+
+#: The rows left failing on purpose: Figure 9's rates in packets, whose cause is not
+#: established (the rows' note gives what was measured; it may be a defect of the packet
+#: Monaco estimator at high packet rates).  Quick form.
+UNEXPLAINED = {
+    *(("acc-fig9", f"long-flow rate, N={n}") for n in (4, 6, 7, 8, 9)),
+    *(("acc-fig9", f"short-flow rate, N={n}") for n in (4, 6, 7, 8)),
+}
+
+
+@pytest.fixture(scope="module")
+def quick():
+    return validate(list(ACC), quick=True)
+
+
+def _row(report, experiment, quantity):
+    (c,) = [c for c in report.checks if c.experiment == experiment and c.quantity == quantity]
+    return c
+
+
+def test_quick_form_no_row_fails_but_the_unexplained_ones(quick):
+    fails = {(c.experiment, c.quantity) for c in quick.regressions}
+    assert fails == UNEXPLAINED
+    for c in quick.checks:
+        if not c.ok and (c.experiment, c.quantity) not in UNEXPLAINED:
+            assert c.verdict == "known difference", (c.experiment, c.quantity)
+            assert c.known.note and c.note, (c.experiment, c.quantity)
+    assert all(c.note and "not established" in c.note for c in quick.regressions)
+    assert not quick.stale  # every declaration still describes an outside row
+
+
+def test_known_causes(quick):
+    causes = {(c.experiment, c.quantity): c.cause for c in quick.checks
+              if c.verdict == "known difference"}
+    # eq (12) and the fluid model: queues only at saturated links
+    assert causes[("acc-fig4", "Vegas forward utilisation, c_r=35 Mb/s")] == "mechanism differs"
+    assert causes[("acc-fig4", "Monaco forward utilisation, c_r=25 Mb/s")] == \
+        "unstated parameter"
+    assert causes[("acc-fig5", "Monaco queue after recovery")] == "statistical"
+    assert causes[("acc-fig5", "Monaco transient after the jump")] == "unstated parameter"
+    assert causes[("acc-fig6", "AVD: fraction of time queue < 20 pkts")] == "unstated parameter"
+    assert causes[("acc-fig10", "long1 rate, 40-50 s")] == "mechanism differs"
+    assert {causes[("acc-fig9", f"long-flow C.O.V., N={n}")] for n in range(2, 10)} == {
+        "unstated parameter"}
+    assert {causes[("acc-fig2", f"{law} total queue")] for law in ("P", "AIAD", "MW")} == {
+        "statistical"}
+    # no note blames the out-of-band packet for the excess queue any more
+    assert not any("out-of-band packet waits" in (c.note + (c.known.note if c.known else ""))
+                   for c in quick.checks)
+
+
+def test_fig6_queue_rows_count_data_packets(quick):
+    c = _row(quick, "acc-fig6", "90 pkts: queue, 5-10 s")
+    assert c.packets.value == pytest.approx(30.0, rel=0.02) and c.verdict == "reproduced"
+    assert "Little's law" in c.packets.method and "control packets included" in c.packets.method
+    u = _row(quick, "acc-fig6", "55 pkts: utilisation 20-30 s")
+    assert "busy time" in u.packets.method and u.ok
+
+
+def test_fig9_n5_is_the_papers_measurement(quick):
+    long5 = _row(quick, "acc-fig9", "long-flow rate, N=5")
+    short5 = _row(quick, "acc-fig9", "short-flow rate, N=5")
+    assert long5.expected == 12.0 and short5.expected == 65.0
+    assert long5.source == short5.source == "paper (measured)"
+    assert long5.theory.value == pytest.approx(12.5) and short5.theory.value == pytest.approx(62.5)
+    assert long5.ok and short5.ok
+
+
+# ---------------------------------------------------------------- unstated parameters
+def test_every_acc_experiment_declares_its_unstated_parameters():
+    names = {n: {u.name for u in e.unstated} for n, e in experiments().items() if n in ACC}
+    assert names == {"acc-fig2": {"delay"},
+                     "acc-fig4": {"reverse_reno", "reverse_buffer", "delay"},
+                     "acc-fig5": {"reverse_jump"}, "acc-fig6": {"avq_alpha"},
+                     "acc-fig9": {"long_rtt_spread"}, "acc-fig10": {"avq_alpha"},
+                     "acc-fig11": {"access_delay"}}
+
+
+class _Seen(Exception):
+    """Raised by a stub to hand back what the experiment passed it."""
+
+
+def _stop(store, key):
+    def stub(*args, **kwargs):
+        store[key] = (args, kwargs)
+        raise _Seen
+    return stub
+
+
+def _call(name, sides, params):
+    e = experiments()[name]
+    with pytest.raises(_Seen):
+        e.call(sides=frozenset(sides), quick=True, params=params)
+
+
+def test_fig4_reverse_set_up_reaches_the_network_and_the_sources(monkeypatch):
+    base = {"reverse_reno": 0, "reverse_buffer": 1000, "delay": 0.005}
+    net = acc._fig4_net(45, {**base, "reverse_buffer": 50, "delay": 0.02})
+    assert net.buffers[1] == 50 and net.buffers[0] == 1000
+    assert net.delays[0] == net.delays[1] == pytest.approx(0.02)
+    assert acc._fig4_net(45, base).buffers[1] == 1000
+    # eq (12) with Reno reverse flows filling the reverse buffer
+    assert acc._fig4_vegas_theory(net, base)[0] == pytest.approx(1.0)
+    assert acc._fig4_vegas_theory(net, {**base, "reverse_reno": 1})[0] == pytest.approx(
+        7 * 24000 / (50 * 8000 / 45e6) / 45e6)
+    seen = {}
+    monkeypatch.setattr(acc, "_packets", _stop(seen, "packets"))
+    _call("acc-fig4", {"packets"}, {"reverse_reno": 1})
+    (net, _, other), kw = seen["packets"]
+    rev = [i for i, n in enumerate(net.flow_names) if n.startswith("rev")]
+    assert sorted(other) == rev and {type(s).__name__ for s in other.values()} == {"TcpReno"}
+    _call("acc-fig4", {"packets"}, {})
+    assert seen["packets"][0][2] is None
+
+
+def test_fig5_reverse_jump_reaches_the_ack_path():
+    net, events, jump = acc._fig5_setup(1)
+    assert len(events) == 1 and jump == pytest.approx(0.08)
+    assert "r1->r0" not in net.link_names
+    net, events, jump = acc._fig5_setup(0)
+    assert "r1->r0" in net.link_names and jump == pytest.approx(0.04)
+    assert events[1].link == "r1->r0" and events[1].delay == pytest.approx(0.012)
+    assert acc._fig5_setup(0.5)[1][1].delay == pytest.approx(0.032)
+
+
+def test_avq_alpha_reaches_the_avd_queue_and_the_fluid(monkeypatch):
+    import qosmodels.sim
+
+    seen = {}
+    monkeypatch.setattr(qosmodels.sim, "simulate", _stop(seen, "sim"))
+    with pytest.raises(_Seen):
+        acc._dynamic_packets(55, True, {"packets"}, 0.6)
+    assert seen["sim"][0][0].links[0].queue.alpha == 0.6
+    _call("acc-fig10", {"packets"}, {"avq_alpha": 0.3})
+    assert seen["sim"][0][0].links[0].queue.alpha == 0.3
+    monkeypatch.setattr(acc, "_solve", _stop(seen, "fluid"))
+    _call("acc-fig10", {"fluid"}, {"avq_alpha": 0.05})
+    assert seen["fluid"][1]["avd_alpha"] == 0.05
+    _call("acc-fig6", {"fluid"}, {"avq_alpha": 0.05})  # Figure 6's 90-packet run first
+    assert "avd_alpha" not in seen["fluid"][1]
+
+
+def test_fig9_rtt_spread_reaches_the_long_flows():
+    from qosmodels.topologies import acc_linear
+
+    assert acc._fig9_net(5, 0.0) == acc_linear(5)
+    net = acc._fig9_net(5, 0.1)
+    rtt = net.rtt
+    assert rtt[1] - rtt[0] == pytest.approx(0.05) and rtt[2] - rtt[0] == pytest.approx(0.1)
+    assert list(rtt[3:]) == list(acc_linear(5).rtt[3:])  # the short flows unchanged
+
+
+def test_fig2_and_fig11_delays_reach_the_network(monkeypatch):
+    import qosmodels.sim
+
+    seen = {}
+    monkeypatch.setattr(acc, "_equilibrium", _stop(seen, "eq"))
+    _call("acc-fig2", {"theory"}, {"delay": 0.02})
+    delays = seen["eq"][0][0].delays
+    assert len(delays) == 2 and list(delays) == pytest.approx([0.02, 0.02])
+    monkeypatch.setattr(qosmodels.sim, "simulate", _stop(seen, "sim"))
+    _call("acc-fig11", {"packets"}, {"access_delay": 0.005})
+    delays = seen["sim"][0][0].delays
+    assert sorted(set(round(float(d), 6) for d in delays)) == [0.005, 0.02]
