@@ -63,6 +63,7 @@ import dataclasses
 
 import numpy as np
 
+from ..errors import ScenarioError
 from ..pps import FIG6_TICKETS, FIG9_TICKETS, fair_rates, tred_tcp_shares, with_tickets
 from ..topologies import pps_multi_hop, pps_multiple_bottleneck, pps_one_hop, pps_ten_flow
 from ..units import Mbps, kbps
@@ -180,7 +181,7 @@ def _params(params) -> dict:
     """``params`` over :data:`DEFAULTS` (refusing a name not declared there)."""
     unknown = sorted(set(params or {}) - set(DEFAULTS))
     if unknown:
-        raise ValueError(f"unknown PPS experiment parameter(s) {unknown}; "
+        raise ScenarioError(f"unknown PPS experiment parameter(s) {unknown}; "
                          f"declared: {sorted(DEFAULTS)}")
     return {**DEFAULTS, **(params or {})}
 

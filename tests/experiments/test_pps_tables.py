@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
+from qosmodels.errors import ScenarioError
 from qosmodels.experiments import experiments, validate
 from qosmodels.experiments import pps as pe
 from qosmodels.mechanisms import Cbr, Red, Rio, TicketRed, TicketTagger
@@ -224,7 +225,7 @@ def test_unstated_parameters_reach_the_network():
     assert {f.source.max_window for f in ds.flows} == {10}
     assert any(link.queue == Rio() for link in ds.links)
     assert {a.edge.window for a in pe.diffserv_network(pe.PROFILES["Table 9"]).aggregates} == {1.0}
-    with pytest.raises(ValueError, match="unknown PPS experiment parameter"):
+    with pytest.raises(ScenarioError, match="unknown PPS experiment parameter"):
         pe.packet_network(net, tickets, params={"red_minth": 2.0})
 
 
