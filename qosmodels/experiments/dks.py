@@ -29,6 +29,12 @@ The experiment ``dks-fig1`` puts side by side:
   :class:`~qosmodels.sim.GenericWindow` FTPs and a Poisson Telnet over
   infinitely fast access links), from which the theory reads N, W and rho.
 
+The experiment ``dks-ap`` (:func:`emulation_delay_rows`) checks the analysis behind
+the curve: the paper's nonpreemptive bounds on A(P), the extra delay of one Telnet
+packet of size P_T behind N backlogged FTPs of packet size P_F, against packet runs of
+:func:`ap_network` at the two extremal FTP synchronisations the paper names and one
+in between.
+
 Packet tolerances are about four standard errors of the mean at the chosen
 sample sizes, measured on other seeds when they were chosen (FQ: 10 seeds of
 50000 Telnet packets, 0.5 % at rho = 0.1 to 8 % at 0.9; FCFS at most 0.2 %
@@ -38,7 +44,7 @@ References
 ----------
 A. Demers, S. Keshav, S. Shenker, "Analysis and simulation of a fair
 queueing algorithm", Internetworking: Research and Experience 1 (1990) 3-26
-(SIGCOMM '89), section "Delay" and Figure 1.
+(SIGCOMM '89), section "Delay" (A(P)) and Figure 1.
 """
 
 from __future__ import annotations
@@ -46,8 +52,9 @@ from __future__ import annotations
 import math
 
 from ._networks import SIZE as _SIZE
+from ._networks import C as _C
 from ._networks import dks_fig1, fig1_params, packets_side
-from .registry import Check, Side, register
+from .registry import Bounds, Check, Side, register
 
 N, W = 3, 5
 SEED = 2026
@@ -202,4 +209,211 @@ def fig1(*, sides, quick) -> list[Check]:
             packets=pk,
             reference="the paper's FCFS model (N W FTP packets always in the system), PASTA + "
                       "Little: ((N+1)(NW-1/2)+rho)/(N+1-rho)"))
+    return checks
+
+
+# ----------------------------------------------------------------- A(P) in packets: dks-ap
+_AP_NAME = "dks-ap"
+_AP_REF = "Demers-Keshav-Shenker 1990, Delay section, A(P), nonpreemptive"
+#: Whole FTP periods (N packet times) between two Telnet packets, besides the golden fraction.
+AP_GAP = 5
+_GOLDEN = (math.sqrt(5) - 1) / 2
+#: The FTP phases l_alpha of the rows: the paper's two extremal cases and one in between.
+SYNCS = {"staggered": tuple(a / N for a in range(N)), "aligned": (0.0,) * N,
+         "between": (0.0, 0.1, 0.2)}
+_SYNC_LABEL = {"staggered": "l_alpha=alpha/N", "aligned": "l_alpha=0",
+               "between": "l=(0, 0.1, 0.2)"}
+#: Telnet packets per row (quick, full) and the packets' relative tolerance.  The arrival
+#: phases are a golden-ratio rotation, a quadrature of the paper's average over t whose
+#: error falls as ~1/n: with 2000 packets every row was within 0.0011 P_F (0.1 %) of the
+#: run with 16000, and those within 2e-4 P_F (0.012 %) of the paper's values; the
+#: tolerances are about five times the larger deviation seen at each size.
+AP_PACKETS = {True: 2000, False: 16000}
+_AP_TOL = {True: 0.005, False: 0.002}
+#: (P_T / P_F, sync, delta / P_F) of the rows: P_T = 40 bytes is the scenarios' Telnet
+#: (k = 0); 0.5 and 0.8 lie in the two ranges where the paper gives a lower and an upper
+#: bound; 1.0 is Figure 1's P_T = P_F; 1.5 is in the range P >= P_F of the equality.
+AP_ROWS = ((0.04, "staggered", 0.0),
+           (0.5, "staggered", 0.0), (0.5, "aligned", 0.0), (0.5, "between", 0.0),
+           (0.8, "staggered", 0.0), (0.8, "aligned", 0.0), (0.8, "between", 0.0),
+           (1.0, "staggered", 0.0), (1.0, "aligned", 0.0), (1.0, "staggered", 1.0),
+           (1.5, "staggered", 0.0), (1.5, "aligned", 0.0))
+
+
+def printed_ap_bounds(P: float, N: int, P_F: float = 1.0) -> tuple[float, float]:
+    """The paper's nonpreemptive bounds on A(P), as printed (re-typed here).
+
+    ``A(P) = N (P - P_F/2)`` for ``P >= P_F``; ``N (P - P_F/2) <= A(P) <= P_F/2 {1 + [k^2 +
+    k (2 eps - 1)] / N}`` for ``P_F >= P >= P_F/2 (1 + 1/N)``; ``P_F/2 <= A(P) <=`` the same
+    upper bound below, with ``P = P_F (k + eps) / N``, k an integer and ``0 <= eps < 1``.
+
+    Parameters
+    ----------
+    P : float
+        ``P_T - delta``, in the unit of ``P_F`` (values below 0 count as 0: the Telnet
+        packet's bid is then below every waiting FTP packet's).
+    N : int
+        FTP conversations, >= 1.
+    P_F : float
+        FTP packet size, > 0.
+
+    Returns
+    -------
+    lower, upper : float
+        In the unit of ``P_F`` (time at line rate 1).
+    """
+    P = max(P, 0.0)
+    lin = N * (P - P_F / 2)
+    if P >= P_F:
+        return lin, lin
+    k = math.floor(N * P / P_F)
+    eps = N * P / P_F - k
+    upper = P_F / 2 * (1 + (k * k + k * (2 * eps - 1)) / N)
+    lower = lin if P >= P_F / 2 * (1 + 1 / N) else P_F / 2
+    return lower, upper
+
+
+def ap_network(telnet_size: int, phases, *, n_ftp: int = N, window: int = W,
+               delta: float = 0.0, size: int = _SIZE, capacity: float = _C,
+               gap: int = AP_GAP):
+    """The A(P) setting as a network: N backlogged FTPs with phases l_alpha and single Telnets.
+
+    As :func:`._networks.dks_fig1` (every source reaches gateway ``g`` over an infinitely
+    fast link, so the window-``window`` FTPs always have packets waiting at the
+    :class:`~qosmodels.mechanisms.FairQueueing` line ``g->d``), but FTP ``a`` starts when
+    the round number reaches ``phases[a] P_F`` -- with ``a`` FTPs backlogged the round
+    number grows ``P_F`` per ``a`` packet times, so FTP ``a`` starts ``a (l_a - l_{a-1})``
+    packet times after FTP ``a - 1`` -- which makes its finish numbers ``(i + l_a) P_F``.
+    The Telnet is a :class:`~qosmodels.mechanisms.Cbr` source of ``telnet_size``-byte
+    packets, one every ``P_T + N P_F (gap + 0.618...)`` of line time, starting after the
+    last FTP: each packet finds the Telnet idle for more than delta rounds (the paper's
+    single packet), and the round number advances ``(gap + 0.618...) P_F`` from one
+    packet to the next, so the arrival phases in the FTP period are a golden-ratio
+    rotation, equidistributed as the paper's average over t assumes.
+
+    Parameters
+    ----------
+    telnet_size : int, bytes
+        P_T.
+    phases : sequence of float
+        ``l_alpha`` for the ``n_ftp`` FTPs, nondecreasing in [0, 1), the first 0.
+    n_ftp, window : int
+    delta : float, bytes
+        The gateway's promptness parameter.
+    size : int, bytes
+        P_F, the FTP packet size.
+    capacity : float, bit/s
+    gap : int
+        Whole FTP periods between Telnet packets, besides the golden fraction.
+
+    Returns
+    -------
+    Network
+        Flows ``ftp0`` ... and ``telnet``.
+    """
+    from ..mechanisms import Cbr, FairQueueing, GenericWindow
+    from ..network import Flow, Link, Network
+
+    phases = tuple(float(x) for x in phases)
+    if (len(phases) != n_ftp or phases[0] != 0.0 or phases[-1] >= 1.0
+            or any(b < a for a, b in zip(phases, phases[1:]))):
+        raise ValueError(f"ap_network: phases must be {n_ftp} nondecreasing numbers in [0, 1) "
+                         f"starting at 0, got {phases!r}")
+    P = 8 * size / capacity
+    PT = 8 * telnet_size / capacity
+    period = PT + n_ftp * P * (gap + _GOLDEN)
+    busy = (n_ftp + 1) * PT + n_ftp * 8 * delta / capacity
+    if period <= busy:
+        raise ValueError(f"ap_network: gap={gap} leaves the Telnet active (or within delta) "
+                         f"when its next packet arrives; use a larger gap")
+    fast = 1e13
+    links = [Link(f"s{i}", "g", fast, 0.0, buffer=1000) for i in range(n_ftp + 1)]
+    links.append(Link("g", "d", capacity, 0.0, buffer=1000, queue=FairQueueing(delta=delta)))
+    starts = [0.0]
+    for a in range(1, n_ftp):
+        starts.append(starts[-1] + a * (phases[a] - phases[a - 1]) * P)
+    flows = [Flow([f"s{i}", "g", "d"], source=GenericWindow(window=window, packet_size=size),
+                  name=f"ftp{i}", start=starts[i]) for i in range(n_ftp)]
+    flows.append(Flow([f"s{n_ftp}", "g", "d"],
+                      source=Cbr(rate=8 * telnet_size / period, packet_size=telnet_size),
+                      name="telnet", start=n_ftp * P))
+    return Network(links, flows)
+
+
+def _ap_packets(p, sync, delta, quick):
+    from ..sim import Record, simulate
+
+    net = ap_network(round(p * _SIZE), SYNCS[sync], delta=delta * _SIZE)
+    P = 8 * _SIZE / _C
+    period = 8 * round(p * _SIZE) / _C + N * P * (AP_GAP + _GOLDEN)
+    n = AP_PACKETS[quick]
+    warm = 10 * period
+    horizon = warm + n * period
+    r = simulate(net, horizon, seed=SEED, warmup=warm, progress=False,
+                 record=Record(interval=horizon / 10, cwnd=False))
+    i = net.flow_names.index("telnet")
+    return Side(float(r.mean_queueing_delay[i]) / P, _AP_TOL[quick],
+                method=f"simulate: {N} GenericWindow({W}) FTPs started at phases "
+                       f"{_SYNC_LABEL[sync]}, FairQueueing(delta={delta:g} P_F), one "
+                       f"{round(p * _SIZE)}-byte Telnet packet per {AP_GAP}.618 FTP periods "
+                       f"(golden-ratio phases), {n} packets")
+
+
+@register(_AP_NAME,
+          title="FQ Delay section: A(P), one Telnet packet's delay behind N=3 backlogged FTPs "
+                "(nonpreemptive FQ)",
+          paper="Demers, Keshav, Shenker, Analysis and simulation of a fair queueing algorithm, "
+                "section Delay (A(P))", sides=("theory", "packets"))
+def emulation_delay_rows(*, sides, quick) -> list[Check]:
+    """Rows of ``dks-ap``: the paper's nonpreemptive A(P) against packet runs.
+
+    The paper: "The average queueing delay is given by Delta = A(P_T - delta)", a single
+    Telnet packet arriving at a uniformly distributed time at a gateway whose N FTPs always
+    have packets waiting, and "the delay is bounded by the extremal cases of l_alpha = 0
+    for all alpha and l_alpha = alpha/N", whose values are the displayed bounds.  Where
+    the bounds coincide (``P >= P_F``, or ``k = 0``) the row's reference is that value;
+    otherwise the staggered phases ``l_alpha = alpha / N`` are compared with the lower
+    bound and the aligned ones ``l_alpha = 0`` with the upper (the pairing is ours: the
+    paper does not say which case attains which; with aligned FTPs all N packets of a
+    round share one finish number, so a Telnet bid that passes it waits for all of them),
+    and the phases ``(0, 0.1, 0.2)`` with the range between.  The simulator's FQ is
+    nonpreemptive, as the paper's simulations are; the preemptive bounds are not run.
+    Theory is :func:`qosmodels.fq.emulation_delay` for the same phases.  Units: P_F (the
+    FTP packet time, 8 ms), N = 3 as in Figure 1.
+    """
+    from ..fq import emulation_delay
+
+    checks = []
+    for p, sync, delta in AP_ROWS:
+        lower, upper = printed_ap_bounds(p - delta, N)
+        if lower == upper:
+            expected, which = lower, "the paper's value (lower = upper bound)"
+        elif sync == "staggered":
+            expected, which = lower, "the paper's lower bound"
+        elif sync == "aligned":
+            expected, which = upper, "the paper's upper bound"
+        else:
+            expected, which = Bounds(lower, upper), "between the paper's bounds"
+        name = (f"A(P_T - delta), P_T={p:g} P_F, delta={delta:g} P_F" if delta
+                else f"A(P_T), P_T={p:g} P_F") + f", {_SYNC_LABEL[sync]}"
+        theory = None
+        if "theory" in sides:
+            theory = Side(float(emulation_delay(max(p - delta, 0.0), N, 1.0,
+                                                sync=list(SYNCS[sync]), preemptive=False)),
+                          1e-3, method="fq.emulation_delay (midpoint rule, 20000 phases)")
+        note = ""
+        if p == 1.0 and delta == 0.0 and sync == "staggered":
+            note = "also Figure 1's limit: FQ 'gives a queueing delay of NP/2 for delta = 0'"
+        elif delta:
+            note = ("Delta = A(P_T - delta) = A(0); also Figure 1's limit: FQ 'gives a queueing "
+                    "delay of ... P/2 for delta = P'")
+        elif p == 0.04:
+            note = "40 bytes behind 1000: the Telnet and FTP packets of the six scenarios"
+        checks.append(Check(
+            _AP_NAME, name, expected, source="paper (stated)",
+            paper=None if isinstance(expected, Bounds) else expected, unit="P_F",
+            theory=theory,
+            packets=_ap_packets(p, sync, delta, quick) if "packets" in sides else None,
+            reference=f"{_AP_REF}: {which}; 'the delay is bounded by the extremal cases of "
+                      f"l_alpha = 0 for all alpha and l_alpha = alpha/N'", note=note))
     return checks

@@ -23,7 +23,7 @@ from qosmodels.experiments import registry as reg
 
 #: Every registered experiment, by the names later work relies on.
 NAMES = {
-    "dks-fig1", "acc-fig2", "acc-fig4", "acc-fig5", "acc-fig6", "acc-fig9", "acc-fig10",
+    "dks-fig1", "dks-ap", "acc-fig2", "acc-fig4", "acc-fig5", "acc-fig6", "acc-fig9", "acc-fig10",
     "acc-fig11",
     "abe-eq5", "abe-limits", "abe-control-loop",
     "abe-fig2", "abe-fig3", "abe-fig6", "abe-fig7", "abe-fig8",
