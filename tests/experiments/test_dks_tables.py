@@ -268,6 +268,32 @@ def test_quick_rows_that_agree_and_every_failure_is_explained(quick):
         assert (exp, q) in ok, q
 
 
+# ============================================================================ scenario 6's total
+def test_scenario6_total_throughput_rows_replay_from_the_runs_and_the_table(quick):
+    rows = {c.quantity: c for c in quick.checks if c.experiment == "dks-table7"}
+    new = {q: c for q, c in rows.items() if "FTPs 1-4's total" in q or "FTP 4's share" in q}
+    assert len(new) == 7 and all(c.verdict == "reproduced" for c in new.values())
+    # DEC/FQbit's cells of FTPs 2-4 are lost: the stated increase only
+    assert not any(q.startswith("DEC/DEC -> DEC/FQbit: FTP") and "increases" not in q
+                   for q in new)
+    for fcfs, fq, paper_fcfs, paper_fq in (("G/FCFS", "G/FQ", 781, 1154),
+                                           ("JK/FCFS", "JK/FQ", 780, 1156)):
+        a = dt.run(dt.scenario_network(6, dt.COMBOS[fcfs]), quick=True)
+        b = dt.run(dt.scenario_network(6, dt.COMBOS[fq]), quick=True)
+        ta, tb = sum(a.throughput[:4]), sum(b.throughput[:4])
+        ratio = new[f"{fcfs} -> {fq}: FTPs 1-4's total throughput, FQ / FCFS (paper "
+                    f"{paper_fq}/{paper_fcfs})"]
+        assert ratio.expected == pytest.approx(paper_fq / paper_fcfs)
+        assert ratio.packets.value == pytest.approx(tb / ta)
+        assert tb > 1.2 * ta  # the increase is not marginal: FTP 4 gets its ACKs through
+        share = next(c for q, c in new.items() if q.startswith(f"{fcfs} -> {fq}: FTP 4's"))
+        assert share.packets.value == pytest.approx(
+            (b.throughput[3] - a.throughput[3]) / (tb - ta))
+        assert share.packets.value > 0.9
+        assert new[f"{fcfs} -> {fq}: FTPs 1-4's total throughput increases (1 = yes)"] \
+            .packets.value == 1.0
+
+
 # ============================================================================ verdicts
 #: RTT rows of a conversation that took no RTT sample in the window (NaN), declared with
 #: Known(unmeasured=True) (quick form, seed 1990).
