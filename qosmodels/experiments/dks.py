@@ -33,7 +33,8 @@ The experiment ``dks-ap`` (:func:`emulation_delay_rows`) checks the analysis beh
 the curve: the paper's nonpreemptive bounds on A(P), the extra delay of one Telnet
 packet of size P_T behind N backlogged FTPs of packet size P_F, against packet runs of
 :func:`ap_network` at the two extremal FTP synchronisations the paper names and one
-in between.
+in between, and the paper's ``D_N(P_T) = D_0[(N+1)P_T] + A(P_T)`` for a Poisson Telnet
+of packets longer than the FTPs' (stated to hold nonpreemptively for P_T >= P_F).
 
 Packet tolerances are about four standard errors of the mean at the chosen
 sample sizes, measured on other seeds when they were chosen (FQ: 10 seeds of
@@ -243,6 +244,28 @@ AP_ROWS = ((0.04, "staggered", 0.0),
            (1.5, "staggered", 0.0), (1.5, "aligned", 0.0))
 
 
+#: The Poisson rows: P_T / P_F, the FTP phases and the loads rho of D_N(P_T) = D_0[(N+1)
+#: P_T] + A(P_T), which the paper states "also valid for the nonpreemptive algorithm
+#: when P_T >= P_F".
+DN_PT, DN_SYNC, DN_RHOS = 1.5, "aligned", (0.3, 0.6)
+#: Seeds and Telnet packets per seed (quick, full), and relative tolerances by rho: about
+#: four standard errors of the seed mean, from the spread of 6 seeds of 20000 packets
+#: (another root seed) when they were chosen (per-seed sd 0.035 P_F at rho = 0.3 and
+#: 0.155 at 0.6), rounded up.
+_DN_RUNS = {True: (4, 5000), False: (10, 20000)}
+_DN_TOL = {True: {0.3: 0.04, 0.6: 0.09}, False: {0.3: 0.015, 0.6: 0.035}}
+
+
+def dn_delay(P_T: float, N: int, rho: float, P_F: float = 1.0) -> float:
+    """D_N(P_T) for a Poisson Telnet, P_T >= P_F: D_0[(N+1) P_T] + A(P_T).
+
+    D_0 of a Poisson source alone at the gateway with packets of (N + 1) P_T is the
+    M/D/1 wait at load rho (Pollaczek-Khinchine), ``(N+1) P_T rho / (2 (1 - rho))``; A is
+    the paper's ``N (P_T - P_F/2)``.  Units: those of ``P_F`` (time at line rate 1).
+    """
+    return (N + 1) * P_T * rho / (2 * (1 - rho)) + printed_ap_bounds(P_T, N, P_F)[0]
+
+
 def printed_ap_bounds(P: float, N: int, P_F: float = 1.0) -> tuple[float, float]:
     """The paper's nonpreemptive bounds on A(P), as printed (re-typed here).
 
@@ -278,7 +301,7 @@ def printed_ap_bounds(P: float, N: int, P_F: float = 1.0) -> tuple[float, float]
 
 def ap_network(telnet_size: int, phases, *, n_ftp: int = N, window: int = W,
                delta: float = 0.0, size: int = _SIZE, capacity: float = _C,
-               gap: int = AP_GAP):
+               gap: int = AP_GAP, rho: float | None = None):
     """The A(P) setting as a network: N backlogged FTPs with phases l_alpha and single Telnets.
 
     As :func:`._networks.dks_fig1` (every source reaches gateway ``g`` over an infinitely
@@ -308,13 +331,16 @@ def ap_network(telnet_size: int, phases, *, n_ftp: int = N, window: int = W,
     capacity : float, bit/s
     gap : int
         Whole FTP periods between Telnet packets, besides the golden fraction.
+    rho : float or None
+        If given, the Telnet is instead a :class:`~qosmodels.mechanisms.Poisson` source
+        of load ``rho = lambda P_T (N + 1)`` (the paper's normalisation), in (0, 1).
 
     Returns
     -------
     Network
         Flows ``ftp0`` ... and ``telnet``.
     """
-    from ..mechanisms import Cbr, FairQueueing, GenericWindow
+    from ..mechanisms import Cbr, FairQueueing, GenericWindow, Poisson
     from ..network import Flow, Link, Network
 
     phases = tuple(float(x) for x in phases)
@@ -337,9 +363,11 @@ def ap_network(telnet_size: int, phases, *, n_ftp: int = N, window: int = W,
         starts.append(starts[-1] + a * (phases[a] - phases[a - 1]) * P)
     flows = [Flow([f"s{i}", "g", "d"], source=GenericWindow(window=window, packet_size=size),
                   name=f"ftp{i}", start=starts[i]) for i in range(n_ftp)]
-    flows.append(Flow([f"s{n_ftp}", "g", "d"],
-                      source=Cbr(rate=8 * telnet_size / period, packet_size=telnet_size),
-                      name="telnet", start=n_ftp * P))
+    source = (Cbr(rate=8 * telnet_size / period, packet_size=telnet_size) if rho is None
+              else Poisson(rate=rho * 8 * telnet_size / (PT * (n_ftp + 1)),
+                           packet_size=telnet_size))
+    flows.append(Flow([f"s{n_ftp}", "g", "d"], source=source, name="telnet",
+                      start=n_ftp * P))
     return Network(links, flows)
 
 
@@ -362,6 +390,35 @@ def _ap_packets(p, sync, delta, quick):
                        f"(golden-ratio phases), {n} packets")
 
 
+def _dn_rows(quick) -> list[Check]:
+    from ..sim import Record, replicate
+
+    out = []
+    seeds, n = _DN_RUNS[quick]
+    P = 8 * _SIZE / _C
+    for rho in DN_RHOS:
+        net = ap_network(round(DN_PT * _SIZE), SYNCS[DN_SYNC], rho=rho)
+        mean_gap = (N + 1) * DN_PT * P / rho           # 1 / lambda
+        warm = 200 * mean_gap
+        horizon = warm + n * mean_gap
+        rep = replicate(net, seeds, horizon, seed=SEED, warmup=warm,
+                        record=Record(interval=horizon / 10, cwnd=False))
+        expected = dn_delay(DN_PT, N, rho)
+        pk = packets_side(rep, "mean_queueing_delay", net.flow_names.index("telnet"),
+                          _DN_TOL[quick][rho],
+                          f"simulate: {N} GenericWindow({W}) FTPs at phases "
+                          f"{_SYNC_LABEL[DN_SYNC]}, FairQueueing(delta=0), Poisson Telnet of "
+                          f"{round(DN_PT * _SIZE)}-byte packets, ~{n} per seed", scale=1 / P)
+        out.append(Check(
+            _AP_NAME, f"D_N(P_T) = D_0[(N+1)P_T] + A(P_T), P_T={DN_PT:g} P_F, rho={rho}, "
+                      f"{_SYNC_LABEL[DN_SYNC]}", expected, source="closed form", unit="P_F",
+            packets=pk,
+            reference=f"{_AP_REF}: D_N(P_T) = D_0[(N+1)P_T] + A(P_T), 'also valid for the "
+                      f"nonpreemptive algorithm when P_T >= P_F'; D_0 of the Poisson Telnet: "
+                      f"M/D/1 wait (N+1)P_T rho/(2(1-rho)); A(P_T) = N(P_T - P_F/2)"))
+    return out
+
+
 @register(_AP_NAME,
           title="FQ Delay section: A(P), one Telnet packet's delay behind N=3 backlogged FTPs "
                 "(nonpreemptive FQ)",
@@ -381,6 +438,9 @@ def emulation_delay_rows(*, sides, quick) -> list[Check]:
     round share one finish number, so a Telnet bid that passes it waits for all of them),
     and the phases ``(0, 0.1, 0.2)`` with the range between.  The simulator's FQ is
     nonpreemptive, as the paper's simulations are; the preemptive bounds are not run.
+    Two more rows (packets only) put a Poisson Telnet of P_T = 1.5 P_F at loads rho = 0.3
+    and 0.6 against the paper's ``D_N(P_T) = D_0[(N+1)P_T] + A(P_T)``, which it says holds
+    nonpreemptively for ``P_T >= P_F`` (:func:`dn_delay`).
     Theory is :func:`qosmodels.fq.emulation_delay` for the same phases.  Units: P_F (the
     FTP packet time, 8 ms), N = 3 as in Figure 1.
     """
@@ -419,4 +479,4 @@ def emulation_delay_rows(*, sides, quick) -> list[Check]:
             packets=_ap_packets(p, sync, delta, quick) if "packets" in sides else None,
             reference=f"{_AP_REF}: {which}; 'the delay is bounded by the extremal cases of "
                       f"l_alpha = 0 for all alpha and l_alpha = alpha/N'", note=note))
-    return checks
+    return checks + (_dn_rows(quick) if "packets" in sides else [])

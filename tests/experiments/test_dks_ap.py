@@ -22,14 +22,17 @@ def quick_rows():
 
 
 def test_the_rows_exist_and_none_fails_in_the_quick_form(quick_rows):
-    assert len(quick_rows) == N_ROWS == 12
+    assert len(quick_rows) == N_ROWS + len(dks.DN_RHOS) == 14
     for q in ("A(P_T), P_T=0.5 P_F, l_alpha=alpha/N", "A(P_T), P_T=0.5 P_F, l_alpha=0",
               "A(P_T), P_T=0.8 P_F, l=(0, 0.1, 0.2)", "A(P_T), P_T=1.5 P_F, l_alpha=0",
               "A(P_T - delta), P_T=1 P_F, delta=1 P_F, l_alpha=alpha/N"):
         assert q in quick_rows, q
     assert all(c.verdict != "fails" for c in quick_rows.values())
+    a_rows = list(quick_rows.values())[:N_ROWS]
     assert all(c.source == "paper (stated)" and c.packets is not None and c.theory is not None
-               for c in quick_rows.values())
+               for c in a_rows)
+    dn = [c for q, c in quick_rows.items() if q.startswith("D_N(P_T)")]
+    assert len(dn) == 2 and all(c.source == "closed form" and c.packets.ci > 0 for c in dn)
 
 
 @pytest.mark.parametrize("P, lower, upper", [
@@ -45,7 +48,7 @@ def test_printed_bounds_are_the_papers_formulas(P, lower, upper):
 
 
 def test_packets_lie_in_the_papers_range_and_the_synchronisation_matters_below_P_F(quick_rows):
-    by = {(p, s, d): quick_rows[q] for (p, s, d), q in zip(dks.AP_ROWS, quick_rows)}
+    by = {(p, s, d): quick_rows[q] for (p, s, d), q in zip(dks.AP_ROWS, list(quick_rows)[:N_ROWS])}
     for (p, sync, delta), c in by.items():
         lo, hi = dks.printed_ap_bounds(p - delta, 3)
         v = c.packets.value
@@ -109,7 +112,7 @@ def _replay(telnet, phases, delta=0.0, n_phase=300, warm=30.0):
 @pytest.mark.parametrize("p, sync", [(0.5, "aligned"), (0.8, "staggered"),
                                      (0.8, "between"), (1.5, "aligned")])
 def test_a_plain_python_replay_agrees_with_the_packet_runs(quick_rows, p, sync):
-    q = next(q for (pp, s, d), q in zip(dks.AP_ROWS, quick_rows) if (pp, s, d) == (p, sync, 0.0))
+    q = next(q for (pp, s, d), q in zip(dks.AP_ROWS, list(quick_rows)[:N_ROWS]) if (pp, s, d) == (p, sync, 0.0))
     replay = _replay(p, dks.SYNCS[sync])
     assert quick_rows[q].packets.value == pytest.approx(replay, rel=0.01)
 
@@ -131,3 +134,19 @@ def test_ap_network_places_the_ftps_and_the_telnet_as_documented():
         dks.ap_network(500, (0.1, 0.2, 0.3))
     with pytest.raises(ValueError, match="gap"):
         dks.ap_network(1000, dks.SYNCS["staggered"], gap=0)
+
+
+def test_dn_rows_are_the_papers_relation_with_a_poisson_d0(quick_rows):
+    # D_0[(N+1)P_T]: M/D/1 wait 4 * 1.5 * rho / (2 (1 - rho)); A(1.5) = 3 (1.5 - 0.5)
+    assert dks.dn_delay(1.5, 3, 0.3) == pytest.approx(1.8 / 1.4 + 3.0)
+    assert dks.dn_delay(1.5, 3, 0.6) == pytest.approx(4.5 + 3.0)
+    for rho in dks.DN_RHOS:
+        c = quick_rows[f"D_N(P_T) = D_0[(N+1)P_T] + A(P_T), P_T=1.5 P_F, rho={rho}, l_alpha=0"]
+        assert c.expected == pytest.approx(dks.dn_delay(1.5, 3, rho))
+        # the Telnet's own load adds to A(P_T) = 3: the packets are above it
+        assert c.packets.value > 3.0 + 0.5 * (c.expected - 3.0)
+    net = dks.ap_network(1500, dks.SYNCS["aligned"], rho=0.3)
+    telnet = net.flows[net.flow_names.index("telnet")].source
+    assert telnet.kind == "poisson" and telnet.packet_size == 1500
+    # rho = lambda P_T (N + 1) with P_T = 12 ms: lambda = 6.25 packets/s
+    assert telnet.rate == pytest.approx(6.25 * 8 * 1500)
