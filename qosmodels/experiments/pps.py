@@ -68,7 +68,7 @@ from ..pps import FIG6_TICKETS, FIG9_TICKETS, fair_rates, tred_tcp_shares, with_
 from ..topologies import pps_multi_hop, pps_multiple_bottleneck, pps_one_hop, pps_ten_flow
 from ..units import Mbps, kbps
 from ._networks import t_half_width
-from .registry import Check, Known, Side, Unstated, register
+from .registry import Bounds, Check, Known, Side, Unstated, register
 
 #: Half a unit in the last digit the paper prints (Mb/s).
 HALF_DIGIT = 0.005
@@ -186,13 +186,14 @@ def _params(params) -> dict:
     return {**DEFAULTS, **(params or {})}
 
 
-def packet_network(net, tickets, demand=None, params=None):
+def packet_network(net, tickets, demand=None, params=None, record=False):
     """``net`` with TCP Reno sources (a :class:`~qosmodels.mechanisms.Cbr` for a flow with a
     ``demand``, bit/s) and PPS installed by :func:`qosmodels.pps.with_tickets`.
 
     ``params`` sets the unstated parameters (:data:`UNSTATED`; default :data:`DEFAULTS`):
     every link's RED thresholds and ceiling (TRED keeps RED's other fields at their
-    defaults) and the Reno window.
+    defaults) and the Reno window.  ``record``: the taggers record each packet's tag and the
+    links the exchange rate they apply (:func:`qosmodels.pps.with_tickets`).
     """
     from ..mechanisms import Cbr, Red, TcpReno
 
@@ -203,7 +204,7 @@ def packet_network(net, tickets, demand=None, params=None):
                                  else TcpReno(max_window=window))
              for f, n in zip(net.flows, net.flow_names)]
     red = Red(min_th=p["red_min_th"], max_th=p["red_max_th"], max_p=p["red_max_p"])
-    return with_tickets(net.replace(flows=flows), tickets, red=red)
+    return with_tickets(net.replace(flows=flows), tickets, red=red, record=record)
 
 
 def diffserv_network(profiles, params=None):
@@ -620,4 +621,230 @@ def pps_table6(*, sides, quick, params) -> list[Check]:
                 "pps-table6", f"{label}: total rate in packets", MEASURED_TOTAL[key],
                 source="paper (measured)", unit="Mb/s", paper=MEASURED_TOTAL[key],
                 packets=_packets(pk.sum(axis=1), method), reference="paper, Table 6, Total"))
+    return rows
+
+
+#: Figure 4's nine flows (Section 3.1): 100, 200, ..., 900 t/s over 1.5 Mb/s, RTT 26 ms.
+FIG5_TICKETS = tuple(100.0 * k for k in range(1, 10))
+#: Section 2.4.2: "the number of tickets on more than 98% of the packets of poor flows is in
+#: this range [MinTkt, K x MinTkt] if we set K = 1.4".
+TAG_RANGE_K = 1.4
+TAG_RANGE_SHARE = 0.98
+
+
+def figure4(rtt=0.026):
+    """Figure 4 (Section 3.1) and its tickets: flow k issued 100 k t/s by ``r0``, one
+    1.5 Mb/s bottleneck ``r0->r1``; ``rtt`` as :func:`~qosmodels.topologies.pps_one_hop`
+    takes it (the paper's 26 ms)."""
+    net = pps_one_hop(tickets=FIG5_TICKETS, rtt=rtt)
+    return net, {(f"s{k}", "r0"): t for k, t in enumerate(FIG5_TICKETS, start=1)}
+
+
+def bottleneck_tags(res, net, link=("r0", "r1")):
+    """The tags the data packets of ``net``'s flows carry into ``link``, from a recorded run.
+
+    A plain-Python replay from the run's raw traces: each flow's source tag (``tag_m0``)
+    times the exchange rate its first link last applied (``xrate``), quantised as that link
+    quantises, arriving after the first link's transmission and propagation delay.  Only for
+    networks whose flows reach ``link`` after one access link (Figure 4's, Figure 10's).
+
+    Returns
+    -------
+    times, tags, flows : ndarray
+        Arrival time (s), tag (tickets in the link's currency) and flow index of every data
+        packet sent, sorted by arrival time.
+    """
+    from ..mechanisms.tickets import quantise
+
+    target = net.link_id(link)
+    times, tags, flows = [], [], []
+    for i, name in enumerate(net.flow_names):
+        path = [int(x) for x in net.flow_links(i)]
+        if len(path) < 2 or path[1] != target:
+            raise ScenarioError(f"bottleneck_tags: flow {name!r} does not enter {link} after "
+                                f"one access link")
+        first = net.links[path[0]]
+        src = res.traces[f"tag_m0[pps:{name}]"]
+        xr = res.traces[f"xrate[{first.name}]"]
+        t, tag = src.index.to_numpy(), src.to_numpy()
+        at = np.searchsorted(xr.index.to_numpy(), t, side="right") - 1
+        x = np.where(at >= 0, xr.to_numpy()[np.maximum(at, 0)], 1.0)
+        q = first.queue
+        levels = (1 << q.bits) - 1 if q.bits is not None else 0
+        tags.append([quantise(v, levels, q.unit) for v in tag * x])
+        times.append(t + first.delay + 8.0 * net.flows[i].packet_size / first.capacity)
+        flows.append(np.full(len(t), i))
+    times, tags, flows = (np.concatenate(a) for a in (times, tags, flows))
+    order = np.argsort(times, kind="stable")
+    return times[order], np.asarray(tags, dtype=float)[order], flows[order]
+
+
+def min_tkt(times, tags, interval=1.0):
+    """``MinTkt`` at each arrival: the least tag of the current and the previous interval
+    of ``interval`` s (a new interval starts at the first arrival ``interval`` after the
+    last start), as :class:`~qosmodels.mechanisms.TicketRed` keeps it (``min_interval``)."""
+    out = np.empty(len(tags))
+    t0, cur, prev = 0.0, np.inf, np.inf
+    for j, (t, tag) in enumerate(zip(times, tags)):
+        if t - t0 >= interval:
+            prev, cur, t0 = cur, tag, t
+        elif tag < cur:
+            cur = tag
+        out[j] = min(cur, prev)
+    return out
+
+
+def tag_range_share(res, net, poor, k=TAG_RANGE_K):
+    """The share of the data packets of the ``poor`` flows (indices) arriving at Figure 4's
+    bottleneck with a tag in ``[MinTkt, k MinTkt]`` (Section 2.4.2), over the whole run."""
+    times, tags, flows = bottleneck_tags(res, net)
+    m = min_tkt(times, tags)
+    sel = np.isin(flows, list(poor))
+    inside = (tags >= m - 1e-9) & (tags <= k * m + 1e-9)
+    return float(inside[sel].mean())
+
+
+def _slope(tickets, rates) -> float:
+    """Least-squares slope of log(rate) on log(tickets): 1 for rates in proportion."""
+    return float(np.polyfit(np.log(tickets), np.log(rates), 1)[0])
+
+
+#: Section 2.4.2's cubic against a higher power, measured on Figure 4 (3 seeds of 600 s, the
+#: bottleneck's TicketRed ``exponent`` raised, everything else at the defaults).
+_FIG5_POWER = (
+    "Section 2.4.2 multiplies RED's probability by '(ExpectTkt / InTkt)^3' and says 'If we use "
+    "a function with higher rank, the number of tickets on the packets of poor flows will "
+    "converge to AvgTkt' faster, but the link utilization will be lower'.  Measured on Figure "
+    "4 (3 seeds of 600 s, only the bottleneck's power changed): power 3 (the text's) gives "
+    "m = 0.907, flow 1's share 0.0244 and flow 9's 0.1845 (the paper's 0.0222 and 0.200), "
+    "47.8% of the tags in [MinTkt, 1.4 MinTkt] and 1.485 Mb/s in all; power 6 gives m = "
+    "1.008, shares 0.0211 and 0.1953, 93.4% of the tags inside, 1.471 Mb/s; power 10 gives "
+    "m = 1.048, shares 0.0199 and 0.1994, 98.7% inside, 1.454 Mb/s.  So the proportional "
+    "rates and the 98% the paper prints need a steeper function than the cubic it states; "
+    "none of the declared RED thresholds, max_p or windows reaches them (--explore: m "
+    "0.70-0.92, the tags 24-51% inside, flow 1's share 0.024-0.035)")
+
+
+def _fig5_known(evidence: str, max_error: float, sides=("packets",)) -> Known:
+    return Known("paper inconsistent", f"{evidence}; {_FIG5_POWER}; measured: qosmodels "
+                 f"validate pps-fig5 (10 seeds of 600 s) and --quick (3 seeds)", max_error,
+                 sides=sides)
+
+
+#: Figure 5's declared differences, keyed by quantity: each flow's share (full form, quick
+#: form), the tags and the exponent; max_error about 1.3 times the larger error.
+KNOWN_FIG5: dict[str, Known] = {
+    **{f"flow {k} ({100 * k} t/s) share of the total in packets": _fig5_known(
+        f"flow {k}'s share is {full:.4f} (quick {quick:.4f}) against the paper's "
+        f"{k}/45 = {k / 45:.4f}: the flows with few tickets get more than their share and "
+        f"those with many less", err)
+       for k, full, quick, err in ((1, 0.0242, 0.0244, 0.13), (2, 0.0509, 0.0516, 0.21),
+                                   (3, 0.0739, 0.0747, 0.16), (4, 0.0950, 0.0959, 0.11),
+                                   (8, 0.1695, 0.1683, 0.07), (9, 0.1849, 0.1845, 0.10))},
+    "share of poor flows' tags in [MinTkt, 1.4 MinTkt] at the bottleneck": _fig5_known(
+        "46.5% of the poor flows' packets (quick 47.8%) arrive with a tag within 1.4 MinTkt: "
+        "a flow's tag is its tickets over its rate, and with rates short of proportional the "
+        "tags spread with the tickets (seed 0 after 60 s: median tag 14.8 for flow 1, 23.8 "
+        "for flow 9, 1.61 times; flow 1's own tags stay within 1.19 MinTkt in 95% of its "
+        "packets, 98% inside)", 0.68),
+    "rate-ticket exponent m (rate ~ tickets^m)": _fig5_known(
+        "theory: TRED's cubic with TCP's square-root law gives m = 3/5 "
+        "(pps.tred_tcp_shares, error 0.40); the packets give 0.916 (quick 0.907), nearer "
+        "the paper's 1 than that steady state with nine flows (why they sit between the two "
+        "was not measured here)", 0.52, sides=("theory", "packets")),
+}
+
+
+@register("pps-fig5", title="PPS Fig. 5: nine flows of 100..900 t/s on one 1.5 Mb/s hop, rates "
+                            "and tags in packets",
+          paper="Zhang et al., Probabilistic Packet Scheduling, Figure 5 (Section 3.1) and "
+                "Section 2.4.2",
+          sides=("theory", "packets"), unstated=UNSTATED)
+def pps_fig5(*, sides, quick, params) -> list[Check]:
+    """Figure 5: each flow's share of the bottleneck, the rate-ticket exponent, and Section
+    2.4.2's share of poor flows' tags within ``[MinTkt, 1.4 MinTkt]``.
+
+    The figure is lost in the text; the paper states "the achieved throughput is
+    proportional to the number of t/s given to each flow", so flow k's reference is its
+    share of the flows' total, k / 45, and the exponent m of rate = c tickets^m is 1.
+    Tolerance 5% (:data:`PACKET_TOL`): the plot cannot be read, the issue's target.  The
+    tags' reference is the bound the text states, "more than 98%" (tolerance 0).
+    """
+    net, tickets = figure4()
+    tk = np.array(FIG5_TICKETS)
+    rows = []
+    known = KNOWN_FIG5.get
+
+    def note(value, expected, tol=PACKET_TOL):
+        """Why a row stands off the paper, when it does (else "")."""
+        if (expected.lower <= value <= expected.upper if isinstance(expected, Bounds)
+                else abs(value - expected) <= tol * abs(expected)):
+            return ""
+        ref = expected if isinstance(expected, Bounds) else f"{expected:.4g}"
+        return (f"packets {value:.4g} against the paper's {ref}: the cubic TRED the "
+                f"paper states shares the bottleneck short of proportional to the tickets, "
+                f"so the tags spread with the tickets; a steeper power (6-10) reaches the "
+                f"paper's proportional rates and 98% (measured, see the declaration)")
+    exp_sides = {}
+    if "theory" in sides:
+        shares = tred_tcp_shares(list(FIG5_TICKETS))
+        exp_sides["theory"] = Side(
+            _slope(tk, shares), PACKET_TOL,
+            method="pps.tred_tcp_shares: TCP's square-root law with TRED's (ExpectTkt / "
+                   "InTkt)^3 on one bottleneck, fitted slope of log rate on log tickets")
+    if "packets" in sides:
+        from ..sim import simulate
+
+        duration, n = RUNS[bool(quick)]
+        pnet = packet_network(net, tickets, None, params, record=True)
+        poor = np.flatnonzero(fair_rates(net, tickets).poor[net.link_id(("r0", "r1"))])
+        rates, inside = [], []
+        for seed in range(n):
+            res = simulate(pnet, duration, seed=seed, progress=False)
+            rates.append(res.throughput / 1e6)
+            inside.append(tag_range_share(res, pnet, poor))
+        rates, inside = np.array(rates), np.array(inside)
+        p = _params(params)
+        method = (f"simulate(with_tickets(...)): TSW tagging, TRED (RED {p['red_min_th']:g}/"
+                  f"{p['red_max_th']:g} packets, max_p {p['red_max_p']:g}) + relabelling, "
+                  f"8-bit tags, Reno window {p['tcp_window']:g}; {duration:g} s, whole run; "
+                  f"{n} seeds")
+        share = rates / rates.sum(axis=1, keepdims=True)
+        for k, t in enumerate(FIG5_TICKETS):
+            q = f"flow {k + 1} ({t:g} t/s) share of the total in packets"
+            rows.append(Check(
+                "pps-fig5", q, t / tk.sum(), source="paper (measured)", unit="",
+                paper=t / tk.sum(), packets=_packets(share[:, k], method),
+                reference=f"paper, Section 3.1: 'As shown in Figure 5, the achieved throughput "
+                          f"is proportional to the number of t/s given to each flow': "
+                          f"{t:g} / 4500 of the total (the figure is lost)",
+                note=note(float(share[:, k].mean()), t / tk.sum()), known=known(q)))
+        slopes = np.array([_slope(tk, r) for r in rates])
+        exp_sides["packets"] = Side(float(slopes.mean()), PACKET_TOL, ci=t_half_width(slopes),
+                                    method=method + "; slope per seed")
+        q = "share of poor flows' tags in [MinTkt, 1.4 MinTkt] at the bottleneck"
+        rows.append(Check(
+            "pps-fig5", q, Bounds(lower=TAG_RANGE_SHARE, upper=1.0), source="paper (stated)",
+            unit="", paper=TAG_RANGE_SHARE,
+            packets=Side(float(inside.mean()), 0.0, ci=t_half_width(inside),
+                         method=method + "; tags replayed from the traces (pps.bottleneck_tags: "
+                                         "source tag x access XRate, quantised) against "
+                                         "MinTkt over TRED's 1 s intervals"),
+            reference="paper, Section 2.4.2: 'In our experiments, the number of tickets on "
+                      "more than 98% of the packets of poor flows is in this range [MinTkt, "
+                      "K x MinTkt] if we set K = 1.4' (on Figure 4's bottleneck here)",
+            note=note(float(inside.mean()), Bounds(lower=TAG_RANGE_SHARE, upper=1.0)),
+            known=known(q)))
+    if exp_sides:
+        q = "rate-ticket exponent m (rate ~ tickets^m)"
+        rows.append(Check(
+            "pps-fig5", q, 1.0, source="paper (measured)", unit="", paper=1.0, **exp_sides,
+            reference="paper, Section 3.1: 'the achieved throughput is proportional to the "
+                      "number of t/s given to each flow' (Figure 5): m = 1",
+            note="; ".join(filter(None, (
+                "theory: TRED's cubic with TCP's square-root law settles at rates in "
+                "proportion to tickets^(3/5) (pps.tred_tcp_shares)" if "theory" in exp_sides
+                else "",
+                note(exp_sides["packets"].value, 1.0) if "packets" in exp_sides else ""))),
+            known=known(q)))
     return rows

@@ -1,0 +1,132 @@
+"""pps-fig5: Figure 5's nine flows of 100..900 t/s and Section 2.4.2's tags, in packets.
+
+Zhang, Wang, Peterson, Krishnamurthy, "Probabilistic Packet Scheduling", Sections 2.4.2
+and 3.1, Figures 4-5.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from qosmodels.experiments import Bounds, experiments, validate
+from qosmodels.experiments import pps as pe
+from qosmodels.sim import simulate
+
+#: The rows outside tolerance in the quick form (seeds 0-2), each declared in
+#: :data:`pe.KNOWN_FIG5`: the stated cubic TRED shares the bottleneck short of proportional
+#: to the tickets (flows 1-4 above their share, 8-9 below), so the tags spread with the
+#: tickets beyond 1.4 MinTkt; TRED's steady state with the square-root law gives m = 3/5.
+FAILING = {
+    *(("pps-fig5", f"flow {k} ({100 * k} t/s) share of the total in packets")
+      for k in (1, 2, 3, 4, 8, 9)),
+    ("pps-fig5", "share of poor flows' tags in [MinTkt, 1.4 MinTkt] at the bottleneck"),
+    ("pps-fig5", "rate-ticket exponent m (rate ~ tickets^m)"),
+}
+
+
+@pytest.fixture(scope="module")
+def report():
+    return validate(["pps-fig5"], quick=True)
+
+
+@pytest.fixture(scope="module")
+def run():
+    """One recorded run of Figure 4 with PPS at the defaults (seed 0, the paper's 600 s)."""
+    net, tickets = pe.figure4()
+    pnet = pe.packet_network(net, tickets, record=True)
+    return pnet, simulate(pnet, 600.0, seed=0, progress=False)
+
+
+def rows(report):
+    return {c.quantity: c for c in report.checks if c.experiment == "pps-fig5"}
+
+
+def test_the_new_rows_exist_with_the_papers_references(report):
+    r = rows(report)
+    assert len(r) == 11
+    for k in range(1, 10):
+        c = r[f"flow {k} ({100 * k} t/s) share of the total in packets"]
+        assert c.expected == pytest.approx(k / 45) and c.source == "paper (measured)"
+        assert "proportional to the number of t/s" in c.reference
+        assert c.packets.tolerance == pe.PACKET_TOL and "3 seeds" in c.packets.method
+    tags = r["share of poor flows' tags in [MinTkt, 1.4 MinTkt] at the bottleneck"]
+    assert tags.expected == Bounds(0.98, 1.0) and tags.source == "paper (stated)"
+    assert "more than 98%" in tags.reference
+    m = r["rate-ticket exponent m (rate ~ tickets^m)"]
+    assert m.expected == 1.0 and m.theory.value == pytest.approx(0.6, abs=1e-6)
+    assert "pps-fig5" in experiments() and experiments()["pps-fig5"].unstated == pe.UNSTATED
+
+
+def test_no_row_fails_in_the_quick_form(report):
+    assert not report.regressions, [(c.quantity, c.errors) for c in report.regressions]
+
+
+def test_exactly_these_rows_are_outside_and_each_has_a_note(report):
+    assert {(c.experiment, c.quantity) for c in report.failures} == FAILING
+    assert all(c.note and c.known.cause == "paper inconsistent" for c in report.failures)
+    assert not any(c.note for c in report.checks if c.ok)
+
+
+def test_shares_fall_short_of_proportional_in_the_order_the_note_says(report):
+    r = rows(report)
+    shares = [r[f"flow {k} ({100 * k} t/s) share of the total in packets"].packets.value
+              for k in range(1, 10)]
+    assert sum(shares) == pytest.approx(1.0)
+    assert all(a < b for a, b in zip(shares, shares[1:]))  # more tickets, more rate
+    assert shares[0] > 1 / 45 and shares[-1] < 9 / 45  # but flatter than proportional
+    m = r["rate-ticket exponent m (rate ~ tickets^m)"].packets.value
+    assert 0.6 < m < 1.0
+
+
+def test_replayed_tags_are_the_packets_arriving_at_the_bottleneck(run):
+    pnet, res = run
+    times, tags, flows = pe.bottleneck_tags(res, pnet)
+    arrivals = len(res.traces["expect_tkt[r0->r1]"])  # TRED's record: one per data arrival
+    assert 0 <= len(tags) - arrivals <= 20  # the last packets still on the access links
+    # each flow carries its issued tickets per second into the bottleneck (the exchange
+    # rate's purpose, Section 2.5): sum of its tags over the settled part / the time
+    late = times > 60.0
+    for i, t in enumerate(pe.FIG5_TICKETS):
+        carried = tags[late & (flows == i)].sum() / (600.0 - 60.0)
+        assert carried == pytest.approx(t, rel=0.10), (i, carried)
+
+
+def test_min_tkt_follows_treds_intervals():
+    times = np.array([0.1, 0.5, 1.2, 1.3, 2.5, 2.6])
+    tags = np.array([5.0, 3.0, 4.0, 6.0, 7.0, 8.0])
+    # interval [0, 1.2): least 3; [1.2, 2.5): 4, with the previous interval's 3 still in
+    # force; [2.5, ...): 7 with the previous 4
+    assert list(pe.min_tkt(times, tags)) == [5.0, 3.0, 3.0, 3.0, 4.0, 4.0]
+
+
+def test_a_steeper_tred_power_reaches_the_papers_tags_and_rates():
+    """The declared cause: the cubic spreads the tags; a power of 10 keeps 98% of them
+    within 1.4 MinTkt and the rates near proportional (one seed of 600 s each)."""
+    net, tickets = pe.figure4()
+    pnet = pe.packet_network(net, tickets, record=True)
+    b = pnet.link_id(("r0", "r1"))
+    got = {}
+    for power in (3.0, 10.0):
+        links = [dataclasses.replace(link, queue=dataclasses.replace(link.queue,
+                                                                     exponent=power))
+                 if i == b else link for i, link in enumerate(pnet.links)]
+        steep = pnet.replace(links=links)
+        res = simulate(steep, 600.0, seed=0, progress=False)
+        got[power] = (pe.tag_range_share(res, steep, range(9)),
+                      pe._slope(np.array(pe.FIG5_TICKETS), res.throughput))
+    assert got[3.0][0] < 0.6 and got[3.0][1] < 0.95
+    assert got[10.0][0] > 0.95 and got[10.0][1] > 0.98
+
+
+def test_unstated_parameters_reach_figure4():
+    net, tickets = pe.figure4()
+    p = {**pe.DEFAULTS, "red_min_th": 2.0, "red_max_th": 30.0, "red_max_p": 0.02,
+         "tcp_window": 64.0}
+    pnet = pe.packet_network(net, tickets, params=p, record=True)
+    q = pnet.links[pnet.link_id(("r0", "r1"))].queue
+    assert (q.min_th, q.max_th, q.max_p, q.record) == (2.0, 30.0, 0.02, True)
+    assert {f.source.max_window for f in pnet.flows} == {64}
+    assert pe.figure4(rtt=0.3)[0].rtt[0] == pytest.approx(0.3)
