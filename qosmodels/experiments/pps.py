@@ -105,7 +105,7 @@ TABLE6_VARIED = {300: 0.093, 270: 0.093, 240: 0.095, 210: 0.095, 180: 0.097, 150
                  120: 0.099, 90: 0.101, 60: 0.102, 30: 0.103}
 #: The measured totals the tables print (Mb/s).
 MEASURED_TOTAL = {"Table 1": 0.98, "Table 2": 0.98, "Table 6 equal": 0.997,
-                  "Table 6 varied": 0.977, "Table 7": 1.19}
+                  "Table 6 varied": 0.977, "Table 7": 1.19, "Table 8": 1.19, "Table 9": 1.19}
 
 #: Section 3.8: DiffServ's service profiles of A, B, C (bit/s) and its "Measured DiffServ"
 #: column (Mb/s), Tables 7-9.
@@ -113,6 +113,8 @@ PROFILES = {"Table 7": (0.6e6, 0.4e6, 0.2e6), "Table 8": (0.15e6, 0.1e6, 0.05e6)
             "Table 9": (1.2e6, 0.8e6, 0.4e6)}
 MEASURED_DIFFSERV = {"Table 7": (0.59, 0.40, 0.21), "Table 8": (0.43, 0.42, 0.35),
                      "Table 9": (0.41, 0.42, 0.37)}
+#: The "Measured DiffServ" column's Total row, Tables 7-9 (Mb/s).
+MEASURED_DIFFSERV_TOTAL = {"Table 7": 1.20, "Table 8": 1.20, "Table 9": 1.20}
 
 #: Relative tolerance of the packets against the paper's measured rates (the issue's target).
 PACKET_TOL = 0.05
@@ -506,6 +508,12 @@ def _diffserv_rows(name, table, quick, params=None) -> list[Check]:
             unit="Mb/s", paper=ref, packets=_packets(pk[:, k], method),
             reference=f"paper, {table}, Measured DiffServ (service profile "
                       f"{profiles[k] / 1e6:.2f} Mb/s)", note=note))
+    ref = MEASURED_DIFFSERV_TOTAL[table]
+    rows.append(_row(
+        name, "total rate with DiffServ in packets", ref, source="paper (measured)",
+        unit="Mb/s", paper=ref, packets=_packets(pk.sum(axis=1), method),
+        reference=f"paper, {table}, Measured DiffServ, Total (service profiles "
+                  f"{sum(profiles) / 1e6:.2f} Mb/s in all)"))
     return rows
 
 
