@@ -856,3 +856,119 @@ def pps_fig5(*, sides, quick, params) -> list[Check]:
                 note(exp_sides["packets"].value, 1.0) if "packets" in exp_sides else ""))),
             known=known(q)))
     return rows
+
+
+#: Figure 7 (Section 3.3): A starts at 300 s; the text's rates before and after (Mb/s).
+FIG7_START = 300.0
+FIG7_BEFORE = {"B": 0.75, "C": 0.25}
+FIG7_AFTER = {"A": 0.50, "B": 0.25, "C": 0.25}
+#: The packets' window after A starts: from one TSW window (60 s, the taggers' and links'
+#: WinLength) after A's start, when their rate estimates no longer reach back before it, to
+#: the end of the paper's 600 s.
+FIG7_SETTLED = FIG7_START + 60.0
+
+
+def figure7():
+    """Figure 6 with flow A starting at :data:`FIG7_START` (Section 3.3), and its tickets."""
+    net = pps_multi_hop()
+    flows = [dataclasses.replace(f, start=FIG7_START) if n == "A" else f
+             for f, n in zip(net.flows, net.flow_names)]
+    return net.replace(flows=flows), FIG6_TICKETS
+
+
+def _fig7_law(active):
+    """TRED's steady state (tickets^(3/5)) for the ``active`` flows of Figure 6, as shares."""
+    t = {"A": 600.0, "B": 300.0, "C": 300.0}
+    return dict(zip(active, tred_tcp_shares([t[f] for f in active])))
+
+
+def _fig7_known(evidence: str, max_error: float) -> Known:
+    return Known("paper inconsistent",
+                 f"{_TRED_TEXT}. {evidence}; the rates the text states are in proportion to "
+                 f"the tickets (m = 1 in rate ratio = tickets ratio^m, an unbounded TRED "
+                 f"power); none of the declared RED thresholds, max_p or windows reaches them "
+                 f"(--explore); measured: qosmodels validate pps-fig7 (10 seeds; --quick, 3 "
+                 f"seeds)", max_error, sides=("packets",))
+
+
+_FIG7_BC = ("B and C alone share (S5, S6) as 900 : 300 in S5's currency: the 3/5 law gives "
+            "0.659 and 0.341 of the link, the packets B 0.626 and C 0.333 Mb/s (quick 0.622 "
+            "and 0.334; B 0.606-0.639, C 0.312-0.373 over the explored settings), the paper "
+            "0.75 and 0.25")
+_FIG7_ABC = ("A, B, C share (S5, S6) as 600 : 300 : 300: the 3/5 law gives 0.431, 0.284, "
+             "0.284 of the link, the packets A 0.424, B 0.288, C 0.276 Mb/s over [360, 600] s "
+             "(quick 0.420, 0.288, 0.279; A 0.416-0.428, B 0.284-0.294, C 0.268-0.281 over "
+             "the explored settings; A about 0.46 over [300, 600] s, while its tagger's 60 s "
+             "estimate still starts from its tickets), the paper 0.50, 0.25, 0.25")
+#: Figure 7's declared differences, keyed by quantity; max_error about 1.3 times the larger
+#: of the full and quick forms' errors.
+KNOWN_FIG7: dict[str, Known] = {
+    "first 300 s: flow B rate": _fig7_known(_FIG7_BC, 0.22),
+    "first 300 s: flow C rate": _fig7_known(_FIG7_BC, 0.44),
+    "after A starts: flow A rate": _fig7_known(_FIG7_ABC, 0.21),
+    "after A starts: flow B rate": _fig7_known(_FIG7_ABC, 0.20),
+    "after A starts: flow C rate": _fig7_known(_FIG7_ABC, 0.16),
+}
+
+
+@register("pps-fig7", title="PPS Fig. 7: Figure 6 with A starting at 300 s, rates before and "
+                            "after, ticket ledger and packets",
+          paper="Zhang et al., Probabilistic Packet Scheduling, Figure 7 (Section 3.3)",
+          sides=("theory", "packets"), unstated=UNSTATED)
+def pps_fig7(*, sides, quick, params) -> list[Check]:
+    """Figure 7: B and C alone for 300 s, then A joins (Section 3.3).
+
+    The figure is lost; the text states "B and C obtain approximately 0.75Mb/s and 0.25Mb/s
+    of bandwidth from bottleneck link (S5, S6) in the first 300 seconds, but after A starts
+    up, A, B and C quickly converge to 0.5Mb/s, 0.25Mb/s and 0.25Mb/s".  Theory:
+    :func:`qosmodels.pps.fair_rates` with the active flows, tolerance half a unit in the
+    printed digit; packets: mean rate over the first 300 s and over
+    [:data:`FIG7_SETTLED`, 600 s], tolerance 5% (:data:`PACKET_TOL`).
+    """
+    net, tickets = figure7()
+    duration, n = RUNS[bool(quick)]
+    rows = []
+    before = after = method = None
+    if "packets" in sides:
+        from ..sim import simulate
+
+        p = _params(params)
+        pnet = packet_network(net, tickets, None, params)
+        before = np.array([simulate(pnet, FIG7_START, seed=s, progress=False).throughput
+                           for s in range(n)]) / 1e6
+        after = np.array([simulate(pnet, duration, seed=s, warmup=FIG7_SETTLED,
+                                   progress=False).throughput for s in range(n)]) / 1e6
+        method = (f"simulate(with_tickets(...)): TSW tagging, TRED (RED {p['red_min_th']:g}/"
+                  f"{p['red_max_th']:g} packets, max_p {p['red_max_p']:g}) + relabelling, "
+                  f"8-bit tags, Reno window {p['tcp_window']:g}; {n} seeds; mean rate over "
+                  "{}")
+    for label, active, refs, pk, window in (
+            ("first 300 s", ("B", "C"), FIG7_BEFORE, before, f"[0, {FIG7_START:g}] s"),
+            ("after A starts", ("A", "B", "C"), FIG7_AFTER, after,
+             f"[{FIG7_SETTLED:g}, {duration:g}] s")):
+        r = fair_rates(pps_multi_hop(active=active), tickets)
+        law = _fig7_law(active)
+        for flow in active:
+            q = f"{label}: flow {flow} rate"
+            kw = {}
+            if "theory" in sides:
+                kw["theory"] = Side(r.rate(flow) / 1e6, HALF_DIGIT / refs[flow],
+                                    method="pps.fair_rates with the active flows (exchange "
+                                           "rates + weighted max-min)")
+            note = ""
+            if pk is not None:
+                k = net.flow_names.index(flow)
+                got = float(pk[:, k].mean())
+                kw["packets"] = _packets(pk[:, k], method.format(window))
+                if abs(got - refs[flow]) > PACKET_TOL * refs[flow]:
+                    note = (f"packets {got:.3f} Mb/s against the paper's {refs[flow]:.2f}: "
+                            f"TRED's cubic with TCP's square-root law shares the "
+                            f"bottleneck as tickets^(3/5), {law[flow]:.3f} of the link for "
+                            f"{flow} among {', '.join(active)} (pps.tred_tcp_shares)")
+            if kw:
+                rows.append(Check(
+                    "pps-fig7", q, refs[flow], source="paper (measured)", unit="Mb/s",
+                    paper=refs[flow], reference=f"paper, Section 3.3 (Figure 7): {label}, "
+                                                f"'{refs[flow]:.2f}Mb/s' for {flow}",
+                    note=note, known=KNOWN_FIG7.get(q), **kw))
+    return rows

@@ -1,7 +1,8 @@
-"""pps-fig5: Figure 5's nine flows of 100..900 t/s and Section 2.4.2's tags, in packets.
+"""pps-fig5 (Figure 5's nine flows of 100..900 t/s and Section 2.4.2's tags) and pps-fig7
+(Figure 6 with A starting at 300 s), in packets.
 
-Zhang, Wang, Peterson, Krishnamurthy, "Probabilistic Packet Scheduling", Sections 2.4.2
-and 3.1, Figures 4-5.
+Zhang, Wang, Peterson, Krishnamurthy, "Probabilistic Packet Scheduling", Sections 2.4.2,
+3.1 and 3.3, Figures 4-7.
 """
 
 from __future__ import annotations
@@ -24,12 +25,17 @@ FAILING = {
       for k in (1, 2, 3, 4, 8, 9)),
     ("pps-fig5", "share of poor flows' tags in [MinTkt, 1.4 MinTkt] at the bottleneck"),
     ("pps-fig5", "rate-ticket exponent m (rate ~ tickets^m)"),
+    # Figure 7: the same tickets^(3/5) sharing, before and after A starts
+    ("pps-fig7", "first 300 s: flow B rate"),
+    ("pps-fig7", "first 300 s: flow C rate"),
+    *(("pps-fig7", f"after A starts: flow {f} rate") for f in "ABC"),
 }
+NAMES = ["pps-fig5", "pps-fig7"]
 
 
 @pytest.fixture(scope="module")
 def report():
-    return validate(["pps-fig5"], quick=True)
+    return validate(NAMES, quick=True)
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +46,8 @@ def run():
     return pnet, simulate(pnet, 600.0, seed=0, progress=False)
 
 
-def rows(report):
-    return {c.quantity: c for c in report.checks if c.experiment == "pps-fig5"}
+def rows(report, experiment="pps-fig5"):
+    return {c.quantity: c for c in report.checks if c.experiment == experiment}
 
 
 def test_the_new_rows_exist_with_the_papers_references(report):
@@ -130,3 +136,37 @@ def test_unstated_parameters_reach_figure4():
     assert (q.min_th, q.max_th, q.max_p, q.record) == (2.0, 30.0, 0.02, True)
     assert {f.source.max_window for f in pnet.flows} == {64}
     assert pe.figure4(rtt=0.3)[0].rtt[0] == pytest.approx(0.3)
+
+
+def test_figure7_rows_take_the_texts_rates(report):
+    r = rows(report, "pps-fig7")
+    want = {"first 300 s: flow B rate": 0.75, "first 300 s: flow C rate": 0.25,
+            "after A starts: flow A rate": 0.50, "after A starts: flow B rate": 0.25,
+            "after A starts: flow C rate": 0.25}
+    assert {q: c.expected for q, c in r.items()} == want
+    for q, c in r.items():
+        assert c.source == "paper (measured)" and "Section 3.3" in c.reference
+        assert c.theory.value == pytest.approx(want[q], rel=1e-9)  # the ticket ledger
+        assert c.packets.tolerance == pe.PACKET_TOL and "3 seeds" in c.packets.method
+    assert "[360, 600] s" in r["after A starts: flow A rate"].packets.method
+
+
+def test_figure7_packets_follow_treds_steady_state(report):
+    """The declared cause, checked from the rows: B / C before A starts is 3^(3/5) = 1.93
+    (not the text's 3), and A / B after it 2^(3/5) = 1.52 (not 2), within 10%."""
+    r = rows(report, "pps-fig7")
+    v = {q: c.packets.value for q, c in r.items()}
+    bc = v["first 300 s: flow B rate"] / v["first 300 s: flow C rate"]
+    ab = v["after A starts: flow A rate"] / v["after A starts: flow B rate"]
+    assert bc == pytest.approx(3 ** 0.6, rel=0.10) and ab == pytest.approx(2 ** 0.6, rel=0.10)
+
+
+def test_figure7_starts_a_at_300_s():
+    net, tickets = pe.figure7()
+    assert [f.start for f in net.flows] == [300.0, 0.0, 0.0] and tickets == pe.FIG6_TICKETS
+    res = simulate(pe.packet_network(net, tickets), 300.0, seed=0, progress=False)
+    assert res.delivered_packets[0] == 0 and res.delivered_packets[1:].min() > 0
+    p = {**pe.DEFAULTS, "red_max_th": 50.0, "tcp_window": 10.0}
+    pnet = pe.packet_network(net, tickets, params=p)
+    assert {link.queue.max_th for link in pnet.links} == {50.0}
+    assert {f.source.max_window for f in pnet.flows} == {10}
