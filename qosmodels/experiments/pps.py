@@ -972,3 +972,55 @@ def pps_fig7(*, sides, quick, params) -> list[Check]:
                                                 f"'{refs[flow]:.2f}Mb/s' for {flow}",
                     note=note, known=KNOWN_FIG7.get(q), **kw))
     return rows
+
+
+#: Section 3.7, Scenario II (Figures 11-12): Figure 4's flows at 30 ms, one of them at 300 ms.
+FIG11_RTT = (0.030, 0.300)
+
+
+@register("pps-fig11", title="PPS Figs. 11-12: Figure 4 with flow 1 or flow 9 at 300 ms RTT, "
+                             "the others at 30 ms, in packets",
+          paper="Zhang et al., Probabilistic Packet Scheduling, Figures 11-12 (Section 3.7, "
+                "Scenario II)",
+          sides=("packets",), unstated=UNSTATED)
+def pps_fig11(*, sides, quick, params) -> list[Check]:
+    """Figures 11 and 12: the long RTT's influence on flow 9 (900 t/s) against flow 1 (100).
+
+    The figures are lost; the text states "a large RTT has more negative influence on flow
+    9 than flow 1", flow 9 being slower "to recover to its fair share".  Here a flow's
+    influence is what it keeps at 300 ms of its rate when every RTT is 30 ms (the same
+    seed), and the row is flow 9's kept fraction over flow 1's: the statement is that it is
+    below 1 (:class:`Bounds`, tolerance 0).
+    """
+    if "packets" not in sides:
+        return []
+    from ..sim import simulate
+
+    short, long_ = FIG11_RTT
+    duration, n = RUNS[bool(quick)]
+    p = _params(params)
+    runs = {}
+    for label, rtt in (("all", short), ("flow 1", [long_] + [short] * 8),
+                       ("flow 9", [short] * 8 + [long_])):
+        net, tickets = figure4(rtt=rtt)
+        pnet = packet_network(net, tickets, None, params)
+        runs[label] = np.array([simulate(pnet, duration, seed=s, progress=False).throughput
+                                for s in range(n)]) / 1e6
+    kept1 = runs["flow 1"][:, 0] / runs["all"][:, 0]
+    kept9 = runs["flow 9"][:, 8] / runs["all"][:, 8]
+    ratio = kept9 / kept1
+    method = (f"simulate(with_tickets(...)): TSW tagging, TRED (RED {p['red_min_th']:g}/"
+              f"{p['red_max_th']:g} packets, max_p {p['red_max_p']:g}) + relabelling, 8-bit "
+              f"tags, Reno window {p['tcp_window']:g}; {duration:g} s, whole run; {n} seeds; "
+              f"flow 1 keeps {kept1.mean():.3f} of its rate at 300 ms, flow 9 "
+              f"{kept9.mean():.3f}; ratio per seed")
+    got = float(ratio.mean())
+    return [Check(
+        "pps-fig11", "flow 9's rate kept at 300 ms RTT over flow 1's (each against all RTTs "
+                     "30 ms)", Bounds(upper=1.0), source="paper (measured)", unit="",
+        packets=Side(got, 0.0, ci=t_half_width(ratio), method=method),
+        reference="paper, Section 3.7 (Figures 11 and 12): 'a large RTT has more negative "
+                  "influence on flow 9 than flow 1': below 1",
+        note="" if got <= 1.0 else (
+            f"packets {got:.3f}: flow 9 keeps more of its rate at 300 ms than flow 1 "
+            f"(cause not established)"))]

@@ -1,8 +1,8 @@
-"""pps-fig5 (Figure 5's nine flows of 100..900 t/s and Section 2.4.2's tags) and pps-fig7
-(Figure 6 with A starting at 300 s), in packets.
+"""pps-fig5 (Figure 5's nine flows of 100..900 t/s and Section 2.4.2's tags), pps-fig7
+(Figure 6 with A starting at 300 s) and pps-fig11 (Figures 11-12), in packets.
 
 Zhang, Wang, Peterson, Krishnamurthy, "Probabilistic Packet Scheduling", Sections 2.4.2,
-3.1 and 3.3, Figures 4-7.
+3.1, 3.3 and 3.7, Figures 4-7, 11 and 12.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ FAILING = {
     ("pps-fig7", "first 300 s: flow C rate"),
     *(("pps-fig7", f"after A starts: flow {f} rate") for f in "ABC"),
 }
-NAMES = ["pps-fig5", "pps-fig7"]
+NAMES = ["pps-fig5", "pps-fig7", "pps-fig11"]
 
 
 @pytest.fixture(scope="module")
@@ -170,3 +170,25 @@ def test_figure7_starts_a_at_300_s():
     pnet = pe.packet_network(net, tickets, params=p)
     assert {link.queue.max_th for link in pnet.links} == {50.0}
     assert {f.source.max_window for f in pnet.flows} == {10}
+
+
+def test_figures_11_12_row_is_the_texts_statement(report):
+    (c,) = rows(report, "pps-fig11").values()
+    assert c.expected == Bounds(upper=1.0) and c.source == "paper (measured)"
+    assert "more negative influence on flow 9 than flow 1" in c.reference
+    assert c.verdict == "reproduced" and c.packets.ci > 0 and "3 seeds" in c.packets.method
+
+
+def test_figures_11_12_a_long_rtt_costs_flow_9_and_not_flow_1():
+    """A replay of the row's quantity for seed 0: each flow's rate with its RTT at 300 ms
+    over its rate with all RTTs at 30 ms (Figures 11 and 12 against Scenario II's base)."""
+    def rates(rtt):
+        net, tickets = pe.figure4(rtt=rtt)
+        assert net.rtt == pytest.approx(rtt if np.ndim(rtt) else [rtt] * 9)
+        return simulate(pe.packet_network(net, tickets), 600.0, seed=0,
+                        progress=False).throughput
+
+    base = rates(0.03)
+    kept1 = rates([0.3] + [0.03] * 8)[0] / base[0]
+    kept9 = rates([0.03] * 8 + [0.3])[8] / base[8]
+    assert kept1 > 0.9 and kept9 < 0.8 and kept9 / kept1 < 0.85
