@@ -1,8 +1,9 @@
 """pps-fig5 (Figure 5's nine flows of 100..900 t/s and Section 2.4.2's tags), pps-fig7
-(Figure 6 with A starting at 300 s) and pps-fig11 (Figures 11-12), in packets.
+(Figure 6 with A starting at 300 s), pps-fig11 (Figures 11-12) and pps-udp (Section 4's
+UDP rule), in packets.
 
 Zhang, Wang, Peterson, Krishnamurthy, "Probabilistic Packet Scheduling", Sections 2.4.2,
-3.1, 3.3 and 3.7, Figures 4-7, 11 and 12.
+3.1, 3.3, 3.7 and 4, Figures 4-7, 11 and 12.
 """
 
 from __future__ import annotations
@@ -25,12 +26,25 @@ FAILING = {
       for k in (1, 2, 3, 4, 8, 9)),
     ("pps-fig5", "share of poor flows' tags in [MinTkt, 1.4 MinTkt] at the bottleneck"),
     ("pps-fig5", "rate-ticket exponent m (rate ~ tickets^m)"),
+    # the receiver-based variant: cause not established, left failing (REGRESSIONS)
+    ("pps-fig5", "receiver-based: flow 1 (100 t/s) share of the total in packets"),
+    ("pps-fig5", "receiver-based: flow 9 (900 t/s) share of the total in packets"),
+    ("pps-fig5", "receiver-based: rate-ticket exponent m (rate ~ tickets^m)"),
     # Figure 7: the same tickets^(3/5) sharing, before and after A starts
     ("pps-fig7", "first 300 s: flow B rate"),
     ("pps-fig7", "first 300 s: flow C rate"),
     *(("pps-fig7", f"after A starts: flow {f} rate") for f in "ABC"),
 }
-NAMES = ["pps-fig5", "pps-fig7", "pps-fig11"]
+#: The rows left with verdict "fails" (quick and full forms): Figure 4 with receiver tickets
+#: shares further from proportional than with sender tickets (m about 0.75 against 0.92),
+#: where the paper saw "no qualitative differences"; the cause was not established (the
+#: rows' notes give what was measured).
+REGRESSIONS = {
+    ("pps-fig5", "receiver-based: flow 1 (100 t/s) share of the total in packets"),
+    ("pps-fig5", "receiver-based: flow 9 (900 t/s) share of the total in packets"),
+    ("pps-fig5", "receiver-based: rate-ticket exponent m (rate ~ tickets^m)"),
+}
+NAMES = ["pps-fig5", "pps-fig7", "pps-fig11", "pps-udp"]
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +66,7 @@ def rows(report, experiment="pps-fig5"):
 
 def test_the_new_rows_exist_with_the_papers_references(report):
     r = rows(report)
-    assert len(r) == 11
+    assert len(r) == 14
     for k in range(1, 10):
         c = r[f"flow {k} ({100 * k} t/s) share of the total in packets"]
         assert c.expected == pytest.approx(k / 45) and c.source == "paper (measured)"
@@ -66,14 +80,36 @@ def test_the_new_rows_exist_with_the_papers_references(report):
     assert "pps-fig5" in experiments() and experiments()["pps-fig5"].unstated == pe.UNSTATED
 
 
-def test_no_row_fails_in_the_quick_form(report):
-    assert not report.regressions, [(c.quantity, c.errors) for c in report.regressions]
+def test_no_row_fails_in_the_quick_form_but_the_receiver_based_ones(report):
+    assert {(c.experiment, c.quantity) for c in report.regressions} == REGRESSIONS
+    for c in report.regressions:
+        assert c.known is None and "cause not established" in c.note
 
 
 def test_exactly_these_rows_are_outside_and_each_has_a_note(report):
     assert {(c.experiment, c.quantity) for c in report.failures} == FAILING
-    assert all(c.note and c.known.cause == "paper inconsistent" for c in report.failures)
+    assert all(c.note for c in report.failures)
+    assert all(c.known.cause == "paper inconsistent" for c in report.failures
+               if (c.experiment, c.quantity) not in REGRESSIONS)
     assert not any(c.note for c in report.checks if c.ok)
+
+
+def test_receiver_based_rows_run_receiver_tickets(report):
+    r = rows(report)
+    c = r["receiver-based: rate-ticket exponent m (rate ~ tickets^m)"]
+    assert c.expected == 1.0 and "receiver-based (ACK tickets" in c.packets.method
+    assert "no qualitative differences" in c.reference
+    net, tickets, sinks = pe.figure4_receiver()
+    pnet = pe.packet_network(net, tickets, variant="receiver", flow_tickets=sinks)
+    assert {link.queue.variant for link in pnet.links} == {"receiver"}
+    assert [a.edge.variant for a in pnet.aggregates] == ["receiver"] * 9
+    from qosmodels.pps import receiver_fair_rates
+    np.testing.assert_allclose(receiver_fair_rates(pnet).rates / 1.5e6,
+                               np.array(pe.FIG5_TICKETS) / 4500, rtol=1e-9)
+    # sender and receiver runs differ where the row says: flow 1's share is higher
+    send = r["flow 1 (100 t/s) share of the total in packets"].packets.value
+    recv = r["receiver-based: flow 1 (100 t/s) share of the total in packets"].packets.value
+    assert recv > 1.2 * send
 
 
 def test_shares_fall_short_of_proportional_in_the_order_the_note_says(report):
@@ -192,3 +228,31 @@ def test_figures_11_12_a_long_rtt_costs_flow_9_and_not_flow_1():
     kept1 = rates([0.3] + [0.03] * 8)[0] / base[0]
     kept9 = rates([0.03] * 8 + [0.3])[8] / base[8]
     assert kept1 > 0.9 and kept9 < 0.8 and kept9 / kept1 < 0.85
+
+
+def test_udp_rows_take_the_stated_fair_share(report):
+    r = rows(report, "pps-udp")
+    assert len(r) == 3
+    for (q, c), share in zip(r.items(), (0.6, 0.4, 0.2)):
+        assert c.expected == pytest.approx(share) and c.source == "paper (stated)"
+        assert "Capacity x OutTktRate_a / InTktRate" in c.reference
+        assert c.verdict == "reproduced" and c.packets.ci > 0 and "2 seeds" in c.packets.method
+    assert experiments()["pps-udp"].unstated == pe.UNSTATED[:3]  # no TCP window here
+
+
+def test_udp_rule_is_what_cuts_the_flows_to_their_shares():
+    """Without PPS (plain RED, the same sources) the flows share the link in proportion to
+    their sending rates, 0.54 / 0.36 / 0.30 Mb/s, so the rows could fail: C gets 50% more
+    than its share there."""
+    from qosmodels.mechanisms import Red
+
+    pnet = pe.udp_network({"red_min_th": 2.0, "red_max_th": 30.0, "red_max_p": 0.2})
+    q = pnet.links[pnet.link_id(("r0", "r1"))].queue
+    assert (q.rule, q.min_th, q.max_th, q.max_p) == ("udp", 2.0, 30.0, 0.2)
+    assert [f.source.rate for f in pnet.flows] == list(pe.UDP_SEND)
+    net, _ = pe.figure13()
+    plain = net.replace(flows=[dataclasses.replace(f, source=g.source)
+                               for f, g in zip(net.flows, pnet.flows)],
+                        links=[dataclasses.replace(link, queue=Red()) for link in net.links])
+    got = simulate(plain, 300.0, seed=0, warmup=100.0, progress=False).throughput / 1e6
+    np.testing.assert_allclose(got, [0.54, 0.36, 0.30], rtol=0.05)
