@@ -1,4 +1,12 @@
-"""PPS: Tables 1-9 with the theory's expected rates and the packets' measured ones.
+"""PPS: Tables 1-9, Figures 5, 7, 11-12 and Section 4 with the theory and the packets.
+
+Issue 31 adds ``pps-fig5`` (Figure 4's nine flows of 100..900 t/s against the text's
+"proportional" throughput, sender- and receiver-based, and Section 2.4.2's "more than 98%"
+of poor flows' tags in ``[MinTkt, 1.4 MinTkt]``, replayed from the packets' traces),
+``pps-fig7`` (Figure 6 with A starting at 300 s), ``pps-fig11`` (Figures 11-12: one flow
+at 300 ms RTT) and ``pps-udp`` (Section 4's UDP rule), and the Total rows of Tables 7-9.
+Figure 8 (tickets reissued at 300 s) is not here: the simulator cannot change a link's
+tickets during a run.
 
 ``pps-table1`` ... ``pps-table9`` (one experiment per table) put the paper's
 numbers beside two sides:
