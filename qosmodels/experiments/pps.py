@@ -751,7 +751,13 @@ def _receiver_note(value, expected) -> str:
             f"the access links receiver tickets too gives m 0.80, flow 1's share 0.0285; a "
             f"TRED power of 6 or 10 gives m 0.88 and 0.91, flow 1's share 0.0259 and 0.0265 "
             f"(sender-based at power 10: m 1.05); --explore over the declared RED and window "
-            f"settings: m 0.60-0.79, flow 1's share 0.031-0.041, flow 9's 0.155-0.180")
+            f"settings: m 0.60-0.79, flow 1's share 0.031-0.041, flow 9's 0.155-0.180.  The "
+            f"gap depends on the TSW window (the paper's 60 s, all taggers and links): at "
+            f"10 s the receiver-based packets give m 0.89 and the sender-based 0.94, flow "
+            f"1's share 0.0257 and 0.0227 (at 2 s the receiver-based runs go unstable, m "
+            f"1.52); a receiver-based source's OutTktRate is a TSW of the ACK tickets, which "
+            f"follow its own rate, a loop the sender-based source does not have -- a "
+            f"candidate, not shown to be the cause")
 
 
 #: Section 2.4.2's cubic against a higher power, measured on Figure 4 (3 seeds of 600 s, the
