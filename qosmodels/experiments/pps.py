@@ -1,4 +1,12 @@
-"""PPS: Tables 1-9 with the theory's expected rates and the packets' measured ones.
+"""PPS: Tables 1-9, Figures 5, 7, 11-12 and Section 4 with the theory and the packets.
+
+Issue 31 adds ``pps-fig5`` (Figure 4's nine flows of 100..900 t/s against the text's
+"proportional" throughput, sender- and receiver-based, and Section 2.4.2's "more than 98%"
+of poor flows' tags in ``[MinTkt, 1.4 MinTkt]``, replayed from the packets' traces),
+``pps-fig7`` (Figure 6 with A starting at 300 s), ``pps-fig11`` (Figures 11-12: one flow
+at 300 ms RTT) and ``pps-udp`` (Section 4's UDP rule), and the Total rows of Tables 7-9.
+Figure 8 (tickets reissued at 300 s) is not here: the simulator cannot change a link's
+tickets during a run.
 
 ``pps-table1`` ... ``pps-table9`` (one experiment per table) put the paper's
 numbers beside two sides:
@@ -68,7 +76,7 @@ from ..pps import FIG6_TICKETS, FIG9_TICKETS, fair_rates, tred_tcp_shares, with_
 from ..topologies import pps_multi_hop, pps_multiple_bottleneck, pps_one_hop, pps_ten_flow
 from ..units import Mbps, kbps
 from ._networks import t_half_width
-from .registry import Check, Known, Side, Unstated, register
+from .registry import Bounds, Check, Known, Side, Unstated, register
 
 #: Half a unit in the last digit the paper prints (Mb/s).
 HALF_DIGIT = 0.005
@@ -105,7 +113,7 @@ TABLE6_VARIED = {300: 0.093, 270: 0.093, 240: 0.095, 210: 0.095, 180: 0.097, 150
                  120: 0.099, 90: 0.101, 60: 0.102, 30: 0.103}
 #: The measured totals the tables print (Mb/s).
 MEASURED_TOTAL = {"Table 1": 0.98, "Table 2": 0.98, "Table 6 equal": 0.997,
-                  "Table 6 varied": 0.977, "Table 7": 1.19}
+                  "Table 6 varied": 0.977, "Table 7": 1.19, "Table 8": 1.19, "Table 9": 1.19}
 
 #: Section 3.8: DiffServ's service profiles of A, B, C (bit/s) and its "Measured DiffServ"
 #: column (Mb/s), Tables 7-9.
@@ -113,6 +121,8 @@ PROFILES = {"Table 7": (0.6e6, 0.4e6, 0.2e6), "Table 8": (0.15e6, 0.1e6, 0.05e6)
             "Table 9": (1.2e6, 0.8e6, 0.4e6)}
 MEASURED_DIFFSERV = {"Table 7": (0.59, 0.40, 0.21), "Table 8": (0.43, 0.42, 0.35),
                      "Table 9": (0.41, 0.42, 0.37)}
+#: The "Measured DiffServ" column's Total row, Tables 7-9 (Mb/s).
+MEASURED_DIFFSERV_TOTAL = {"Table 7": 1.20, "Table 8": 1.20, "Table 9": 1.20}
 
 #: Relative tolerance of the packets against the paper's measured rates (the issue's target).
 PACKET_TOL = 0.05
@@ -186,13 +196,17 @@ def _params(params) -> dict:
     return {**DEFAULTS, **(params or {})}
 
 
-def packet_network(net, tickets, demand=None, params=None):
+def packet_network(net, tickets, demand=None, params=None, record=False, variant="sender",
+                   flow_tickets=None):
     """``net`` with TCP Reno sources (a :class:`~qosmodels.mechanisms.Cbr` for a flow with a
     ``demand``, bit/s) and PPS installed by :func:`qosmodels.pps.with_tickets`.
 
     ``params`` sets the unstated parameters (:data:`UNSTATED`; default :data:`DEFAULTS`):
     every link's RED thresholds and ceiling (TRED keeps RED's other fields at their
-    defaults) and the Reno window.
+    defaults) and the Reno window.  ``record``: the taggers record each packet's tag and the
+    links the exchange rate they apply; ``variant`` and ``flow_tickets``: as
+    :func:`qosmodels.pps.with_tickets` takes them (``"receiver"``: ``tickets`` are the
+    receiver-currency t/s issued to the links, ``flow_tickets`` the sinks').
     """
     from ..mechanisms import Cbr, Red, TcpReno
 
@@ -203,7 +217,8 @@ def packet_network(net, tickets, demand=None, params=None):
                                  else TcpReno(max_window=window))
              for f, n in zip(net.flows, net.flow_names)]
     red = Red(min_th=p["red_min_th"], max_th=p["red_max_th"], max_p=p["red_max_p"])
-    return with_tickets(net.replace(flows=flows), tickets, red=red)
+    return with_tickets(net.replace(flows=flows), tickets, variant, red=red, record=record,
+                        flow_tickets=flow_tickets)
 
 
 def diffserv_network(profiles, params=None):
@@ -505,6 +520,12 @@ def _diffserv_rows(name, table, quick, params=None) -> list[Check]:
             unit="Mb/s", paper=ref, packets=_packets(pk[:, k], method),
             reference=f"paper, {table}, Measured DiffServ (service profile "
                       f"{profiles[k] / 1e6:.2f} Mb/s)", note=note))
+    ref = MEASURED_DIFFSERV_TOTAL[table]
+    rows.append(_row(
+        name, "total rate with DiffServ in packets", ref, source="paper (measured)",
+        unit="Mb/s", paper=ref, packets=_packets(pk.sum(axis=1), method),
+        reference=f"paper, {table}, Measured DiffServ, Total (service profiles "
+                  f"{sum(profiles) / 1e6:.2f} Mb/s in all)"))
     return rows
 
 
@@ -620,4 +641,526 @@ def pps_table6(*, sides, quick, params) -> list[Check]:
                 "pps-table6", f"{label}: total rate in packets", MEASURED_TOTAL[key],
                 source="paper (measured)", unit="Mb/s", paper=MEASURED_TOTAL[key],
                 packets=_packets(pk.sum(axis=1), method), reference="paper, Table 6, Total"))
+    return rows
+
+
+#: Figure 4's nine flows (Section 3.1): 100, 200, ..., 900 t/s over 1.5 Mb/s, RTT 26 ms.
+FIG5_TICKETS = tuple(100.0 * k for k in range(1, 10))
+#: Section 2.4.2: "the number of tickets on more than 98% of the packets of poor flows is in
+#: this range [MinTkt, K x MinTkt] if we set K = 1.4".
+TAG_RANGE_K = 1.4
+TAG_RANGE_SHARE = 0.98
+
+
+def figure4(rtt=0.026):
+    """Figure 4 (Section 3.1) and its tickets: flow k issued 100 k t/s by ``r0``, one
+    1.5 Mb/s bottleneck ``r0->r1``; ``rtt`` as :func:`~qosmodels.topologies.pps_one_hop`
+    takes it (the paper's 26 ms)."""
+    net = pps_one_hop(tickets=FIG5_TICKETS, rtt=rtt)
+    return net, {(f"s{k}", "r0"): t for k, t in enumerate(FIG5_TICKETS, start=1)}
+
+
+def figure4_receiver():
+    """Figure 4 with receiver tickets (Section 2.7): ``r0`` issues 4500 receiver t/s to the
+    bottleneck, shared by the sinks as 100, 200, ..., 900 (``flow_tickets``), so that
+    :func:`qosmodels.pps.receiver_fair_rates` gives the sender-based allocation."""
+    net, _ = figure4()
+    return net, {("r0", "r1"): sum(FIG5_TICKETS)}, dict(zip(net.flow_names, FIG5_TICKETS))
+
+
+def bottleneck_tags(res, net, link=("r0", "r1")):
+    """The tags the data packets of ``net``'s flows carry into ``link``, from a recorded run.
+
+    A plain-Python replay from the run's raw traces: each flow's source tag (``tag_m0``)
+    times the exchange rate its first link last applied (``xrate``), quantised as that link
+    quantises, arriving after the first link's transmission and propagation delay.  Only for
+    networks whose flows reach ``link`` after one access link (Figure 4's, Figure 10's).
+
+    Returns
+    -------
+    times, tags, flows : ndarray
+        Arrival time (s), tag (tickets in the link's currency) and flow index of every data
+        packet sent, sorted by arrival time.
+    """
+    from ..mechanisms.tickets import quantise
+
+    target = net.link_id(link)
+    times, tags, flows = [], [], []
+    for i, name in enumerate(net.flow_names):
+        path = [int(x) for x in net.flow_links(i)]
+        if len(path) < 2 or path[1] != target:
+            raise ScenarioError(f"bottleneck_tags: flow {name!r} does not enter {link} after "
+                                f"one access link")
+        first = net.links[path[0]]
+        src = res.traces[f"tag_m0[pps:{name}]"]
+        xr = res.traces[f"xrate[{first.name}]"]
+        t, tag = src.index.to_numpy(), src.to_numpy()
+        at = np.searchsorted(xr.index.to_numpy(), t, side="right") - 1
+        x = np.where(at >= 0, xr.to_numpy()[np.maximum(at, 0)], 1.0)
+        q = first.queue
+        levels = (1 << q.bits) - 1 if q.bits is not None else 0
+        tags.append([quantise(v, levels, q.unit) for v in tag * x])
+        times.append(t + first.delay + 8.0 * net.flows[i].packet_size / first.capacity)
+        flows.append(np.full(len(t), i))
+    times, tags, flows = (np.concatenate(a) for a in (times, tags, flows))
+    order = np.argsort(times, kind="stable")
+    return times[order], np.asarray(tags, dtype=float)[order], flows[order]
+
+
+def min_tkt(times, tags, interval=1.0):
+    """``MinTkt`` at each arrival: the least tag of the current and the previous interval
+    of ``interval`` s (a new interval starts at the first arrival ``interval`` after the
+    last start), as :class:`~qosmodels.mechanisms.TicketRed` keeps it (``min_interval``)."""
+    out = np.empty(len(tags))
+    t0, cur, prev = 0.0, np.inf, np.inf
+    for j, (t, tag) in enumerate(zip(times, tags)):
+        if t - t0 >= interval:
+            prev, cur, t0 = cur, tag, t
+        elif tag < cur:
+            cur = tag
+        out[j] = min(cur, prev)
+    return out
+
+
+def tag_range_share(res, net, poor, k=TAG_RANGE_K):
+    """The share of the data packets of the ``poor`` flows (indices) arriving at Figure 4's
+    bottleneck with a tag in ``[MinTkt, k MinTkt]`` (Section 2.4.2), over the whole run."""
+    times, tags, flows = bottleneck_tags(res, net)
+    m = min_tkt(times, tags)
+    sel = np.isin(flows, list(poor))
+    inside = (tags >= m - 1e-9) & (tags <= k * m + 1e-9)
+    return float(inside[sel].mean())
+
+
+def _slope(tickets, rates) -> float:
+    """Least-squares slope of log(rate) on log(tickets): 1 for rates in proportion."""
+    return float(np.polyfit(np.log(tickets), np.log(rates), 1)[0])
+
+
+def _receiver_note(value, expected) -> str:
+    """The receiver-based rows' note when outside 5% of the paper: cause not established."""
+    if abs(value - expected) <= PACKET_TOL * abs(expected):
+        return ""
+    return (f"packets {value:.4g} against the paper's {expected:.4g}: the receiver-based "
+            f"packets share further from proportional than the sender-based ones (m 0.75 "
+            f"against 0.92), where the paper saw 'no qualitative differences'; cause not "
+            f"established.  Measured (3 seeds of 600 s unless said): the sources' data carry "
+            f"1.16-1.22 times the sinks' tickets into the bottleneck, nearly alike for all "
+            f"nine flows (seed 0: flow 1 121, flow 9 1047 t/s; sender-based 97 and 890 after "
+            f"the access links' exchange rates), so the ledger is not the difference; issuing "
+            f"the access links receiver tickets too gives m 0.80, flow 1's share 0.0285; a "
+            f"TRED power of 6 or 10 gives m 0.88 and 0.91, flow 1's share 0.0259 and 0.0265 "
+            f"(sender-based at power 10: m 1.05); --explore over the declared RED and window "
+            f"settings: m 0.60-0.79, flow 1's share 0.031-0.041, flow 9's 0.155-0.180.  The "
+            f"gap depends on the TSW window (the paper's 60 s, all taggers and links): at "
+            f"10 s the receiver-based packets give m 0.89 and the sender-based 0.94, flow "
+            f"1's share 0.0257 and 0.0227 (at 2 s the receiver-based runs go unstable, m "
+            f"1.52); a receiver-based source's OutTktRate is a TSW of the ACK tickets, which "
+            f"follow its own rate, a loop the sender-based source does not have -- a "
+            f"candidate, not shown to be the cause")
+
+
+#: Section 2.4.2's cubic against a higher power, measured on Figure 4 (3 seeds of 600 s, the
+#: bottleneck's TicketRed ``exponent`` raised, everything else at the defaults).
+_FIG5_POWER = (
+    "Section 2.4.2 multiplies RED's probability by '(ExpectTkt / InTkt)^3' and says 'If we use "
+    "a function with higher rank, the number of tickets on the packets of poor flows will "
+    "converge to AvgTkt' faster, but the link utilization will be lower'.  Measured on Figure "
+    "4 (3 seeds of 600 s, only the bottleneck's power changed): power 3 (the text's) gives "
+    "m = 0.907, flow 1's share 0.0244 and flow 9's 0.1845 (the paper's 0.0222 and 0.200), "
+    "47.8% of the tags in [MinTkt, 1.4 MinTkt] and 1.485 Mb/s in all; power 6 gives m = "
+    "1.008, shares 0.0211 and 0.1953, 93.4% of the tags inside, 1.471 Mb/s; power 10 gives "
+    "m = 1.048, shares 0.0199 and 0.1994, 98.7% inside, 1.454 Mb/s.  So the proportional "
+    "rates and the 98% the paper prints need a steeper function than the cubic it states; "
+    "none of the declared RED thresholds, max_p or windows reaches them (--explore: m "
+    "0.70-0.92, the tags 24-51% inside, flow 1's share 0.024-0.035)")
+
+
+def _fig5_known(evidence: str, max_error: float, sides=("packets",)) -> Known:
+    return Known("paper inconsistent", f"{evidence}; {_FIG5_POWER}; measured: qosmodels "
+                 f"validate pps-fig5 (10 seeds of 600 s) and --quick (3 seeds)", max_error,
+                 sides=sides)
+
+
+#: Figure 5's declared differences, keyed by quantity: each flow's share (full form, quick
+#: form), the tags and the exponent; max_error about 1.3 times the larger error.
+KNOWN_FIG5: dict[str, Known] = {
+    **{f"flow {k} ({100 * k} t/s) share of the total in packets": _fig5_known(
+        f"flow {k}'s share is {full:.4f} (quick {quick:.4f}) against the paper's "
+        f"{k}/45 = {k / 45:.4f}: the flows with few tickets get more than their share and "
+        f"those with many less", err)
+       for k, full, quick, err in ((1, 0.0242, 0.0244, 0.13), (2, 0.0509, 0.0516, 0.21),
+                                   (3, 0.0739, 0.0747, 0.16), (4, 0.0950, 0.0959, 0.11),
+                                   (8, 0.1695, 0.1683, 0.07), (9, 0.1849, 0.1845, 0.10))},
+    "share of poor flows' tags in [MinTkt, 1.4 MinTkt] at the bottleneck": _fig5_known(
+        "46.5% of the poor flows' packets (quick 47.8%) arrive with a tag within 1.4 MinTkt: "
+        "a flow's tag is its tickets over its rate, and with rates short of proportional the "
+        "tags spread with the tickets (seed 0 after 60 s: median tag 14.8 for flow 1, 23.8 "
+        "for flow 9, 1.61 times; flow 1's own tags stay within 1.19 MinTkt in 95% of its "
+        "packets, 98% inside)", 0.68),
+    "rate-ticket exponent m (rate ~ tickets^m)": _fig5_known(
+        "theory: TRED's cubic with TCP's square-root law gives m = 3/5 "
+        "(pps.tred_tcp_shares, error 0.40); the packets give 0.916 (quick 0.907), nearer "
+        "the paper's 1 than that steady state with nine flows (why they sit between the two "
+        "was not measured here)", 0.52, sides=("theory", "packets")),
+}
+
+
+@register("pps-fig5", title="PPS Fig. 5: nine flows of 100..900 t/s on one 1.5 Mb/s hop, rates "
+                            "and tags in packets",
+          paper="Zhang et al., Probabilistic Packet Scheduling, Figure 5 (Section 3.1) and "
+                "Section 2.4.2",
+          sides=("theory", "packets"), unstated=UNSTATED)
+def pps_fig5(*, sides, quick, params) -> list[Check]:
+    """Figure 5: each flow's share of the bottleneck, the rate-ticket exponent, and Section
+    2.4.2's share of poor flows' tags within ``[MinTkt, 1.4 MinTkt]``.
+
+    The figure is lost in the text; the paper states "the achieved throughput is
+    proportional to the number of t/s given to each flow", so flow k's reference is its
+    share of the flows' total, k / 45, and the exponent m of rate = c tickets^m is 1.
+    Tolerance 5% (:data:`PACKET_TOL`): the plot cannot be read, the issue's target.  The
+    tags' reference is the bound the text states, "more than 98%" (tolerance 0).
+    """
+    net, tickets = figure4()
+    tk = np.array(FIG5_TICKETS)
+    rows = []
+    known = KNOWN_FIG5.get
+
+    def note(value, expected, tol=PACKET_TOL):
+        """Why a row stands off the paper, when it does (else "")."""
+        if (expected.lower <= value <= expected.upper if isinstance(expected, Bounds)
+                else abs(value - expected) <= tol * abs(expected)):
+            return ""
+        ref = expected if isinstance(expected, Bounds) else f"{expected:.4g}"
+        return (f"packets {value:.4g} against the paper's {ref}: the cubic TRED the "
+                f"paper states shares the bottleneck short of proportional to the tickets, "
+                f"so the tags spread with the tickets; a steeper power (6-10) reaches the "
+                f"paper's proportional rates and 98% (measured, see the declaration)")
+    exp_sides = {}
+    if "theory" in sides:
+        shares = tred_tcp_shares(list(FIG5_TICKETS))
+        exp_sides["theory"] = Side(
+            _slope(tk, shares), PACKET_TOL,
+            method="pps.tred_tcp_shares: TCP's square-root law with TRED's (ExpectTkt / "
+                   "InTkt)^3 on one bottleneck, fitted slope of log rate on log tickets")
+    if "packets" in sides:
+        from ..sim import simulate
+
+        duration, n = RUNS[bool(quick)]
+        pnet = packet_network(net, tickets, None, params, record=True)
+        poor = np.flatnonzero(fair_rates(net, tickets).poor[net.link_id(("r0", "r1"))])
+        rates, inside = [], []
+        for seed in range(n):
+            res = simulate(pnet, duration, seed=seed, progress=False)
+            rates.append(res.throughput / 1e6)
+            inside.append(tag_range_share(res, pnet, poor))
+        rates, inside = np.array(rates), np.array(inside)
+        rnet, rtickets, sinks = figure4_receiver()
+        rpnet = packet_network(rnet, rtickets, None, params, variant="receiver",
+                               flow_tickets=sinks)
+        rrates = np.array([simulate(rpnet, duration, seed=seed, progress=False).throughput
+                           for seed in range(n)]) / 1e6
+        p = _params(params)
+        method = (f"simulate(with_tickets(...)): TSW tagging, TRED (RED {p['red_min_th']:g}/"
+                  f"{p['red_max_th']:g} packets, max_p {p['red_max_p']:g}) + relabelling, "
+                  f"8-bit tags, Reno window {p['tcp_window']:g}; {duration:g} s, whole run; "
+                  f"{n} seeds")
+        share = rates / rates.sum(axis=1, keepdims=True)
+        for k, t in enumerate(FIG5_TICKETS):
+            q = f"flow {k + 1} ({t:g} t/s) share of the total in packets"
+            rows.append(Check(
+                "pps-fig5", q, t / tk.sum(), source="paper (measured)", unit="",
+                paper=t / tk.sum(), packets=_packets(share[:, k], method),
+                reference=f"paper, Section 3.1: 'As shown in Figure 5, the achieved throughput "
+                          f"is proportional to the number of t/s given to each flow': "
+                          f"{t:g} / 4500 of the total (the figure is lost)",
+                note=note(float(share[:, k].mean()), t / tk.sum()), known=known(q)))
+        slopes = np.array([_slope(tk, r) for r in rates])
+        exp_sides["packets"] = Side(float(slopes.mean()), PACKET_TOL, ci=t_half_width(slopes),
+                                    method=method + "; slope per seed")
+        rshare = rrates / rrates.sum(axis=1, keepdims=True)
+        rmethod = method.replace("TSW tagging", "receiver-based (ACK tickets, Section 2.7)")
+        for k in (0, 8):
+            t = FIG5_TICKETS[k]
+            q = f"receiver-based: flow {k + 1} ({t:g} t/s) share of the total in packets"
+            rows.append(Check(
+                "pps-fig5", q, t / tk.sum(), source="paper (measured)", unit="",
+                paper=t / tk.sum(), packets=_packets(rshare[:, k], rmethod),
+                reference=f"paper, Section 3: 'We conducted each of the following experiments "
+                          f"for both the sender-based and receiver-based algorithm [...] There "
+                          f"were no qualitative differences', and Section 3.1's proportional "
+                          f"throughput: {t:g} / 4500 of the total",
+                note=_receiver_note(float(rshare[:, k].mean()), t / tk.sum()),
+                known=known(q)))
+        rslopes = np.array([_slope(tk, r) for r in rrates])
+        q = "receiver-based: rate-ticket exponent m (rate ~ tickets^m)"
+        rows.append(Check(
+            "pps-fig5", q, 1.0, source="paper (measured)", unit="", paper=1.0,
+            packets=Side(float(rslopes.mean()), PACKET_TOL, ci=t_half_width(rslopes),
+                         method=rmethod + "; slope per seed"),
+            reference="paper, Section 3: 'no qualitative differences between the results of "
+                      "sender-based and receiver-based algorithms', and Section 3.1: "
+                      "throughput 'proportional to the number of t/s': m = 1",
+            note=_receiver_note(float(rslopes.mean()), 1.0), known=known(q)))
+        q = "share of poor flows' tags in [MinTkt, 1.4 MinTkt] at the bottleneck"
+        rows.append(Check(
+            "pps-fig5", q, Bounds(lower=TAG_RANGE_SHARE, upper=1.0), source="paper (stated)",
+            unit="", paper=TAG_RANGE_SHARE,
+            packets=Side(float(inside.mean()), 0.0, ci=t_half_width(inside),
+                         method=method + "; tags replayed from the traces (pps.bottleneck_tags: "
+                                         "source tag x access XRate, quantised) against "
+                                         "MinTkt over TRED's 1 s intervals"),
+            reference="paper, Section 2.4.2: 'In our experiments, the number of tickets on "
+                      "more than 98% of the packets of poor flows is in this range [MinTkt, "
+                      "K x MinTkt] if we set K = 1.4' (on Figure 4's bottleneck here)",
+            note=note(float(inside.mean()), Bounds(lower=TAG_RANGE_SHARE, upper=1.0)),
+            known=known(q)))
+    if exp_sides:
+        q = "rate-ticket exponent m (rate ~ tickets^m)"
+        rows.append(Check(
+            "pps-fig5", q, 1.0, source="paper (measured)", unit="", paper=1.0, **exp_sides,
+            reference="paper, Section 3.1: 'the achieved throughput is proportional to the "
+                      "number of t/s given to each flow' (Figure 5): m = 1",
+            note="; ".join(filter(None, (
+                "theory: TRED's cubic with TCP's square-root law settles at rates in "
+                "proportion to tickets^(3/5) (pps.tred_tcp_shares)" if "theory" in exp_sides
+                else "",
+                note(exp_sides["packets"].value, 1.0) if "packets" in exp_sides else ""))),
+            known=known(q)))
+    return rows
+
+
+#: Figure 7 (Section 3.3): A starts at 300 s; the text's rates before and after (Mb/s).
+FIG7_START = 300.0
+FIG7_BEFORE = {"B": 0.75, "C": 0.25}
+FIG7_AFTER = {"A": 0.50, "B": 0.25, "C": 0.25}
+#: The packets' window after A starts: from one TSW window (60 s, the taggers' and links'
+#: WinLength) after A's start, when their rate estimates no longer reach back before it, to
+#: the end of the paper's 600 s.
+FIG7_SETTLED = FIG7_START + 60.0
+
+
+def figure7():
+    """Figure 6 with flow A starting at :data:`FIG7_START` (Section 3.3), and its tickets."""
+    net = pps_multi_hop()
+    flows = [dataclasses.replace(f, start=FIG7_START) if n == "A" else f
+             for f, n in zip(net.flows, net.flow_names)]
+    return net.replace(flows=flows), FIG6_TICKETS
+
+
+def _fig7_law(active):
+    """TRED's steady state (tickets^(3/5)) for the ``active`` flows of Figure 6, as shares."""
+    t = {"A": 600.0, "B": 300.0, "C": 300.0}
+    return dict(zip(active, tred_tcp_shares([t[f] for f in active])))
+
+
+def _fig7_known(evidence: str, max_error: float) -> Known:
+    return Known("paper inconsistent",
+                 f"{_TRED_TEXT}. {evidence}; the rates the text states are in proportion to "
+                 f"the tickets (m = 1 in rate ratio = tickets ratio^m, an unbounded TRED "
+                 f"power); none of the declared RED thresholds, max_p or windows reaches them "
+                 f"(--explore); measured: qosmodels validate pps-fig7 (10 seeds; --quick, 3 "
+                 f"seeds)", max_error, sides=("packets",))
+
+
+_FIG7_BC = ("B and C alone share (S5, S6) as 900 : 300 in S5's currency: the 3/5 law gives "
+            "0.659 and 0.341 of the link, the packets B 0.626 and C 0.333 Mb/s (quick 0.622 "
+            "and 0.334; B 0.606-0.639, C 0.312-0.373 over the explored settings), the paper "
+            "0.75 and 0.25")
+_FIG7_ABC = ("A, B, C share (S5, S6) as 600 : 300 : 300: the 3/5 law gives 0.431, 0.284, "
+             "0.284 of the link, the packets A 0.424, B 0.288, C 0.276 Mb/s over [360, 600] s "
+             "(quick 0.420, 0.288, 0.279; A 0.416-0.428, B 0.284-0.294, C 0.268-0.281 over "
+             "the explored settings; A about 0.46 over [300, 600] s, while its tagger's 60 s "
+             "estimate still starts from its tickets), the paper 0.50, 0.25, 0.25")
+#: Figure 7's declared differences, keyed by quantity; max_error about 1.3 times the larger
+#: of the full and quick forms' errors.
+KNOWN_FIG7: dict[str, Known] = {
+    "first 300 s: flow B rate": _fig7_known(_FIG7_BC, 0.22),
+    "first 300 s: flow C rate": _fig7_known(_FIG7_BC, 0.44),
+    "after A starts: flow A rate": _fig7_known(_FIG7_ABC, 0.21),
+    "after A starts: flow B rate": _fig7_known(_FIG7_ABC, 0.20),
+    "after A starts: flow C rate": _fig7_known(_FIG7_ABC, 0.16),
+}
+
+
+@register("pps-fig7", title="PPS Fig. 7: Figure 6 with A starting at 300 s, rates before and "
+                            "after, ticket ledger and packets",
+          paper="Zhang et al., Probabilistic Packet Scheduling, Figure 7 (Section 3.3)",
+          sides=("theory", "packets"), unstated=UNSTATED)
+def pps_fig7(*, sides, quick, params) -> list[Check]:
+    """Figure 7: B and C alone for 300 s, then A joins (Section 3.3).
+
+    The figure is lost; the text states "B and C obtain approximately 0.75Mb/s and 0.25Mb/s
+    of bandwidth from bottleneck link (S5, S6) in the first 300 seconds, but after A starts
+    up, A, B and C quickly converge to 0.5Mb/s, 0.25Mb/s and 0.25Mb/s".  Theory:
+    :func:`qosmodels.pps.fair_rates` with the active flows, tolerance half a unit in the
+    printed digit; packets: mean rate over the first 300 s and over
+    [:data:`FIG7_SETTLED`, 600 s], tolerance 5% (:data:`PACKET_TOL`).
+    """
+    net, tickets = figure7()
+    duration, n = RUNS[bool(quick)]
+    rows = []
+    before = after = method = None
+    if "packets" in sides:
+        from ..sim import simulate
+
+        p = _params(params)
+        pnet = packet_network(net, tickets, None, params)
+        before = np.array([simulate(pnet, FIG7_START, seed=s, progress=False).throughput
+                           for s in range(n)]) / 1e6
+        after = np.array([simulate(pnet, duration, seed=s, warmup=FIG7_SETTLED,
+                                   progress=False).throughput for s in range(n)]) / 1e6
+        method = (f"simulate(with_tickets(...)): TSW tagging, TRED (RED {p['red_min_th']:g}/"
+                  f"{p['red_max_th']:g} packets, max_p {p['red_max_p']:g}) + relabelling, "
+                  f"8-bit tags, Reno window {p['tcp_window']:g}; {n} seeds; mean rate over "
+                  "{}")
+    for label, active, refs, pk, window in (
+            ("first 300 s", ("B", "C"), FIG7_BEFORE, before, f"[0, {FIG7_START:g}] s"),
+            ("after A starts", ("A", "B", "C"), FIG7_AFTER, after,
+             f"[{FIG7_SETTLED:g}, {duration:g}] s")):
+        r = fair_rates(pps_multi_hop(active=active), tickets)
+        law = _fig7_law(active)
+        for flow in active:
+            q = f"{label}: flow {flow} rate"
+            kw = {}
+            if "theory" in sides:
+                kw["theory"] = Side(r.rate(flow) / 1e6, HALF_DIGIT / refs[flow],
+                                    method="pps.fair_rates with the active flows (exchange "
+                                           "rates + weighted max-min)")
+            note = ""
+            if pk is not None:
+                k = net.flow_names.index(flow)
+                got = float(pk[:, k].mean())
+                kw["packets"] = _packets(pk[:, k], method.format(window))
+                if abs(got - refs[flow]) > PACKET_TOL * refs[flow]:
+                    note = (f"packets {got:.3f} Mb/s against the paper's {refs[flow]:.2f}: "
+                            f"TRED's cubic with TCP's square-root law shares the "
+                            f"bottleneck as tickets^(3/5), {law[flow]:.3f} of the link for "
+                            f"{flow} among {', '.join(active)} (pps.tred_tcp_shares)")
+            if kw:
+                rows.append(Check(
+                    "pps-fig7", q, refs[flow], source="paper (measured)", unit="Mb/s",
+                    paper=refs[flow], reference=f"paper, Section 3.3 (Figure 7): {label}, "
+                                                f"'{refs[flow]:.2f}Mb/s' for {flow}",
+                    note=note, known=KNOWN_FIG7.get(q), **kw))
+    return rows
+
+
+#: Section 3.7, Scenario II (Figures 11-12): Figure 4's flows at 30 ms, one of them at 300 ms.
+FIG11_RTT = (0.030, 0.300)
+
+
+@register("pps-fig11", title="PPS Figs. 11-12: Figure 4 with flow 1 or flow 9 at 300 ms RTT, "
+                             "the others at 30 ms, in packets",
+          paper="Zhang et al., Probabilistic Packet Scheduling, Figures 11-12 (Section 3.7, "
+                "Scenario II)",
+          sides=("packets",), unstated=UNSTATED)
+def pps_fig11(*, sides, quick, params) -> list[Check]:
+    """Figures 11 and 12: the long RTT's influence on flow 9 (900 t/s) against flow 1 (100).
+
+    The figures are lost; the text states "a large RTT has more negative influence on flow
+    9 than flow 1", flow 9 being slower "to recover to its fair share".  Here a flow's
+    influence is what it keeps at 300 ms of its rate when every RTT is 30 ms (the same
+    seed), and the row is flow 9's kept fraction over flow 1's: the statement is that it is
+    below 1 (:class:`Bounds`, tolerance 0).
+    """
+    if "packets" not in sides:
+        return []
+    from ..sim import simulate
+
+    short, long_ = FIG11_RTT
+    duration, n = RUNS[bool(quick)]
+    p = _params(params)
+    runs = {}
+    for label, rtt in (("all", short), ("flow 1", [long_] + [short] * 8),
+                       ("flow 9", [short] * 8 + [long_])):
+        net, tickets = figure4(rtt=rtt)
+        pnet = packet_network(net, tickets, None, params)
+        runs[label] = np.array([simulate(pnet, duration, seed=s, progress=False).throughput
+                                for s in range(n)]) / 1e6
+    kept1 = runs["flow 1"][:, 0] / runs["all"][:, 0]
+    kept9 = runs["flow 9"][:, 8] / runs["all"][:, 8]
+    ratio = kept9 / kept1
+    method = (f"simulate(with_tickets(...)): TSW tagging, TRED (RED {p['red_min_th']:g}/"
+              f"{p['red_max_th']:g} packets, max_p {p['red_max_p']:g}) + relabelling, 8-bit "
+              f"tags, Reno window {p['tcp_window']:g}; {duration:g} s, whole run; {n} seeds; "
+              f"flow 1 keeps {kept1.mean():.3f} of its rate at 300 ms, flow 9 "
+              f"{kept9.mean():.3f}; ratio per seed")
+    got = float(ratio.mean())
+    return [Check(
+        "pps-fig11", "flow 9's rate kept at 300 ms RTT over flow 1's (each against all RTTs "
+                     "30 ms)", Bounds(upper=1.0), source="paper (measured)", unit="",
+        packets=Side(got, 0.0, ci=t_half_width(ratio), method=method),
+        reference="paper, Section 3.7 (Figures 11 and 12): 'a large RTT has more negative "
+                  "influence on flow 9 than flow 1': below 1",
+        note="" if got <= 1.0 else (
+            f"packets {got:.3f}: flow 9 keeps more of its rate at 300 ms than flow 1 "
+            f"(cause not established)"))]
+
+
+#: Section 4's one-hop UDP rule, on Figure 13's link: three constant-rate flows issued
+#: 600, 400 and 200 t/s (3:2:1) over 1.2 Mb/s.  The paper runs no UDP scenario; the sending
+#: rates (bit/s) are this experiment's choice, each above its fair share (0.6, 0.4, 0.2
+#: Mb/s) so that the rule has to cut every flow (a drop-tail link would share in proportion
+#: to the sending rates, 0.54 / 0.36 / 0.30).
+UDP_SEND = (0.9e6, 0.6e6, 0.5e6)
+#: (duration s, warm-up s, seeds) of the UDP runs, full and ``--quick``.
+UDP_RUNS = {False: (300.0, 100.0, 5), True: (300.0, 100.0, 2)}
+
+
+def udp_network(params=None):
+    """Figure 13's link with three :class:`~qosmodels.mechanisms.Cbr` flows sending
+    :data:`UDP_SEND` and PPS's UDP rule (``rule="udp"``) installed, RED's thresholds and
+    ceiling from ``params``."""
+    from ..mechanisms import Cbr, Red
+
+    p = _params(params)
+    net, tickets = figure13()
+    flows = [dataclasses.replace(f, source=Cbr(rate=r)) for f, r in zip(net.flows, UDP_SEND)]
+    red = Red(min_th=p["red_min_th"], max_th=p["red_max_th"], max_p=p["red_max_p"])
+    return with_tickets(net.replace(flows=flows), tickets, red=red, rule="udp")
+
+
+@register("pps-udp", title="PPS Section 4: UDP flows above their share on one hop get "
+                           "Capacity x OutTktRate / InTktRate, in packets",
+          paper="Zhang et al., Probabilistic Packet Scheduling, Section 4",
+          sides=("packets",), unstated=UNSTATED[:3])
+def pps_udp(*, sides, quick, params) -> list[Check]:
+    """Section 4: each UDP flow's rate against the fair share the text derives.
+
+    The reference is the paper's statement "So at one hop, a UDP flow obtains its fair
+    share of bandwidth", ``(1 - p) AvgRate = Capacity x OutTktRate_a / InTktRate`` (the
+    paper prints no simulation of it); tolerance 5% (:data:`PACKET_TOL`).  The second half
+    of the statement, that the survivors keep ``OutTktRate_a`` t/s, is not measured: the
+    simulator records no tags after a link.  The TCP window of :data:`UNSTATED` does not
+    apply (constant-rate sources), so only RED's parameters are declared.
+    """
+    if "packets" not in sides:
+        return []
+    from ..sim import simulate
+
+    p = _params(params)
+    net = udp_network(params)
+    duration, warmup, n = UDP_RUNS[bool(quick)]
+    rates = np.array([simulate(net, duration, seed=s, warmup=warmup, progress=False).throughput
+                      for s in range(n)]) / 1e6
+    method = (f"simulate(with_tickets(..., rule='udp')): Cbr sources at "
+              f"{', '.join(f'{r / 1e6:g}' for r in UDP_SEND)} Mb/s, TSW tagging, the UDP "
+              f"drop rule with augmentation (RED {p['red_min_th']:g}/{p['red_max_th']:g} "
+              f"packets, max_p {p['red_max_p']:g}), 8-bit tags; {duration:g} s, measured "
+              f"after {warmup:g} s; {n} seeds")
+    rows = []
+    for k, (flow, t) in enumerate(zip("ABC", FIG13_TICKETS)):
+        share = 1.2 * t / sum(FIG13_TICKETS)
+        got = float(rates[:, k].mean())
+        rows.append(Check(
+            "pps-udp", f"UDP flow {flow} ({t:g} t/s, sending {UDP_SEND[k] / 1e6:g} Mb/s) rate",
+            share, source="paper (stated)", unit="Mb/s", paper=share,
+            packets=_packets(rates[:, k], method),
+            reference=f"paper, Section 4: 'the actual bandwidth A obtains is [...] Capacity x "
+                      f"OutTktRate_a / InTktRate', 'So at one hop, a UDP flow obtains its fair "
+                      f"share': 1.2 Mb/s x {t:g} / 1200",
+            note="" if abs(got - share) <= PACKET_TOL * share else (
+                f"packets {got:.3f} Mb/s against the stated {share:.2f}: cause not "
+                f"established")))
     return rows

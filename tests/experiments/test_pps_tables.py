@@ -111,6 +111,25 @@ def test_pps_shares_in_proportion_where_diffserv_does_not(report):
     assert t8["flow A rate with DiffServ in packets"].expected == 0.43
 
 
+def test_tables_7_to_9_totals_are_the_papers_and_the_sum_of_the_flows(report):
+    # issue 31: the Total rows of the "Measured DiffServ" and "Measured PPS" columns
+    for k in (7, 8, 9):
+        t = rows(report, f"pps-table{k}")
+        for total, flow in (("total rate in packets", "flow {} rate in packets"),
+                            ("total rate with DiffServ in packets",
+                             "flow {} rate with DiffServ in packets")):
+            c = t[total]
+            assert c.expected == (1.19 if "DiffServ" not in total else 1.20)
+            assert c.source == "paper (measured)" and c.reference.startswith(
+                f"paper, Table {k}, Measured")
+            # the packets' total is the sum of the flows' mean rates (a replay of the rows)
+            flows = sum(t[flow.format(f)].packets.value for f in "ABC")
+            assert c.packets.value == pytest.approx(flows, rel=1e-9)
+            # a saturated 1.2 Mb/s link: neither scheme leaves more than 2% of it idle here
+            assert 0.98 * 1.2 < c.packets.value <= 1.2
+        assert c.verdict == "reproduced"
+
+
 def test_scenarios_install_pps_and_the_papers_sources():
     net, tickets = pe.figure13()
     pn = pe.packet_network(net, tickets)
