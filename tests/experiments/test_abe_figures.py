@@ -30,6 +30,8 @@ FAILING = {
     ("abe-fig3", "Green queueing delay mean, with ABE"),
     ("abe-fig3", "Green queueing delay mean, without ABE"),
     ("abe-fig3", "Green queueing delay standard deviation, without ABE"),
+    ("abe-fig3", "Green queueing delay mean, with ABE over without"),
+    ("abe-fig3", "Green queueing delay standard deviation, with ABE over without"),
     ("abe-fig6", "Blue/Green throughput ratio, D = 0.1 s"),
     ("abe-fig6", "Blue/Green throughput ratio, D = 0.1 s, Green rated by its loss ratio"),
     ("abe-fig6", "Blue/Green throughput ratio, D = 0.2 s"),
@@ -118,7 +120,10 @@ def test_no_row_fails_in_the_quick_form(report):
 #: The rows added for issue 31: results the paper states that no row checked before.
 NEW_ROWS = {
     ("abe-fig2", "Blue throughput, with ABE (packets by 300 s) over flat best effort"),
+    ("abe-fig2", "Green throughput, with ABE (packets by 300 s) over flat best effort"),
     ("abe-fig3", "longest Blue queueing delay, D = 0.2 s"),
+    ("abe-fig3", "Green queueing delay mean, with ABE over without"),
+    ("abe-fig3", "Green queueing delay standard deviation, with ABE over without"),
     ("abe-fig6", "Blue throughput, D = 0.1 s over flat best effort"),
     ("abe-fig6", "Blue throughput, D = 0.2 s over flat best effort"),
     ("abe-fig6", "worst 95% confidence half-width of the packets per connection, 4 runs"),
@@ -174,6 +179,23 @@ def test_blue_gets_more_with_abe_than_flat_and_the_rows_replay(report):
         assert min(ratios) > 1.0  # in every seed, not only on average
     f2 = rows(report, "abe-fig2")
     assert f2["Blue throughput, with ABE (packets by 300 s) over flat best effort"].ok
+    # and the Green source pays for its low delay in throughput
+    green = f2["Green throughput, with ABE (packets by 300 s) over flat best effort"]
+    assert green.ok and green.packets.value + green.packets.ci < 1.0
+
+
+def test_figure_3s_ratios_are_the_papers_numbers_and_replay(report):
+    f3 = rows(report, "abe-fig3")
+    mean = f3["Green queueing delay mean, with ABE over without"]
+    std = f3["Green queueing delay standard deviation, with ABE over without"]
+    assert mean.expected == pytest.approx(0.001599 / 0.007449)
+    assert std.expected == pytest.approx(0.001299 / 0.008)
+    a, f = af.runs("fig2-abe", True), af.runs("fig2-flat", True)
+    per_seed = [x / y for x, y in zip(a["green_delay"], f["green_delay"])]
+    assert mean.packets.value == pytest.approx(sum(per_seed) / len(per_seed))
+    # at the default 2 Mb/s ABE's Green delays are several times shorter, but not the
+    # paper's factor 4.7 (declared: the capacity is not given)
+    assert 0.2147 < mean.packets.value < 0.5 and mean.cause == "unstated parameter"
 
 
 def test_the_curves_count_what_the_runs_delivered():
