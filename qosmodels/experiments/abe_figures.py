@@ -23,7 +23,8 @@ Section IV-B parameters unless a figure changes them; flat best effort is
   ``q`` of eq (2)'s model) instead of TFRC's loss event rate: which of the two
   the Green source follows decides whether the ratio falls short of ``beta*``
   or overshoots it.  Two rows check the statement that Blue flows get more
-  with ABE than with flat best effort (D = 0.1 and 0.2 s); one the worst 95%
+  with ABE than with flat best effort (D = 0.1 and 0.2 s), two that ABE drops
+  Green packets more often than Blue ones; one the worst 95%
   confidence interval of the figure's curves over 4 runs (19.31 packets), which
   grows with the run's length (not given; see :data:`FIG6_CI_KNOWN`).
 * Figure 7 (the same runs): the paper's statements on the Green delay
@@ -141,7 +142,8 @@ def network(case: str, capacity: float = CAPACITY):
 def runs(case: str, quick: bool, capacity: float = CAPACITY) -> dict:
     """Per seed: the Blue/Green ratio of mean goodputs (Figure 2's cases: of packets
     delivered since 0), the mean goodputs of a Blue and of a Green flow (``blue``,
-    ``green``, bit/s), the Green flows' mean queueing delay, its standard deviation
+    ``green``, bit/s), each colour's loss ratio (``q_green``, ``q_blue``: packets dropped
+    over dropped or delivered, in the window), the Green flows' mean queueing delay, its standard deviation
     (pooled over the Green flows) and the longest Green and Blue queueing delays, s; and
     Figures 6 and 8's curves, the packets received per Green and per Blue connection by
     each sample time after the warm-up (``green_count``, ``blue_count``: the mean over the
@@ -151,8 +153,8 @@ def runs(case: str, quick: bool, capacity: float = CAPACITY) -> dict:
 
     n_green, n_blue, queue, warmup, loss = CASES[case]
     net = network(case, capacity)
-    out = {k: [] for k in ("ratio", "blue", "green", "green_delay", "green_std", "green_max",
-                           "blue_max", "green_count", "blue_count")}
+    out = {k: [] for k in ("ratio", "blue", "green", "q_green", "q_blue", "green_delay",
+                           "green_std", "green_max", "blue_max", "green_count", "blue_count")}
     for seed in range(SEEDS[bool(quick)]):
         r = simulate(net, DURATION, seed=seed, warmup=warmup, progress=False)
         g = slice(0, n_green)
@@ -160,6 +162,12 @@ def runs(case: str, quick: bool, capacity: float = CAPACITY) -> dict:
         out["ratio"].append(r.throughput[b].mean() / r.throughput[g].mean())
         out["blue"].append(float(r.throughput[b].mean()))
         out["green"].append(float(r.throughput[g].mean()))
+        # each colour's loss ratio in the window: packets dropped over packets dropped or
+        # reaching the receiver
+        drops, arrived = r.counters["dropped_window"], r.counters["arrived_window"]
+        for colour, sel in (("q_green", g), ("q_blue", b)):
+            d = float(drops[sel].sum())
+            out[colour].append(d / (d + float(arrived[sel].sum())))
         # packets received per connection since the warm-up, at the end of each interval
         after = r.t[:-1] >= warmup - 1e-9
         bits = r.throughput_series[after] * np.diff(r.t)[after][:, None]
@@ -646,6 +654,18 @@ def fig6(*, sides, quick, params) -> list[Check]:
             "paper, Section IV: 'Blue traffic receives more throughput than it would from the "
             "flat best-effort case'; IV-C: 'the throughput benefit given, on average, to Blue "
             "traffic'", cap))
+    for case, what in (("fig6-d0.1", "D = 0.1 s"), ("fig6-d0.2", "D = 0.2 s")):
+        r = runs(case, quick, cap)
+        v = r["q_green"] / r["q_blue"]
+        rows.append(Check(
+            "abe-fig6", f"Green/Blue loss ratio, {what}", Bounds(lower=1.0),
+            source="paper (stated)",
+            packets=Side(float(v.mean()), 0.0, ci=t_half_width(v),
+                         method=_method(case, quick, cap) + "; each colour's packets dropped "
+                         "over dropped or delivered in the window, Green over Blue, per seed"),
+            reference="paper, Section IV-A: 'The implementation provides differential "
+                      "dropping successfully' (Green packets 'receive more losses during "
+                      "bouts of congestion than Blue ones', Section I)"))
     quantity = "worst 95% confidence half-width of the packets per connection, 4 runs"
     side = _worst_ci_side(quick, cap)
     rows.append(Check(
