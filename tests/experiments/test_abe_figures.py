@@ -129,6 +129,10 @@ NEW_ROWS = {
     ("abe-fig6", "worst 95% confidence half-width of the packets per connection, 4 runs"),
     ("abe-fig6", "Green/Blue loss ratio, D = 0.1 s"),
     ("abe-fig6", "Green/Blue loss ratio, D = 0.2 s"),
+    ("abe-fig6", "share of losses not drawn at random, typical RED minus the paper's, "
+                 "D = 0.1 s"),
+    ("abe-fig6", "distance of the Blue/Green ratio from beta*, typical RED minus the "
+                 "paper's, D = 0.1 s"),
     ("abe-fig7", "longest Blue queueing delay, D = 0.1 s"),
     ("abe-fig7", "longest Blue queueing delay, D = 0.2 s"),
     ("abe-fig8", "longest Blue queueing delay, D = 0.1 s, K1 = 2, K2 = 1.1"),
@@ -214,6 +218,30 @@ def test_abe_drops_green_more_than_blue_and_flat_does_not(report):
     drops, arrived = r.counters["dropped_window"], r.counters["arrived_window"]
     q = [drops[i] / (drops[i] + arrived[i]) for i in (0, 1)]  # Green first, then Blue
     assert q[0] > q[1]
+
+
+def test_typical_red_gives_more_forced_losses_and_less_control(report):
+    # Section IV-B: the same router with ns-2's RED defaults; only RED's parameters differ
+    paper_q = af.CASES["fig6-d0.1"][2]
+    typical_q = af.CASES["fig6-d0.1-typical-red"][2]
+    net = af.network("fig6-d0.1-typical-red")
+    assert net.links[net.link_id("r1->r2")].queue == typical_q
+    assert (typical_q.min_th, typical_q.max_th, typical_q.max_p, typical_q.w_q) == (
+        5.0, 15.0, 0.1, 0.002)
+    assert (paper_q.min_th, paper_q.max_th, paper_q.max_p, paper_q.w_q) == (0.0, 40.0, 0.2, 0.02)
+    assert (typical_q.beta_star, typical_q.blue_delay, typical_q.l0) == (
+        paper_q.beta_star, paper_q.blue_delay, paper_q.l0)
+    f6 = rows(report, "abe-fig6")
+    share = f6["share of losses not drawn at random, typical RED minus the paper's, D = 0.1 s"]
+    assert share.ok and share.packets.value - share.packets.ci > 0
+    # replayed from a run's own drop counters: forced (with Green dropping control's) and
+    # overflow drops over all drops at the bottleneck
+    r = af.runs("fig6-d0.1-typical-red", True)
+    assert all(0.0 < x < 1.0 for x in r["forced_share"])
+    assert share.packets.value == pytest.approx(
+        float((r["forced_share"] - af.runs("fig6-d0.1", True)["forced_share"]).mean()))
+    assert f6["distance of the Blue/Green ratio from beta*, typical RED minus the paper's, "
+              "D = 0.1 s"].ok
 
 
 def test_the_curves_count_what_the_runs_delivered():
