@@ -75,7 +75,7 @@ def _row_notes(c: Check) -> list[str]:
                 f"FAILS: declared as {c.known.cause} up to {c.known.max_error:.3g} relative "
                 f"deviation, now {max(c.errors[n] for n in c.failing):.3g}")
         out.append(f"{head}: {c.known.note}")
-    if c.known is not None and c.ok:
+    if c.stale:
         out.append(f"declared known difference ({c.known.cause}) no longer needed: the row "
                    f"reproduces; remove the declaration")
     if c.band is not None:

@@ -281,7 +281,7 @@ class ValidationReport:
     def stale(self) -> tuple[Check, ...]:
         """Rows that declare a known difference and yet are reproduced: the declaration is
         out of date."""
-        return tuple(c for c in self.checks if c.known is not None and c.ok)
+        return tuple(c for c in self.checks if c.stale)
 
     def counts(self, by: str = "experiment") -> pandas.DataFrame:
         """Rows per verdict, per experiment (``by="experiment"``) or per paper (``"paper"``).

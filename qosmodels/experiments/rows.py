@@ -478,6 +478,13 @@ class Check:
         return "fails"
 
     @property
+    def stale(self) -> bool:
+        """Whether the row declares a known difference yet reproduces, with a side the
+        declaration covers present: the declaration is out of date."""
+        return (self.known is not None and self.ok
+                and any(getattr(self, n) is not None for n in self.known.sides))
+
+    @property
     def cause(self) -> str | None:
         """The declared cause (:data:`CAUSES`) of a known difference, else None."""
         return self.known.cause if self.verdict == "known difference" else None

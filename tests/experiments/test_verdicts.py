@@ -66,6 +66,10 @@ def test_verdict_known_difference_while_the_difference_stays_as_declared():
     assert row(10.2, known=k).verdict == "reproduced"
     rep = ValidationReport(checks=(row(10.2, known=k), row(13.0, known=k)))
     assert len(rep.stale) == 1 and rep.passed and not rep.ok
+    # a declaration about a side that was not computed (--sides) is not stale
+    theory_only = Check("x", "q", 10.0, source="closed form", theory=Side(10.0, 0.1),
+                        known=Known("statistical", "packets only", 0.5, sides=("packets",)))
+    assert not theory_only.stale and row(10.2, known=k).stale
 
 
 def test_a_side_that_measured_nothing_is_covered_only_when_declared_unmeasured():
