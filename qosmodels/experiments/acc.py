@@ -857,7 +857,12 @@ _FIG9_RATE_NOTE = (
     "flows are -1.6%, -1.4%, -2.2%, -6.9%, -7.0%, -8.3%, -8.6%, -10.4% at N = 2-9 (the "
     "library's -2.9%, -4.3%, -7.8%, -6.6%, -14.3%, -16.4%, -17.0%, -16.5%): the in-band "
     "sample's bias remains, the library's timing up to doubles it.  A data-sized in-band "
-    "packet (quick form) stops its growth along the chain but leaves -3.6% to -6.4%.  Left "
+    "packet stops its growth along the chain (quick form, the library's timing: -3.6% to "
+    "-6.4%); with both, the paper's timing and a data-sized in-band packet, the long flows "
+    "are -0.3%, -3.1%, -2.8%, -4.4% at N = 3, 5, 7, 9, near the paper's own -4% at N = 5: "
+    "what remains is their data waiting more than the short flows' at the same links (N = "
+    "9: 3.63-4.05 against 3.59-3.80 packet times).  The paper gives no control packet "
+    "size; the library's is an ACK's (40 bytes).  Left "
     "failing: the pair's timing is to follow the paper first; what the rows then show is "
     "not established in the library itself (only in the patched copy).")
 #: Figure 9's known differences, by row quantity (none: the rates wait for the pair's timing).
