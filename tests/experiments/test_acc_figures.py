@@ -7,9 +7,10 @@ from qosmodels.experiments import acc, experiments, validate
 
 ACC = ("acc-fig2", "acc-fig4", "acc-fig5", "acc-fig6", "acc-fig9", "acc-fig10", "acc-fig11")
 
-#: The rows left failing on purpose: Figure 9's rates in packets, whose cause is not
-#: established (the rows' note gives what was measured; it may be a defect of the packet
-#: Monaco estimator at high packet rates).  Quick form.
+#: The rows left failing on purpose: Figure 9's rates in packets (the rows' note gives the
+#: measured cause, the in-band sample's bias in a chain of congested links, and the library's
+#: sending the control pair at each decision rather than on the echo as the paper says, which
+#: enlarges it and is to be fixed before the rows are declared).  Quick form.
 UNEXPLAINED = {
     *(("acc-fig9", f"long-flow rate, N={n}") for n in (4, 6, 7, 8, 9)),
     *(("acc-fig9", f"short-flow rate, N={n}") for n in (4, 6, 7, 8)),
@@ -33,7 +34,8 @@ def test_quick_form_no_row_fails_but_the_unexplained_ones(quick):
         if not c.ok and (c.experiment, c.quantity) not in UNEXPLAINED:
             assert c.verdict == "known difference", (c.experiment, c.quantity)
             assert c.known.note and c.note, (c.experiment, c.quantity)
-    assert all(c.note and "not established" in c.note for c in quick.regressions)
+    assert all(c.note and "Left failing" in c.note and "after the arrival of the reverse OB"
+               in c.note for c in quick.regressions)
     assert not quick.stale  # every declaration still describes an outside row
 
 
