@@ -29,10 +29,11 @@ paper leaves open (:class:`~qosmodels.experiments.Unstated`: Figure 2's link del
 Figure 4's reverse path -- the reverse flows' protocol, the reverse buffer, the delay --,
 Figure 5's reverse delay jump, AVQ's gain in Figures 8 and 10, Figure 9's long flows' RTT
 spread, Figure 11's access delay), and every row outside tolerance at the defaults carries
-its :class:`~qosmodels.experiments.Known` cause and evidence next to it, except Figure 9's
-rates, left failing: their note gives the measured cause (the in-band sample's bias in a
-chain of congested links) and a difference from the paper's text that enlarges it (the
-pair is sent at each decision, not when the echo returns), to be fixed first.  Many packet
+its :class:`~qosmodels.experiments.Known` cause and evidence next to it.  Figure 9's rates
+at N != 5 are "mechanism differs": their note gives the measured cause (the in-band
+sample's bias in a chain of congested links) and the difference from the paper's text that
+enlarges it (the pair is sent at each decision, not when the echo returns), measured with a
+copy of the kernel that follows the paper; making the library follow it is the next step.  Many packet
 rows turn on a deterministic phase: Monaco takes one in-band sample per round trip, sent
 at the round's last ACK, so a run settles at one point of the packet time, and a shift of
 the round trip by a fraction of a packet time moves the result (the notes give the runs).
@@ -793,7 +794,9 @@ def fig9(*, sides, quick, params) -> list[Check]:
                 fluid=None if rates is None else Side(rates[k] / 1e6, tol or 5e-3,
                                                       method="solve_fluid(kappa=0.2), mean over "
                                                              "40-60 s"),
-                packets=packets, note=note, known=_FIG9_KNOWN.get(quantity),
+                packets=packets, note=note,
+                known=None if quick and (label, n) in _FIG9_QUICK_PASSES
+                else _FIG9_KNOWN.get(quantity),
                 reference=(f"paper, Section V-B: measured at N=5, the long flow 'converges to "
                            f"12Mbps (around its theoretic fair share of 12.5Mbps), and the "
                            f"short flow's to some 65Mbps (around its theoretic fair share of "
@@ -862,11 +865,36 @@ _FIG9_RATE_NOTE = (
     "are -0.3%, -3.1%, -2.8%, -4.4% at N = 3, 5, 7, 9, near the paper's own -4% at N = 5: "
     "what remains is their data waiting more than the short flows' at the same links (N = "
     "9: 3.63-4.05 against 3.59-3.80 packet times).  The paper gives no control packet "
-    "size; the library's is an ACK's (40 bytes).  Left "
-    "failing: the pair's timing is to follow the paper first; what the rows then show is "
-    "not established in the library itself (only in the patched copy).")
-#: Figure 9's known differences, by row quantity (none: the rates wait for the pair's timing).
-_FIG9_KNOWN: dict = {}
+    "size; the library's is an ACK's (40 bytes).  Declared a known difference (mechanism "
+    "differs) while the pair's timing differs from the paper's; what the rows show once it "
+    "follows the paper is measured only in the patched copy so far.")
+#: The largest relative error of each Figure 9 rate row the declaration covers: the full
+#: form's measured error (seed as in _packets; the quick form's errors are smaller at every
+#: N: long N=4 0.053, N=6 0.101, N=9 0.092) times 1.3.
+_FIG9_RATE_ERRORS = {
+    ("long", 3): 0.043, ("short", 3): 0.032, ("long", 4): 0.078, ("short", 4): 0.054,
+    ("long", 6): 0.143, ("short", 6): 0.069, ("long", 7): 0.164, ("short", 7): 0.068,
+    ("long", 8): 0.170, ("short", 8): 0.062, ("long", 9): 0.165, ("short", 9): 0.052,
+}
+#: Figure 9's known differences, by row quantity: the rates at N != 5 (N = 2 and N = 5 pass).
+_FIG9_KNOWN: dict = {
+    f"{label}-flow rate, N={n}": Known(
+        "mechanism differs",
+        "The library sends Monaco's control pair at the end of every round; the paper sends "
+        "the next pair 'after the arrival of the reverse OB control packet' (Section IV-B.1).  "
+        "The pair's 40-byte in-band packet then samples each tandem queue behind the packet "
+        "served before it, so a long flow's ftt_q exceeds the sum of the short flows' by "
+        "6.6%-27% (N = 2-9) and its rate falls below 100/(3+N) (full form: -2.9%, -4.3%, "
+        "-7.8%, -6.6%, -14.3%, -16.4%, -17.0%, -16.5% at N = 2-9).  A copy of the kernel "
+        "with the paper's pair timing gives -1.6%, -1.4%, -2.2%, -6.9%, -7.0%, -8.3%, -8.6%, "
+        "-10.4%; with a data-sized in-band packet as well (its size is not in the paper) "
+        "-0.3%, -3.1%, -2.8%, -4.4% at N = 3, 5, 7, 9, near the paper's own -4% at N = 5.  "
+        "Evidence and method in the row's note.",
+        round(max(1.3 * err, err + 0.02), 3), sides=("packets",))
+    for (label, n), err in _FIG9_RATE_ERRORS.items()}
+#: Rate rows the quick form reproduces (errors 0.028, 0.017, 0.027): declared for the full
+#: form only, so that no quick-form declaration is stale.
+_FIG9_QUICK_PASSES = {("long", 3), ("short", 3), ("short", 9)}
 _FIG9_KNOWN_COV = Known(
     "unstated parameter",
     "The long flows' RTTs are not given (long_rtt_spread): with one RTT for all three (the "
