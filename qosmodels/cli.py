@@ -218,6 +218,10 @@ def _list() -> int:
     for name, e in exps.items():
         sides = "".join(s[0] for s in e.sides)
         print(f"  {name.ljust(width)}  {sides.ljust(3)}  {e.title}")
+        if e.unstated:  # what the paper leaves open, as --explore runs it
+            print(f"  {''.ljust(width)}       unstated: " + ", ".join(
+                f"{u.name}={u.default:g} ({u.low:g}-{u.high:g}{' ' + u.unit if u.unit else ''})"
+                for u in e.unstated))
     print("\nTopologies (qosmodels allocate|simulate NAME -p key=value):")
     for name, fn in TOPOLOGIES.items():
         doc = (fn.__doc__ or "").strip().splitlines()[0]

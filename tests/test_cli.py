@@ -22,6 +22,8 @@ def test_list(capsys):
     out = capsys.readouterr().out
     assert "acc-fig9" in out and "parking-lot" in out and "pps-one-hop" in out
     assert "dks-fig1" in out and "pps-table3" in out and "fq-fig1" not in out
+    # each experiment's unstated parameters: default and the range --explore runs
+    assert "unstated: capacity=2e+06 (1e+06-1e+07 bit/s)" in out
     # each topology's parameters, as -p takes them, with defaults (required ones as name=?)
     assert "-p n_links=? capacity=10000000.0 delay=0.01 n_long=1" in out
     assert "n_flows=? n_links=? max_hops=5" in out and "seed=?" in out
