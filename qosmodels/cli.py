@@ -2,7 +2,8 @@
 
 ::
 
-    qosmodels list                         registered experiments, and topologies with their
+    qosmodels list                         registered experiments (with the parameters their
+                                           papers leave unstated), and topologies with their
                                            parameters and defaults
     qosmodels warmup                       compile the packet and fluid kernels ahead of time
     qosmodels allocate TOPOLOGY [options]  a fair allocation of a named topology, as a table
