@@ -175,3 +175,44 @@ def test_fig2_and_fig11_delays_reach_the_network(monkeypatch):
     _call("acc-fig11", {"packets"}, {"access_delay": 0.005})
     delays = seen["sim"][0][0].delays
     assert sorted(set(round(float(d), 6) for d in delays)) == [0.005, 0.02]
+
+
+# ---------------------------------------------------------------- rows added for issue 31
+FIG6_DIPS = ("90 pkts: utilisation drop at 30 s (lowest 0.1-s sample)",
+             "90 pkts: recovery after the drop at 30 s",
+             "90 pkts: utilisation drop at 40 s (lowest 0.1-s sample)",
+             "90 pkts: recovery after the drop at 40 s",
+             "90 pkts: lowest 0.5-s utilisation outside the drops")
+
+
+def test_fig6b_dip_rows_exist_and_are_reproduced(quick):
+    for q in FIG6_DIPS:
+        c = _row(quick, "acc-fig6", q)
+        assert c.verdict == "reproduced" and c.source == "paper (measured)", q
+        assert "soon-recovered drops" in c.reference and c.packets is not None, q
+    assert _row(quick, "acc-fig6", FIG6_DIPS[0]).expected.upper == pytest.approx(0.95)
+    assert _row(quick, "acc-fig6", FIG6_DIPS[1]).expected.upper == pytest.approx(1.0)
+
+
+@pytest.fixture(scope="module")
+def run90():
+    return acc._dynamic_packets(90, False, {"packets"})[0]
+
+
+def test_fig6b_dips_replayed_from_the_raw_series(run90, quick):
+    """A plain-Python replay of the dips from the run's per-flow throughput samples."""
+    rows = run90.throughput_series.tolist()
+    starts = run90.t.tolist()[:-1]
+    cap = float(run90.network.capacities[0])
+    util = [sum(row) / cap for row in rows]
+    for change in (30.0, 40.0):
+        low = min(u for t, u in zip(starts, util) if change - 1.0 <= t < change + 1.0)
+        below = [t for t, u in zip(starts, util) if change <= t < change + 2.0 and u < 0.95]
+        recovery = (max(below) + 0.1 - change) if below else 0.0
+        c = _row(quick, "acc-fig6", f"90 pkts: utilisation drop at {change:g} s "
+                                    f"(lowest 0.1-s sample)")
+        assert c.packets.value == pytest.approx(low) and low < 0.95
+        r = _row(quick, "acc-fig6", f"90 pkts: recovery after the drop at {change:g} s")
+        assert r.packets.value == pytest.approx(recovery, abs=1e-6) and 0.0 < recovery <= 1.0
+    # no drop when the sets join (10 and 20 s): every 0.1-s sample there above 95%
+    assert min(u for t, u in zip(starts, util) if 9.5 <= t < 11.0 or 19.5 <= t < 21.0) > 0.95
