@@ -85,7 +85,8 @@ def test_every_acc_experiment_declares_its_unstated_parameters():
     assert names == {"acc-fig2": {"delay"},
                      "acc-fig4": {"reverse_reno", "reverse_buffer", "delay"},
                      "acc-fig5": {"reverse_jump"}, "acc-fig6": {"avq_alpha"},
-                     "acc-fig9": {"long_rtt_spread"}, "acc-fig10": {"avq_alpha"},
+                     "acc-fig9": {"long_rtt_spread", "avq_alpha"},
+                     "acc-fig10": {"avq_alpha"},
                      "acc-fig11": {"access_delay"}}
 
 
@@ -255,3 +256,47 @@ def test_fig8_no_oscillation_row(quick, run90):
     assert _cov_replay(run90) < 0.05
     f7 = _row(quick, "acc-fig6", "55 pkts: largest throughput C.O.V. (0.5-s means)")
     assert f7.verdict == "reproduced" and f7.packets.value > 0.05
+
+
+def test_fig9_mixed_rows(quick):
+    ratio = _row(quick, "acc-fig9", "N=5 mixed: AVD queue over droptail queue")
+    assert ratio.verdict == "reproduced" and ratio.packets.value < 1.0
+    assert "lower queue than the droptail" in ratio.reference
+    tr = _row(quick, "acc-fig9", "N=5 mixed: long flows' transient")
+    assert (tr.expected.lower, tr.expected.upper) == (5.0, 15.0) and "about 10s" in tr.reference
+    assert tr.verdict in ("reproduced", "known difference")
+    if not tr.ok:
+        assert tr.cause == "unstated parameter" and "long_rtt_spread" in tr.known.note
+
+
+def test_fig9_mixed_replayed_from_the_raw_series(quick):
+    """Plain-Python replay of the transient and the queue ratio from the default run."""
+    r, method = acc._fig9_mixed(0.0, 0.15)
+    assert "r1->r2, r3->r4 Avq" in method
+    assert [type(link.queue).__name__ for link in r.network.links].count("Avq") == 2
+    starts = r.t.tolist()[:-1]
+    rows = r.throughput_series.tolist()
+    sec = []
+    for a in range(50):
+        x = [sum(row[:3]) / 3 for t, row in zip(starts, rows) if a - 1e-9 <= t < a + 1 - 1e-9]
+        sec.append(sum(x) / len(x))
+    final = sum(sec[30:]) / 20
+    start = min(a for a in range(50) if all(abs(v / final - 1) <= 0.05 for v in sec[a:]))
+    assert _row(quick, "acc-fig9", "N=5 mixed: long flows' transient").packets.value == start
+    q = r.queue_series.tolist()
+    mean = [sum(row[k] for row in q) / len(q) for k in range(5)]
+    ratio = max(mean[1], mean[3]) / min(mean[0], mean[2], mean[4])
+    assert _row(quick, "acc-fig9", "N=5 mixed: AVD queue over droptail queue").packets.value \
+        == pytest.approx(ratio)
+
+
+def test_fig9_mixed_run_takes_the_unstated_parameters(monkeypatch):
+    import qosmodels.sim
+
+    seen = {}
+    monkeypatch.setattr(qosmodels.sim, "simulate", _stop(seen, "sim"))
+    with pytest.raises(_Seen):
+        acc._fig9_mixed(0.1, 0.6)
+    net = seen["sim"][0][0]
+    assert [link.queue.alpha for k, link in enumerate(net.links) if k in (1, 3)] == [0.6, 0.6]
+    assert net.rtt[2] - net.rtt[0] == pytest.approx(0.1)
