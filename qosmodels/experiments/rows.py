@@ -351,7 +351,8 @@ class Check:
         row was not explored.
     reachable_at : dict, optional
         The first setting (parameter name to value) that ``validate(explore=True)``
-        ran and that brought every side within tolerance; None otherwise.
+        ran and that brought every side outside tolerance at the defaults within
+        it; None otherwise.
 
     Attributes
     ----------
