@@ -42,6 +42,7 @@ def _label(name: str, setting: dict) -> str:
 
 
 def explore_rows(rows: dict[str, list[Check]], tasks: list[tuple], seconds: dict, *,
+                 registry: dict, run: Callable[..., tuple[list[Check], float]],
                  executor=None,
                  progress: Callable[[str, float, list], None] | None = None
                  ) -> dict[str, list[Check]]:
@@ -55,6 +56,11 @@ def explore_rows(rows: dict[str, list[Check]], tasks: list[tuple], seconds: dict
         The ``(name, sides, quick)`` the default runs were made with.
     seconds : dict of str to float
         Wall time per experiment, s; the explored runs' times are added here.
+    registry : dict of str to Experiment
+        The registered experiments by name.
+    run : callable
+        ``run(name, sides, quick, params) -> (rows, seconds)``, module level (a process
+        pool or a Dask worker calls it): the registry's runner of one experiment.
     executor, progress
         As for :func:`~qosmodels.experiments.validate`.
 
@@ -62,13 +68,10 @@ def explore_rows(rows: dict[str, list[Check]], tasks: list[tuple], seconds: dict
     -------
     dict of str to list of Check
     """
-    from .registry import _run_experiment, experiments
-
-    regs = experiments()
     runs = []
     for name, asked, quick in tasks:
-        if regs[name].unstated and any(not c.ok for c in rows[name]):
-            runs += [(name, asked, quick, s) for s in settings(regs[name])]
+        if registry[name].unstated and any(not c.ok for c in rows[name]):
+            runs += [(name, asked, quick, s) for s in settings(registry[name])]
     if not runs:
         return rows
 
@@ -76,7 +79,7 @@ def explore_rows(rows: dict[str, list[Check]], tasks: list[tuple], seconds: dict
         if progress is not None:
             progress(_label(runs[i][0], runs[i][3]), out[1], out[0])
 
-    outs = run_tasks(_run_experiment, runs, executor=executor, progress=False,
+    outs = run_tasks(run, runs, executor=executor, progress=False,
                      desc="explore", describe=lambda t: _label(t[0], t[3]), on_done=done)
     by_name: dict[str, list[tuple[dict, dict[str, Check]]]] = {}
     for (name, _, _, setting), (got, secs) in zip(runs, outs):

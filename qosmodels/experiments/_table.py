@@ -17,7 +17,7 @@ from __future__ import annotations
 import shutil
 import textwrap
 
-from .rows import SIDES, VERDICTS, Bounds, Check, _fmt
+from .rows import PAPERS, SIDES, VERDICTS, Bounds, Check, _fmt
 
 WIDTH = 120
 MIN_WIDTH, MAX_WIDTH = 80, 200
@@ -89,8 +89,6 @@ def _row_notes(c: Check) -> list[str]:
 
 def render_summary(report, width: int | None = None) -> str:
     """One line per experiment, then one per paper: rows, verdicts, sanity rows, time."""
-    from .registry import PAPERS
-
     width = terminal_width() if width is None else width
     by_exp = report.counts("experiment")
     by_paper = report.counts("paper")

@@ -23,7 +23,18 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..errors import ScenarioError, ScenarioTypeError
 from ..parallel import run_tasks
-from .rows import CAUSES, SIDES, SOURCES, VERDICTS, Bounds, Check, Known, Side
+from .rows import (
+    CAUSES,
+    PAPERS,
+    SIDES,
+    SOURCES,
+    VERDICTS,
+    Bounds,
+    Check,
+    Known,
+    Side,
+    paper_of,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -31,24 +42,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Bounds", "Side", "Check", "Known", "Unstated", "Experiment", "ValidationReport",
            "register", "experiments", "validate", "SIDES", "SOURCES", "VERDICTS", "CAUSES",
            "PAPERS", "paper_of"]
-
-#: The papers (and the textbook checks), keyed by the experiment-name prefix that marks
-#: their experiments; :func:`paper_of` maps a name to one of these.
-PAPERS = {
-    "dks": "Fair queueing (Demers, Keshav, Shenker)",
-    "acc": "Accumulation-based congestion control (ACC, Monaco)",
-    "abe": "Asymmetric Best-Effort (ABE)",
-    "pps": "Probabilistic Packet Scheduling (PPS)",
-    "tokenbucket": "Rate control of TCP aggregates (token buckets)",
-    "textbook": "Textbook checks (M/D/1, parking lots, Reno/RED fluid)",
-}
-
-
-def paper_of(experiment: str) -> str:
-    """The key of :data:`PAPERS` an experiment belongs to (by its name's prefix)."""
-    head = experiment.split("-", 1)[0]
-    return head if head in PAPERS else "textbook"
-
 
 @dataclass(frozen=True)
 class Unstated:
@@ -394,7 +387,8 @@ def validate(names: Iterable[str] | None = None, *, sides: Iterable[str] | None 
     if explore:
         from ._explore import explore_rows
 
-        rows = explore_rows(rows, tasks, seconds, executor=executor, progress=progress)
+        rows = explore_rows(rows, tasks, seconds, registry=regs, run=_run_experiment,
+                            executor=executor, progress=progress)
     checks = [c for t in tasks for c in rows[t[0]]]
     return ValidationReport(checks=tuple(checks), seconds=seconds, sides=want, quick=bool(quick),
                             explored=bool(explore))

@@ -50,7 +50,8 @@ from typing import Iterable
 
 from ..errors import ScenarioError, ScenarioTypeError
 
-__all__ = ["Bounds", "Side", "Check", "Known", "SIDES", "SOURCES", "VERDICTS", "CAUSES"]
+__all__ = ["Bounds", "Side", "Check", "Known", "SIDES", "SOURCES", "VERDICTS", "CAUSES",
+           "PAPERS", "paper_of"]
 
 #: The sides a row can carry, from the most abstract to the most physical.
 SIDES = ("theory", "fluid", "packets")
@@ -69,6 +70,24 @@ VERDICTS = ("reproduced", "reachable", "known difference", "fails")
 #: row or declaring its own cause).
 CAUSES = ("unstated parameter", "mechanism differs", "paper inconsistent", "statistical",
           "short run")
+
+
+#: The papers (and the textbook checks), keyed by the experiment-name prefix that marks
+#: their experiments; :func:`paper_of` maps a name to one of these.
+PAPERS = {
+    "dks": "Fair queueing (Demers, Keshav, Shenker)",
+    "acc": "Accumulation-based congestion control (ACC, Monaco)",
+    "abe": "Asymmetric Best-Effort (ABE)",
+    "pps": "Probabilistic Packet Scheduling (PPS)",
+    "tokenbucket": "Rate control of TCP aggregates (token buckets)",
+    "textbook": "Textbook checks (M/D/1, parking lots, Reno/RED fluid)",
+}
+
+
+def paper_of(experiment: str) -> str:
+    """The key of :data:`PAPERS` an experiment belongs to (by its name's prefix)."""
+    head = experiment.split("-", 1)[0]
+    return head if head in PAPERS else "textbook"
 
 
 def _real(owner: str, name: str, value, *, finite: bool = True) -> float:
