@@ -658,10 +658,10 @@ _OSC_BIN = 0.5
 _OSC_LIMIT = READ_TOL
 
 
-def _throughput_cov(r, flows=(0, 10, 15)):
-    """The largest coefficient of variation of one flow of each set's 0.5-s mean throughput
-    over each of Figure 6's converged windows (:data:`_PHASES`), and the text of every
-    (window, set, C.O.V.)."""
+def _throughput_cov(r, pmethod, flows=(0, 10, 15)) -> Side:
+    """The packets side of a C.O.V. row: the largest coefficient of variation of one flow of
+    each set's 0.5-s mean throughput over each of Figure 6's converged windows
+    (:data:`_PHASES`), with every (window, set, C.O.V.) and the losses in its method."""
     covs = []
     for (t0, t1), counts in zip(_PHASES, _ACTIVE):
         for s, k in enumerate(counts):
@@ -671,7 +671,10 @@ def _throughput_cov(r, flows=(0, 10, 15)):
                           for a in np.arange(t0, t1 - 1e-9, _OSC_BIN)])
             covs.append((t0, t1, s + 1, float(x.std() / x.mean())))
     text = ", ".join(f"{v:.3f} (set {s}, {t0:g}-{t1:g} s)" for t0, t1, s, v in covs)
-    return max(v for *_, v in covs), text
+    return Side(max(v for *_, v in covs), 0.0,
+                method=pmethod + f"; {int(r.counters['dropped'].sum())} packets lost; C.O.V. "
+                                 f"of one flow of each set's 0.5-s mean throughput over each "
+                                 f"phase's last 5 s: {text}")
 
 
 def _fig6_dip_checks(pk, pmethod) -> list[Check]:
@@ -812,15 +815,11 @@ def fig6(*, sides, quick, params) -> list[Check]:
         packets=busy,
         reference="paper Fig. 7: 'the bottleneck is still fully utilized'"))
     if pk is not None:
-        cov, text = _throughput_cov(pk)
         more = Bounds(lower=_OSC_LIMIT)
         checks.append(Check(
             "acc-fig6", "55 pkts: largest throughput C.O.V. (0.5-s means)", more,
             source="paper (measured)", paper=more,
-            packets=Side(cov, 0.0, method=pmethod + f"; {int(pk.counters['dropped'].sum())} "
-                                                    f"packets lost; C.O.V. of one flow of each "
-                                                    f"set's 0.5-s mean throughput over each "
-                                                    f"phase's last 5 s: {text}"),
+            packets=_throughput_cov(pk, pmethod),
             reference="paper, Section V-A (Fig. 7(c)): 'the throughput is more oscillating'; "
                       "read as above the 5% C.O.V. that Figure 8's 'without oscillation' is "
                       "read as"))
@@ -866,15 +865,11 @@ def fig6(*, sides, quick, params) -> list[Check]:
                               f"part of its round trip it spends queued)", "packets")
     checks.append(check)
     if pk is not None:
-        cov, text = _throughput_cov(pk)
         calm = Bounds(upper=_OSC_LIMIT)
+        avd = _throughput_cov(pk, pmethod)
         checks.append(_noted(Check(
             "acc-fig6", "AVD: largest throughput C.O.V. (0.5-s means)", calm,
-            source="paper (measured)", paper=calm,
-            packets=Side(cov, 0.0, method=pmethod + f"; {int(pk.counters['dropped'].sum())} "
-                                                    f"packets lost; C.O.V. of one flow of each "
-                                                    f"set's 0.5-s mean throughput over each "
-                                                    f"phase's last 5 s: {text}"),
+            source="paper (measured)", paper=calm, packets=avd,
             reference="paper, Section V-A (Fig. 8(c)): 'The throughput converges without "
                       "oscillation as shown in Figure 8(c), comparable to result in the first "
                       "simulation'; read as a C.O.V. of 0.5-s means of at most 5% (READ_TOL: the "
@@ -891,7 +886,7 @@ def fig6(*, sides, quick, params) -> list[Check]:
                         "does not depend on the form).  The same measure gives 0.014 for "
                         "Figure 6's 90-packet run and 0.52 for Figure 7's 55-packet droptail "
                         "run.", 0.9, sides=("packets",))),
-            f"packets {cov:.3f}: the AVD bottleneck still overflows its 55-packet buffer "
+            f"packets {avd.value:.3f}: the AVD bottleneck still overflows its 55-packet buffer "
             f"when flow sets join ({int(pk.counters['dropped'].sum())} packets lost), and each "
             f"loss halves a window; the paper reports no loss for Figure 8, whose queue it "
             f"keeps 'below 20 packets' for most of the time", "packets"))
