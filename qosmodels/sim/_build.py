@@ -28,11 +28,28 @@ without them (``benchmarks/fingerprint_sim.py``).  Both are undone on leaving
 the block.  If the installed Numba lacks the methods they wrap (a later
 version), nothing is changed and the kernel compiles as Numba ships it, only
 slower.
+
+**Threads.**  The adjustments replace methods of Numba's classes, which every
+thread shares.  They are installed when the first block is entered (in any
+thread) and removed when the last one is left, under a lock, so blocks may
+nest and overlap across threads; and they act only for a thread inside a
+block: another thread compiling anything meanwhile (a fluid kernel, a user's
+function) gets Numba's own behaviour.  Numba itself compiles one function at
+a time (its global compiler lock).
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
+
+#: Guards :data:`_active` and the installation of the adjustments.
+_LOCK = threading.Lock()
+#: Per thread inside a :func:`kernel_build` block, its blocks' ``(entry name, rare)``,
+#: innermost last.
+_active: dict[int, list[tuple[str, frozenset]]] = {}
+#: Numba's own methods while the adjustments are installed (else None).
+_saved: tuple | None = None
 
 
 def _numba_parts():
@@ -58,38 +75,40 @@ def available() -> bool:
     return _numba_parts() is not None
 
 
-@contextlib.contextmanager
-def kernel_build(entry, rare):
-    """Within the block, compiling the Numba dispatcher ``entry`` generates machine code
-    for its library only, and the functions named in ``rare`` (``(module, qualname)``
-    pairs) are never inlined.  See the module docstring.  Anything else than a
-    dispatcher as ``entry`` (a stand-in in a test) changes nothing."""
-    parts = _numba_parts()
-    py_func = getattr(entry, "py_func", None)
-    if parts is None or py_func is None:
-        yield
-        return
+def _current():
+    """The innermost block of the calling thread, ``(entry name, rare)``, or None."""
+    stack = _active.get(threading.get_ident())
+    return stack[-1] if stack else None
+
+
+def _install(parts) -> None:
+    """Replace Numba's methods by the adjusted ones (called under :data:`_LOCK`)."""
+    global _saved
     _dynfunc, BaseContext, CPUContext, CPUCodeLibrary = parts
-    entry_name = py_func.__qualname__
     declare = BaseContext.declare_function
     executable = CPUContext.get_executable
     finalize = CPUCodeLibrary._finalize_final_module
+    _saved = (declare, executable, finalize)
 
     def declare_function(self, module, fndesc):
         fn = declare(self, module, fndesc)
-        if not fndesc.inline and (fndesc.modname, fndesc.qualname) in rare:
+        block = _current()
+        if block is not None and not fndesc.inline and (fndesc.modname,
+                                                         fndesc.qualname) in block[1]:
             fn.attributes.add("noinline")
         return fn
 
     def get_executable(self, library, fndesc, env):
-        if library.name == entry_name:
+        block = _current()
+        if block is None or library.name == block[0]:
             return executable(self, library, fndesc, env)
         return _dynfunc.make_function(fndesc.lookup_module(), fndesc.qualname.split(".")[-1],
-                                      f"{fndesc.qualname}, linked into {entry_name} only",
+                                      f"{fndesc.qualname}, linked into {block[0]} only",
                                       0, env, (library,))
 
     def finalize_final_module(self):
-        if self.name == entry_name:
+        block = _current()
+        if block is None or self.name == block[0]:
             return finalize(self)
         self._finalize_dynamic_globals()
         self._verify_declare_only_symbols()
@@ -98,9 +117,41 @@ def kernel_build(entry, rare):
     BaseContext.declare_function = declare_function
     CPUContext.get_executable = get_executable
     CPUCodeLibrary._finalize_final_module = finalize_final_module
+
+
+def _restore(parts) -> None:
+    """Put Numba's own methods back (called under :data:`_LOCK`)."""
+    global _saved
+    _, BaseContext, CPUContext, CPUCodeLibrary = parts
+    (BaseContext.declare_function, CPUContext.get_executable,
+     CPUCodeLibrary._finalize_final_module) = _saved
+    _saved = None
+
+
+@contextlib.contextmanager
+def kernel_build(entry, rare):
+    """Within the block, compiling the Numba dispatcher ``entry`` in this thread generates
+    machine code for its library only, and the functions named in ``rare`` (``(module,
+    qualname)`` pairs) are never inlined.  Blocks may nest and overlap across threads; see
+    the module docstring.  Anything else than a dispatcher as ``entry`` (a stand-in in a
+    test) changes nothing."""
+    parts = _numba_parts()
+    py_func = getattr(entry, "py_func", None)
+    if parts is None or py_func is None:
+        yield
+        return
+    me = threading.get_ident()
+    with _LOCK:
+        if not _active:
+            _install(parts)
+        _active.setdefault(me, []).append((py_func.__qualname__, frozenset(rare)))
     try:
         yield
     finally:
-        BaseContext.declare_function = declare
-        CPUContext.get_executable = executable
-        CPUCodeLibrary._finalize_final_module = finalize
+        with _LOCK:
+            stack = _active[me]
+            stack.pop()
+            if not stack:
+                del _active[me]
+            if not _active:
+                _restore(parts)

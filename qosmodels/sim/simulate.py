@@ -10,6 +10,7 @@ the network's names.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -224,15 +225,44 @@ COMPILE_NOTE_AFTER = 1.0
 COMPILE_ESTIMATE = 60
 
 
+def _imported_outside(root, path):
+    """The package's source files, outside the kernel directory ``root``, that the kernel
+    module ``path`` imports at module level (relative imports climbing out of ``root``):
+    Numba compiles their functions into the kernel (e.g. ``qosmodels.abe.law_step``)."""
+    import ast
+
+    depth = len(path.relative_to(root).parts)  # 1 for _kernels/x.py
+    for node in ast.parse(path.read_bytes()).body:
+        if not isinstance(node, ast.ImportFrom) or node.level <= depth:
+            continue
+        base = path.parents[node.level - 1]
+        if node.module:
+            base = base.joinpath(*node.module.split("."))
+            candidates = [base.with_suffix(".py"), base / "__init__.py"]
+        else:
+            candidates = [c for a in node.names
+                          for c in (base / f"{a.name}.py", base / a.name / "__init__.py")]
+        yield from (c for c in candidates if c.is_file())
+
+
 def kernel_sources_digest(root=None) -> str:
-    """SHA-256 of every source file of the packet kernel (``sim/_kernels/**/*.py``)."""
+    """SHA-256 of what the compiled packet kernel depends on: every source file of the
+    kernel (``sim/_kernels/**/*.py``), every module of the package they import at module
+    level (whose functions Numba compiles into the kernel too), and Numba's version."""
     import hashlib
     from pathlib import Path
 
+    import numba
+
     root = Path(__file__).parent / "_kernels" if root is None else Path(root)
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
+    h = hashlib.sha256(f"numba {numba.__version__}\n".encode())
+    inside = sorted(root.rglob("*.py"))
+    outside = sorted({o.resolve() for p in inside for o in _imported_outside(root, p)})
+    for path in inside:
         h.update(path.relative_to(root).as_posix().encode())
+        h.update(path.read_bytes())
+    for path in outside:
+        h.update(path.name.encode())
         h.update(path.read_bytes())
     return h.hexdigest()
 
@@ -300,8 +330,19 @@ def _ensure_compiled(run, c, budget) -> float:
     """
     if not hasattr(run, "signatures") or run.signatures:
         return 0.0  # compiled already, or Numba disabled (NUMBA_DISABLE_JIT=1): nothing to do
+    with _COMPILE_LOCK:  # one thread compiles; the others wait for it, then find it done
+        if run.signatures:
+            return 0.0
+        return _compile(run, c, budget)
+
+
+#: Serialises the kernel's first compile (or cache load) between threads.
+_COMPILE_LOCK = threading.Lock()
+
+
+def _compile(run, c, budget) -> float:
+    """:func:`_ensure_compiled`'s work, under :data:`_COMPILE_LOCK`."""
     import sys
-    import threading
 
     from ._kernels._jit import RARE
 

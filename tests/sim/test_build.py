@@ -103,3 +103,106 @@ def test_a_stand_in_for_the_dispatcher_changes_nothing():
     before = BaseContext.declare_function
     with _build.kernel_build(object(), set()):
         assert BaseContext.declare_function is before
+
+
+def _numba_methods():
+    return (BaseContext.declare_function, CPUContext.get_executable,
+            CPUCodeLibrary._finalize_final_module)
+
+
+def test_blocks_nest_and_numba_is_restored_on_leaving_the_outer_one():
+    before = _numba_methods()
+    entry, _, _, rare = _fresh()
+    with _build.kernel_build(entry, rare):
+        patched = _numba_methods()
+        assert patched != before
+        with _build.kernel_build(entry, rare):
+            assert _numba_methods() == patched  # not patched twice
+        assert _numba_methods() == patched  # the inner block left them in place
+    assert _numba_methods() == before
+
+
+def test_blocks_overlapping_across_threads_restore_numba_at_the_last_exit():
+    # thread A enters, B enters, A leaves, B leaves: the order that left the adjustments
+    # installed for good when each block saved and restored what it found
+    import threading
+
+    before = _numba_methods()
+    entry, _, _, rare = _fresh()
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    seen = {}
+
+    def a():
+        with _build.kernel_build(entry, rare):
+            a_in.set()
+            b_in.wait(10)
+        a_out.set()
+
+    def b():
+        a_in.wait(10)
+        with _build.kernel_build(entry, rare):
+            b_in.set()
+            a_out.wait(10)
+            seen["after A left"] = _numba_methods()
+
+    threads = [threading.Thread(target=a), threading.Thread(target=b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert seen["after A left"] != before  # still installed for B
+    assert _numba_methods() == before
+
+
+def test_another_thread_compiles_as_numba_ships_while_a_block_is_open():
+    # a function compiled in a thread outside any block gets machine code of its own
+    # (a callable), even while the adjustments are installed for another thread
+    import threading
+
+    entry, twice, plus_one, rare = _fresh()
+    result = {}
+
+    @njit
+    def elsewhere(x):
+        return x * 3.0
+
+    def other():
+        result["value"] = elsewhere(2.0)
+        cres = elsewhere.overloads[elsewhere.signatures[0]]
+        result["address"] = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+
+    with _build.kernel_build(entry, rare):
+        t = threading.Thread(target=other)
+        t.start()
+        t.join(60)
+    assert result["value"] == 6.0
+    assert result["address"] != 0
+
+
+def test_replicate_on_a_thread_pool_then_another_compile_does_not_crash():
+    # issue 33: two threads making their first kernel call at once left the adjustments in
+    # place, and a later compile crashed the interpreter (6 of 8 fresh processes)
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        from concurrent.futures import ThreadPoolExecutor
+        from numba import njit
+        from qosmodels import Flow, Link, Network
+        from qosmodels.sim import replicate
+        from qosmodels.sim import _build
+        net = Network([Link("a", "b", 1e6, 0.01)], [Flow(["a", "b"])])
+        with ThreadPoolExecutor(2) as pool:
+            replicate(net, 4, 0.5, seed=1, executor=pool, progress=False)
+        assert not _build._active and _build._saved is None, (_build._active, _build._saved)
+        @njit
+        def later(x):
+            return x + 1.0
+        assert later(1.0) == 2.0
+        print("ok")
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=900)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().endswith("ok")

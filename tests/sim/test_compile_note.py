@@ -48,9 +48,10 @@ def test_kernel_digest_changes_with_any_kernel_source(tmp_path):
 
     from qosmodels.sim.simulate import kernel_sources_digest
 
-    src = Path(importlib.import_module("qosmodels.sim.simulate").__file__).parent / "_kernels"
-    dst = tmp_path / "_kernels"
-    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    pkg = Path(importlib.import_module("qosmodels").__file__).parent
+    src = pkg / "sim" / "_kernels"
+    shutil.copytree(pkg, tmp_path / "qosmodels", ignore=shutil.ignore_patterns("__pycache__"))
+    dst = tmp_path / "qosmodels" / "sim" / "_kernels"
     base = kernel_sources_digest(dst)
     assert base == kernel_sources_digest(src)
     red = dst / "queues" / "red.py"
@@ -92,3 +93,36 @@ def test_compile_kernel_leaves_nothing_for_simulate_to_compile():
                  seed=3)
     assert r.compile_time == 0.0 and len(run.signatures) == 1  # the same signature
     assert compile_kernel() == 0.0
+
+
+def test_kernel_digest_follows_the_package_modules_compiled_into_the_kernel(tmp_path):
+    # the ABE router compiles qosmodels.abe.law_step: an edit there must flush the cache
+    import importlib
+    import shutil
+    from pathlib import Path
+
+    from qosmodels.sim.simulate import kernel_sources_digest
+
+    pkg = Path(importlib.import_module("qosmodels").__file__).parent
+    dst = tmp_path / "qosmodels"
+    shutil.copytree(pkg, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    kernels = dst / "sim" / "_kernels"
+    base = kernel_sources_digest(kernels)
+    assert base == kernel_sources_digest(pkg / "sim" / "_kernels")
+    abe = dst / "abe.py"
+    abe.write_text(abe.read_text() + "\n# an edit in the law the ABE router compiles\n")
+    assert kernel_sources_digest(kernels) != base
+    other = dst / "fairness.py"  # imported by no kernel module
+    edited = kernel_sources_digest(kernels)
+    other.write_text(other.read_text() + "\n# an edit the kernel does not see\n")
+    assert kernel_sources_digest(kernels) == edited
+
+
+def test_kernel_digest_follows_numba_version(monkeypatch):
+    import numba
+
+    from qosmodels.sim.simulate import kernel_sources_digest
+
+    base = kernel_sources_digest()
+    monkeypatch.setattr(numba, "__version__", numba.__version__ + ".post1")
+    assert kernel_sources_digest() != base
