@@ -516,7 +516,8 @@ def receiver_fair_rates(network: Network, ack_tickets: Mapping | None = None, de
 def with_tickets(network: Network, tickets: Mapping, variant: str = "sender", *,
                  flow_tickets: Mapping | None = None, red=None, window: float = 60.0,
                  bits: int | None = 8, unit="auto", k: float = TRED_K, min_interval: float = 1.0,
-                 rule: str = "tcp", police: bool = False, record: bool = False) -> Network:
+                 rule: str = "tcp", police: bool = False, record: bool = False,
+                 exponent: float = 3.0) -> Network:
     """The network with PPS installed, for the packet simulator: tagging, relabelling, TRED.
 
     Every link's queue becomes a :class:`~qosmodels.mechanisms.TicketRed`
@@ -562,6 +563,12 @@ def with_tickets(network: Network, tickets: Mapping, variant: str = "sender", *,
     k, min_interval, rule, police, record
         As for :class:`~qosmodels.mechanisms.TicketRed` (``police`` and
         ``record`` for the taggers too).
+    exponent : float
+        The power of TRED's multiplier ``(ExpectTkt / InTkt)^exponent``, > 0:
+        3, the paper's text (Section 2.4.2), by default.  With TCP the rates
+        settle in proportion to ``tickets^(n / (n + 2))`` (:func:`tred_tcp_shares`);
+        the paper's printed rates imply a larger power (the ``calibrated-pps``
+        experiment), so other values are there to explore that inconsistency.
 
     Returns
     -------
@@ -656,7 +663,7 @@ def with_tickets(network: Network, tickets: Mapping, variant: str = "sender", *,
         fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(Red)}
         q = TicketRed(**fields, tickets=alloc.issued.get(link.name), k=k,
                       window=window, min_interval=min_interval, rule=rule, police=police,
-                      variant=variant, bits=bits,
+                      variant=variant, bits=bits, exponent=exponent,
                       unit=unit_for(tags[l].max(), f"link {link.name!r}"), record=record)
         links.append(dataclasses.replace(link, queue=q))
     aggs = list(net.aggregates)

@@ -73,7 +73,9 @@ CAUSES = ("unstated parameter", "mechanism differs", "paper inconsistent", "stat
 
 
 #: The papers (and the textbook checks), keyed by the experiment-name prefix that marks
-#: their experiments; :func:`paper_of` maps a name to one of these.
+#: their experiments; :func:`paper_of` maps a name to one of these.  ``calibrated-*``
+#: experiments run a paper's mechanism with a parameter fitted to its printed numbers
+#: where its text states another value: they are counted apart, not as the paper's.
 PAPERS = {
     "dks": "Fair queueing (Demers, Keshav, Shenker)",
     "acc": "Accumulation-based congestion control (ACC, Monaco)",
@@ -81,6 +83,7 @@ PAPERS = {
     "pps": "Probabilistic Packet Scheduling (PPS)",
     "tokenbucket": "Rate control of TCP aggregates (token buckets)",
     "textbook": "Textbook checks (M/D/1, parking lots, Reno/RED fluid)",
+    "calibrated": "Calibrated variants (a parameter fitted to a paper, not its text)",
 }
 
 

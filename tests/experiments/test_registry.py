@@ -29,7 +29,7 @@ NAMES = {
     "abe-fig2", "abe-fig3", "abe-fig6", "abe-fig7", "abe-fig8",
     "pps-table1", "pps-table2", "pps-table3", "pps-table4", "pps-table5",
     "pps-table6", "pps-table7", "pps-table8", "pps-table9",
-    "pps-fig5", "pps-fig7", "pps-fig11", "pps-udp",
+    "pps-fig5", "pps-fig7", "pps-fig11", "pps-udp", "calibrated-pps",
     "tokenbucket-window-increase", "tokenbucket-conformance", "tokenbucket-fairness",
     "md1", "parking-lot-proportional", "parking-lot-maxmin", "fluid-reno-red",
     "dks-table2", "dks-table3", "dks-table4", "dks-table5", "dks-table6", "dks-table7",
