@@ -82,3 +82,22 @@ def _float(owner: str, field: str, value, unit: str) -> float:
 
 def _unit(unit: str) -> str:
     return f" (in {unit})" if unit else ""
+
+
+def broadcast(owner: str, **arrays) -> None:
+    """Refuse arrays that do not broadcast together, naming them and their shapes.
+
+    ``arrays`` maps each argument's name to its value (already validated, e.g. as
+    NumPy arrays).  Raises :class:`~qosmodels.errors.ScenarioError` rather than
+    NumPy's anonymous broadcasting error.
+    """
+    import numpy as np
+
+    try:
+        np.broadcast_shapes(*(np.shape(a) for a in arrays.values()))
+    except ValueError:
+        shapes = ", ".join(f"{k} of shape {np.shape(a)}" for k, a in arrays.items())
+        raise ScenarioError(
+            f"{owner}: the arguments do not broadcast together ({shapes}); give arrays of "
+            f"the same length, or a scalar for all but one of them") from None
+

@@ -213,6 +213,7 @@ def throughput(loss, rtt):
     fn = "abe.throughput"
     q = _loss(fn, "loss", loss)
     tau = _rtt(fn, "rtt", rtt)
+    v.broadcast(fn, loss=q, rtt=tau)
     with np.errstate(all="ignore"):
         x = _x(q, tau)
     return _out(_finite(fn, x, _X_OVERFLOW), loss, rtt)
@@ -259,6 +260,7 @@ def loss_for_throughput(rate, rtt):
     fn = "abe.loss_for_throughput"
     x = _arr(fn, "rate", rate, lo=0.0, lo_open=True, unit="packets/s")
     tau = _rtt(fn, "rtt", rtt)
+    v.broadcast(fn, rate=x, rtt=tau)
     with np.errstate(all="ignore"):
         q = _q_of_x(x * tau)
     return _out(_finite(fn, q, "q = 2 / (y (y + 2)) with y = rate * rtt overflows; it is finite "
@@ -301,6 +303,7 @@ def throughput_small_loss(loss, rtt):
     fn = "abe.throughput_small_loss"
     q = _loss(fn, "loss", loss)
     tau = _rtt(fn, "rtt", rtt)
+    v.broadcast(fn, loss=q, rtt=tau)
     with np.errstate(all="ignore"):
         x = math.sqrt(2.0) / (tau * np.sqrt(q))
     return _out(_finite(fn, x, "sqrt(2) / (rtt sqrt(loss)) overflows; it is finite while "
@@ -370,8 +373,10 @@ _C_OVERFLOW = ("eq (5) grows like c^2 with c = beta_star (1 + boost / rtt), whic
 
 def _law_args(fn, beta_star, q_blue, boost, rtt):
     """Validate the four arguments of the eq (5)-(6) functions; arrays of float."""
-    return (_beta(fn, "beta_star", beta_star), _loss(fn, "q_blue", q_blue),
+    args = (_beta(fn, "beta_star", beta_star), _loss(fn, "q_blue", q_blue),
             _boost(fn, "boost", boost), _rtt(fn, "rtt", rtt))
+    v.broadcast(fn, **dict(zip(("beta_star", "q_blue", "boost", "rtt"), args)))
+    return args
 
 
 def _alpha(b, q, B, tau):
@@ -493,6 +498,7 @@ def throughput_ratio(alpha, q_blue, boost, rtt):
     q = _loss(fn, "q_blue", q_blue)
     B = _boost(fn, "boost", boost)
     tau = _rtt(fn, "rtt", rtt)
+    v.broadcast(fn, alpha=a, q_blue=q, boost=B, rtt=tau)
     qg = a * q
     if np.any(qg > 1.0):
         raise ScenarioError(
@@ -786,6 +792,7 @@ class ControlLaw:
         fn = "ControlLaw.target_ratio"
         q = _loss(fn, "q_blue", q_blue)
         B = _boost(fn, "boost", boost)
+        v.broadcast(fn, q_blue=q, boost=B)
         with np.errstate(all="ignore"):
             r = _alpha(self.beta_star, q, B, self.rtt)
         return _out(_finite(fn, r, _C_OVERFLOW), q_blue, boost)

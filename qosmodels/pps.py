@@ -1098,6 +1098,7 @@ def packet_tag(out_ticket_rate, avg_rate):
     """
     t = _arr("packet_tag", "out_ticket_rate", out_ticket_rate, ge=0, unit="tickets/s")
     r = _arr("packet_tag", "avg_rate", avg_rate, gt=0, unit="packets/s")
+    v.broadcast("packet_tag", out_ticket_rate=t, avg_rate=r)
     with np.errstate(all="ignore"):
         tag = t / r
     return _out(_finite("packet_tag", tag, "out_ticket_rate / avg_rate overflows; give the "
@@ -1133,6 +1134,7 @@ def exchange_rate(out_ticket_rate, in_ticket_rate):
     """
     o = _arr("exchange_rate", "out_ticket_rate", out_ticket_rate, gt=0, unit="tickets/s")
     i = _arr("exchange_rate", "in_ticket_rate", in_ticket_rate, gt=0, unit="tickets/s")
+    v.broadcast("exchange_rate", out_ticket_rate=o, in_ticket_rate=i)
     with np.errstate(all="ignore"):
         x = o / i
     if not np.all(np.isfinite(x) & (x > 0)):
@@ -1175,6 +1177,7 @@ def poor_flow_rate(poor_rate, tickets, poor_tickets):
     r = _arr(owner, "poor_rate", poor_rate, ge=0)
     t = _arr(owner, "tickets", tickets, ge=0, unit="tickets/s")
     tp = _arr(owner, "poor_tickets", poor_tickets, gt=0, unit="tickets/s")
+    v.broadcast(owner, poor_rate=r, tickets=t, poor_tickets=tp)
     if np.any(t > tp * (1 + 1e-12)):
         raise ScenarioError(f"{owner}: tickets must be <= poor_tickets (one poor flow's tickets "
                             f"are part of all poor flows' tickets), got {t!r} > {tp!r}")
@@ -1216,6 +1219,7 @@ def tred_multiplier(expect_tkt, in_tkt):
     """
     e = _arr("tred_multiplier", "expect_tkt", expect_tkt, gt=0, unit="tickets")
     i = _arr("tred_multiplier", "in_tkt", in_tkt, gt=0, unit="tickets")
+    v.broadcast("tred_multiplier", expect_tkt=e, in_tkt=i)
     with np.errstate(all="ignore"):
         m = (e / i) ** 3
     return _out(_finite("tred_multiplier", m, "(expect_tkt / in_tkt)^3 overflows; it is finite "
@@ -1252,6 +1256,7 @@ def tred_drop_probability(red_probability, expect_tkt, in_tkt):
     p = _arr(owner, "red_probability", red_probability, ge=0, le=1)
     e = _arr(owner, "expect_tkt", expect_tkt, gt=0, unit="tickets")
     i = _arr(owner, "in_tkt", in_tkt, gt=0, unit="tickets")
+    v.broadcast(owner, red_probability=p, expect_tkt=e, in_tkt=i)
     with np.errstate(all="ignore"):
         # the multiplier may overflow: min(1, p * inf) is 1 for p > 0, and 0 for p = 0
         x = np.where(p > 0, np.minimum(1.0, p * ((e / i) ** 3)), 0.0 * p)
@@ -1338,6 +1343,7 @@ def udp_drop_probability(in_tkt, avg_tkt):
     """
     i = _arr("udp_drop_probability", "in_tkt", in_tkt, ge=0, unit="tickets")
     a = _arr("udp_drop_probability", "avg_tkt", avg_tkt, gt=0, unit="tickets")
+    v.broadcast("udp_drop_probability", in_tkt=i, avg_tkt=a)
     with np.errstate(all="ignore"):
         return _out(np.maximum(0.0, 1.0 - i / a))
 
@@ -1420,6 +1426,7 @@ def udp_one_hop(send_rate, ticket_rate, link_ticket_rate, capacity) -> UDPOutcom
     t = _arr(owner, "ticket_rate", ticket_rate, gt=0, unit="tickets/s")
     T = _arr(owner, "link_ticket_rate", link_ticket_rate, gt=0, unit="tickets/s")
     c = _arr(owner, "capacity", capacity, gt=0)
+    v.broadcast(owner, send_rate=r, ticket_rate=t, link_ticket_rate=T, capacity=c)
     if np.any(t > T * (1 + 1e-12)):
         raise ScenarioError(f"{owner}: ticket_rate must be <= link_ticket_rate (the flow's "
                             f"tickets are part of what the link receives), got {t!r} > {T!r}")

@@ -353,6 +353,11 @@ def fair_queue(times, conversations, sizes, *, capacity: float, weights=None,
             raise ScenarioError(f"fair_queue: weights must be finite and > 0, got {w!r}")
 
     rate = capacity / BITS_PER_BYTE
+    if not (rate > 0 and np.isfinite(float(p.max()) / rate)):
+        raise ScenarioError(
+            f"fair_queue: capacity = {capacity!r} bit/s is too small to compute with (a "
+            f"{float(p.max()):g}-byte packet's transmission time overflows a float); give a "
+            f"capacity of at least 1e-300 bit/s")
     order = np.argsort(t, kind="stable")
     ts, cs, ps = t[order], c[order], p[order]
     with np.errstate(all="ignore"):

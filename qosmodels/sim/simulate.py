@@ -145,6 +145,10 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
     record = _as_record(record)
     if max_events is not None:
         max_events = integer("simulate", "max_events", max_events, ge=1, le=2**62)
+    if limits is not None and not isinstance(limits, Limits):
+        raise ScenarioTypeError(
+            f"simulate.limits must be a qosmodels.sim.Limits (e.g. Limits(max_events=10**9)) "
+            f"or None, got {limits!r:.80} of type {type(limits).__name__}")
     limits = Limits() if limits is None else limits
     if max_events is not None:
         limits = Limits(max_events=max_events, max_packets=limits.max_packets,

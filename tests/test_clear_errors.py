@@ -1,0 +1,57 @@
+"""Issue 33's vague errors: each names the argument and the fix, as a ScenarioError /
+ScenarioTypeError (ValueError / TypeError), and nothing else raises first."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qosmodels import Flow, Link, Network, abe, fq, pps
+from qosmodels.errors import ScenarioError, ScenarioTypeError
+from qosmodels.sim import simulate
+
+
+@pytest.mark.parametrize("call, names", [
+    (lambda: abe.throughput([0.01, 0.02], [0.1, 0.2, 0.3]), ("loss", "rtt")),
+    (lambda: abe.loss_for_throughput([10.0, 20.0], [0.1, 0.2, 0.3]), ("rate", "rtt")),
+    (lambda: abe.throughput_small_loss([0.01, 0.02], [0.1, 0.2, 0.3]), ("loss", "rtt")),
+    (lambda: abe.alpha(1.5, [0.01, 0.02], 0.0, [0.1, 0.2, 0.3]), ("q_blue", "rtt")),
+    (lambda: abe.delta(1.5, [0.01, 0.02], [0.0, 0.1, 0.2], 0.1), ("q_blue", "boost")),
+    (lambda: abe.throughput_ratio([1.0, 2.0], [0.01, 0.02, 0.03], 0.0, 0.1),
+     ("alpha", "q_blue")),
+    (lambda: pps.exchange_rate([1.0, 2.0], [1.0, 2.0, 3.0]),
+     ("out_ticket_rate", "in_ticket_rate")),
+    (lambda: pps.packet_tag([1.0, 2.0], [1.0, 2.0, 3.0]), ("out_ticket_rate", "avg_rate")),
+    (lambda: pps.poor_flow_rate([1.0, 2.0], 1.0, [1.0, 2.0, 3.0]),
+     ("poor_rate", "poor_tickets")),
+    (lambda: pps.tred_multiplier([1.0, 2.0], [1.0, 2.0, 3.0]), ("expect_tkt", "in_tkt")),
+    (lambda: pps.tred_drop_probability(0.1, [1.0, 2.0], [1.0, 2.0, 3.0]),
+     ("expect_tkt", "in_tkt")),
+    (lambda: pps.udp_drop_probability([1.0, 2.0], [1.0, 2.0, 3.0]), ("in_tkt", "avg_tkt")),
+])
+def test_arrays_of_different_lengths_are_named(call, names):
+    with pytest.raises(ScenarioError, match="do not broadcast together") as err:
+        call()
+    for name in names:
+        assert f"{name} of shape" in str(err.value)
+    assert isinstance(err.value, ValueError)
+
+
+def test_arrays_that_broadcast_still_work():
+    got = abe.throughput([0.01, 0.02], 0.1)
+    assert got.shape == (2,) and np.all(got > 0)
+    assert pps.exchange_rate([1.0, 2.0], 2.0).tolist() == [0.5, 1.0]
+
+
+def test_a_capacity_too_small_to_compute_with_is_refused():
+    with pytest.raises(ScenarioError, match="capacity = 5e-324 bit/s is too small"):
+        fq.fair_queue([0.0, 0.1], [0, 1], [1000, 1000], capacity=5e-324)
+    # a small but workable capacity still runs
+    r = fq.fair_queue([0.0, 0.1], [0, 1], [1000, 1000], capacity=1e-3)
+    assert np.all(np.isfinite(r.fq_departure))
+
+
+def test_simulate_refuses_limits_that_are_not_limits():
+    net = Network([Link("a", "b", 1e6, 0.01)], [Flow(["a", "b"])])
+    with pytest.raises(ScenarioTypeError, match="simulate.limits must be a qosmodels.sim.Limits"):
+        simulate(net, 1.0, seed=0, limits="big")
