@@ -1171,6 +1171,10 @@ def _per_period(fn, name, value, n, check):
     return a.astype(np.float64)
 
 
+#: The most periods :func:`run_loop` steps in one call (about 20 s of plain Python).
+MAX_LOOP_PERIODS = 10**6
+
+
 def run_loop(law: ControlLaw | None = None, *, q_blue=0.02, boost=0.05, periods: int = 200,
              packets: int | None = 1000, bias: float = 1.0, boost_cv: float = 0.2,
              initial_q_blue: float = 0.05, initial_boost: float | None = None,
@@ -1229,9 +1233,9 @@ def run_loop(law: ControlLaw | None = None, *, q_blue=0.02, boost=0.05, periods:
         SeedSequence or a Generator.
     ScenarioError
         If an argument is out of range or not finite, a negative seed, or if
-        the ``periods`` would need more memory than the budget
-        (:class:`~qosmodels.errors.BudgetError`); or if the law fails on the
-        way (:meth:`ControlLaw.update`).
+        the ``periods`` would need more memory than the budget or exceed
+        :data:`MAX_LOOP_PERIODS` (:class:`~qosmodels.errors.BudgetError`); or if the
+        law fails on the way (:meth:`ControlLaw.update`).
 
     References
     ----------
@@ -1249,6 +1253,9 @@ def run_loop(law: ControlLaw | None = None, *, q_blue=0.02, boost=0.05, periods:
         raise ScenarioTypeError(f"{fn}: law must be a ControlLaw, got {law!r}")
     _seed.check(fn, seed)
     n = _integer(fn, "periods", periods, ge=1)
+    budget.check_work(fn, n, MAX_LOOP_PERIODS, what="periods", parameter=f"periods = {n}",
+                      fix="run fewer periods (the loop steps in plain Python, some 20 us a "
+                          "period: 10^6 periods take about 20 s)")
     # 14 float64 arrays of n + 1 values: 8 outputs, 2 per-period inputs, target, time and
     # the two concatenated true series
     budget.check_memory(fn, 14 * 8.0 * (n + 1), parameter=f"periods={n}",

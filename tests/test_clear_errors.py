@@ -55,3 +55,36 @@ def test_simulate_refuses_limits_that_are_not_limits():
     net = Network([Link("a", "b", 1e6, 0.01)], [Flow(["a", "b"])])
     with pytest.raises(ScenarioTypeError, match="simulate.limits must be a qosmodels.sim.Limits"):
         simulate(net, 1.0, seed=0, limits="big")
+
+
+# ----------------------------------------------- runs that would not end are refused
+
+
+def test_a_generic_timer_storm_is_refused_before_it_starts():
+    # initial_rtt = 1e-300: the generic timer fires every 2e-300 s until the first RTT
+    # sample, some 1e298 timeouts; refused by the work budget, naming the cause
+    from qosmodels.errors import BudgetError
+    from qosmodels.mechanisms import GenericWindow
+
+    net = Network([Link("a", "b", 1e6, 0.01, buffer=5)],
+                  [Flow(["a", "b"], source=GenericWindow(initial_rtt=1e-300))])
+    with pytest.raises(BudgetError, match=r"generic timeouts before the first RTT sample"):
+        simulate(net, 10.0, seed=0, progress=False)
+
+
+def test_replicate_refuses_what_would_not_end():
+    from qosmodels.errors import BudgetError
+    from qosmodels.sim import replicate
+
+    net = Network([Link("a", "b", 1e6, 0.01)], [Flow(["a", "b"])])
+    with pytest.raises(ScenarioError, match=r"replicate.n must be <= 1000000"):
+        replicate(net, 10**9, 1.0, seed=0, progress=False)
+    with pytest.raises(BudgetError, match=r"n = 1000000 runs of about"):
+        replicate(net, 10**6, 10**4, seed=0, progress=False)
+
+
+def test_run_loop_refuses_periods_that_would_take_minutes():
+    from qosmodels.errors import BudgetError
+
+    with pytest.raises(BudgetError, match=r"periods = 10000000"):
+        abe.run_loop(periods=10**7, packets=None, seed=0)

@@ -350,8 +350,9 @@ def predicted_events(network: Network, duration: float,
     the ends), with every link carrying at most its capacity, a window source at most
     its window per round-trip propagation delay and an open-loop source at most its
     rate.  To it are added what no capacity bounds: packets an open-loop source makes
-    (dropped or not), on/off toggles, retransmission timeouts at the smallest RTO, and
-    flows starting and stopping.  Timers of queue mechanisms (DECbit cycles, ABE
+    (dropped or not), on/off toggles, retransmission timeouts at the smallest RTO, the
+    generic timer's expiries (every ``beta * initial_rtt``, not backed off) until a
+    window source's first RTT sample a round trip in, and flows starting and stopping.  Timers of queue mechanisms (DECbit cycles, ABE
     periods, token refills) are left out; the running budget catches those.
 
     With ``enough``, a looser bound that needs no linear programme (every flow at
@@ -377,6 +378,7 @@ def predicted_events(network: Network, duration: float,
     upper = np.full(F, np.inf)
     made = np.zeros(F)     # packets an open-loop source makes, per second
     toggles = np.zeros(F)  # on/off switches and timeouts, per second
+    early = np.zeros(F)    # generic timeouts before the first RTT sample, in all
     rtt = np.asarray(network.rtt)
     for i, flow in enumerate(network.flows):
         src = flow.source
@@ -389,6 +391,12 @@ def predicted_events(network: Network, duration: float,
                 upper[i] = min(upper[i], float(window) / rtt[i])
             if getattr(src, "min_rto", None):
                 toggles[i] += 1.0 / src.min_rto
+            initial, beta = getattr(src, "initial_rtt", None), getattr(src, "beta", None)
+            if initial is not None and beta is not None:
+                # the generic timer, not backed off, fires every beta * initial_rtt until the
+                # first RTT sample, at least a round trip in: each a go-back-N of the window
+                first = min(max(rtt[i], 0.0), duration)
+                early[i] = first / (beta * initial) * (float(window or 1) + 1.0)
         on, off = getattr(src, "on_time", None), getattr(src, "off_time", None)
         if on is not None and off is not None:
             toggles[i] += 2.0 / (on + off)
@@ -396,7 +404,7 @@ def predicted_events(network: Network, duration: float,
     path_min = np.full(F, np.inf)
     np.minimum.at(path_min, cols, np.asarray(network.capacities, dtype=float)[fwd])
     alone = np.minimum(upper, path_min / bits)  # each flow as if alone on its path
-    extra = (2.0 * made.sum() + toggles.sum()) * duration + 4.0 * F + 1.0
+    extra = (2.0 * made.sum() + toggles.sum()) * duration + early.sum() + 4.0 * F + 1.0
     if enough is not None and float(np.sum(weight * alone)) * duration + extra <= enough:
         return float(np.sum(weight * alone)) * duration + extra, "packets forwarded"
     import scipy.sparse as sp
@@ -409,7 +417,9 @@ def predicted_events(network: Network, duration: float,
     terms = {"packets forwarded at the links' capacities": forwarding * duration,
              "packets the open-loop sources make (at their rates)": 2.0 * made.sum() * duration,
              "on/off switches and retransmission timeouts (at min_rto)":
-                 toggles.sum() * duration}
+                 toggles.sum() * duration,
+             "generic timeouts before the first RTT sample (every beta * initial_rtt of "
+             "a window source)": early.sum()}
     total = sum(terms.values()) + 4.0 * F + 1.0
     return total, max(terms, key=terms.get)
 

@@ -426,15 +426,34 @@ def replicate(network: Network, n: int, duration: float, *, seed, warmup: float 
         The runs, and the mean and confidence half-width of per-flow
         throughput, mean queueing delay and per-link utilisation.
     """
-    n = integer("replicate", "n", n, ge=2)
+    n = integer("replicate", "n", n, ge=2, le=MAX_REPLICATIONS)
     if not (isinstance(confidence, float) and 0.0 < confidence < 1.0):
         raise ScenarioError(f"replicate.confidence must be a float in (0, 1), got {confidence!r}")
+    from ..network import Network
+
+    if isinstance(network, Network) and kwargs.get("max_events") is None and getattr(
+            kwargs.get("limits"), "max_events", None) is None:
+        # the runs together, before any starts (each run checks its own budget too)
+        dur = real("replicate", "duration", duration, gt=0, unit="s")
+        work, term = predicted_events(network, dur, enough=DEFAULT_MAX_EVENTS)
+        check_work("replicate", n * work, REPLICATE_MAX_EVENTS, what="events",
+                   parameter=f"n = {n} runs of about {work:.3g} events each (duration = "
+                             f"{dur:g} s; mostly {term})",
+                   fix="make fewer or shorter runs, or pass max_events=... to allow more per "
+                       "run")
     # spawned from a copy: a SeedSequence given twice gives the same runs twice
     root = _seed.fresh(_seed.seed_sequence("replicate", seed))
     tasks = [(network, duration, ss, warmup, kwargs) for ss in root.spawn(n)]
     runs = run_tasks(_simulate_one, tasks, executor=executor, progress=progress,
                      desc="replicate", describe=lambda t: f"with seed {t[2]!r}")
     return ReplicationResult(runs=runs, confidence=confidence)
+
+
+#: The most runs :func:`replicate` makes in one call (their results are kept in memory).
+MAX_REPLICATIONS = 10**6
+#: Predicted events of all of :func:`replicate`'s runs together above which it refuses to
+#: start without an explicit ``max_events`` (ten runs at :data:`DEFAULT_MAX_EVENTS`).
+REPLICATE_MAX_EVENTS = 10 * DEFAULT_MAX_EVENTS
 
 
 def _simulate_one(network, duration, seed, warmup, kwargs) -> SimulationResult:
