@@ -1,4 +1,4 @@
-"""A Tahoe-like TCP sender, the fair-queueing paper's JK (spec: :class:`qosmodels.mechanisms.TcpTahoe`).
+"""Tahoe-like TCP, the fair-queueing paper's JK (spec: :class:`qosmodels.mechanisms.TcpTahoe`).
 
 Slow start, congestion avoidance, fast retransmit without fast recovery (the
 window goes to 1, the missing packet alone is resent, the next-to-send pointer
