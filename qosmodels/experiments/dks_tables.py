@@ -23,8 +23,8 @@ The gateway lines run at **56 kb/s**: 1746 + 1746 FTP packets in 500 s
 gets exactly 3500 under FCFS; scenario 1's FTPs' RTT of 1.43 s is their 10
 packets (two windows) queued at 0.143 s each, and its FQ Telnet RTT of 0.079
 s is half an FTP packet plus its own, so the other links are fast and the
-propagation delays negligible: access links here are 10 Mb/s without delay,
-and every line has its reverse direction declared (the ACKs queue there).
+propagation delays negligible: access links here are 10 Mb/s without delay
+(scenario 5's excepted, below), and every line has its reverse direction declared (the ACKs queue there).
 Buffers count packets waiting (the packet in transmission apart).
 
 1. Scenario 1 (Table II): 2 FTPs + 2 Telnets, one 56 kb/s gateway line.
@@ -45,6 +45,16 @@ Buffers count packets waiting (the packet in transmission apart).
    non-overlapping paths), FTP 4 crosses all three (FCFS 2500 = 5 packets/s
    per short FTP and 1000 = 2/s for the long one, 7/s per line; FQ 1750 each,
    half a line).  Buffers 15 (no drops in any combination: at least 10 fit).
+   **Hosts on 56 kb/s links** (:data:`ACCESS_BY_SCENARIO`): under FCFS each
+   line is split by window/RTT, and the table's round trips, 1.00 s for a
+   short FTP and 2.5 s for the long one (5 packets in flight at 5 and 2
+   packets/s), are not in the ratio 1:3 that three equal gateway queues give
+   (0.95 and 2.86 s, 2625 and 875 packets, with 10 Mb/s host links): each
+   path carries about 0.29 s of delay outside the gateway lines, the
+   transmission of a packet on a host's and on a sink's link at the line
+   rate (2 x 0.143 s).  With those links the FCFS rows come out exactly
+   (2500/1000 packets, 1.00/2.50 s); 1.544 Mb/s and 10 Mb/s stay declared
+   (:data:`UNSTATED`).
 6. Scenario 6 (Table VII), only in part.  FTPs 1-3 share a **9.6 kb/s** line
    (1.2 packets/s): they deliver ~195 packets each (window 5 over an RTT of
    12.8 s = 15 packets queued at 0.833 s), ~590 with FTP 4's ACKs crossing
@@ -162,6 +172,9 @@ LINE = 56e3
 SLOW_LINE = 9.6e3
 #: Access links, "fast": bit/s.
 ACCESS = 10e6
+#: Scenarios whose hosts' links the tables pin down, bit/s (module docstring): scenario 5's
+#: FCFS round trips, 1.00 and 2.5 s, need the hosts on links at the line rate.
+ACCESS_BY_SCENARIO = {5: LINE}
 FTP_SIZE = 1000
 TELNET_SIZE = 40
 #: Telnet: one 40-byte packet per 5 s on average, bit/s.
@@ -638,7 +651,7 @@ BUFFERS = {1: 15, 2: 15, 3: 20, 4: 15, 5: 15, 6: 20}
 
 
 def scenario_network(scenario: int, combo: Combo | None = None, *, sources=None,
-                     queue=None, access: float = ACCESS, buffer: int | None = None,
+                     queue=None, access: float | None = None, buffer: int | None = None,
                      rtt_gain: float | None = None, initial_rtt: float | None = None,
                      jk_max_rto: float | None = None) -> Network:
     """The network of one of the paper's scenarios, as inferred (module docstring).
@@ -695,6 +708,7 @@ def scenario_network(scenario: int, combo: Combo | None = None, *, sources=None,
     sources = [_timed(s, rtt_gain, initial_rtt, jk_max_rto) for s in sources]
     names = [f"c{i + 1}" for i in range(len(kinds))]
     buffer = BUFFERS[scenario] if buffer is None else buffer
+    access = ACCESS_BY_SCENARIO.get(scenario, ACCESS) if access is None else access
     if scenario <= 4:
         return single_gateway(list(sources), buffer=buffer, queue=queue, names=names,
                               access=access)
@@ -880,12 +894,11 @@ _NOTES = {
                       "delivers nothing in the window",
     ("IV", "JK/FCFS"): "the shut-out FTP and Telnet retransmit at their backed-off or inflated "
                        "timeouts: how many times in 500 s depends on timing",
-    ("VI", "G/FCFS"): "FCFS splits each line by window/RTT; with negligible fixed delay the long "
-                      "path's RTT is three short ones (5.25:1.75 packets/s, 2625/875); the "
-                      "paper's 2500/1000 (RTT 1.0 and 2.5 s) needs ~0.25 s of fixed delay per "
-                      "path (slower access lines or propagation) that the lost Figure 6 would "
-                      "show: host links at 56 kb/s (access_rate, explored) give exactly "
-                      "2500/1000 packets and 1.00/2.50 s",
+    ("VI", "G/FCFS"): "FCFS splits each line by window/RTT: the paper's 2500/1000 packets "
+                      "(RTT 1.0 and 2.5 s) are what the hosts' 56 kb/s links give each path "
+                      "(2 x 0.143 s outside the gateway lines); with 10 Mb/s host links "
+                      "(explored) the long path's RTT is three short ones (2625/875 packets, "
+                      "0.95/2.86 s)",
     ("VII", "G/FCFS"): "GenericWindow starts from an RTT estimate of 1 s (the paper gives "
                        "none) against 12.8 s: spurious timeouts at start fill the 20-packet "
                        "buffer with go-back-N copies, drops follow and FTP 1 ends a loser with "
@@ -975,8 +988,9 @@ _WHY: dict[str, tuple[str, str, str]] = {
         "emulation; the paper says only 'greater than 1/3 of its fair share of buffer space'.  "
         "The FTP RTTs here are 40-46 % below the paper's where the buffer is stated (Table "
         "III: 0.859 s against 1.59 at 15 packets, under every explored host link and timer "
-        "setting) and no one buffer gives the paper's RTTs in every table (Table VI: 0.776 s "
-        "at 15 packets, 1.045 s at 20, 1.429 s at 30 against 1.29; Table II needs 30): the "
+        "setting) and no one buffer gives the paper's RTTs in every table (Table VI, hosts on "
+        "56 kb/s links: 0.776 s at 10 packets, 1.044 s at 15, 1.286 s at 20, 1.429 s at 30 "
+        "against 1.29; Tables II and VII need 30): the "
         "paper's gateway signalled later than this reading",
         "unstated parameter"),
     "segregation": (
@@ -1095,22 +1109,15 @@ _WHY: dict[str, tuple[str, str, str]] = {
         "neither (805-819).  No explored setting gives the paper's 12-packet loser with its "
         "281 s estimate",
         "unstated parameter"),
-    "vi-access": (
-        "unstated parameter",
-        "FCFS splits each line by window/RTT; with the inferred 10 Mb/s host links the long "
-        "path's RTT is three short ones (875 packets, 2.86 s); with the hosts on 56 kb/s links "
-        "each path gains their transmission times and the table comes out exactly: 2500 and "
-        "1000 packets, RTT 1.00 and 2.50 s",
-        "unstated parameter"),
     "decbit": (
         "mechanism differs",
-        "the selective DECbit gateway is reconstructed (DEC-TR-510 was not available).  With "
-        "the inferred 10 Mb/s host links its RTTs are about half the paper's (Table VI: "
-        "0.24-0.61 s against 0.52-1.05) and it wastes 1 % of the first line, not 'roughly 18 "
-        "per cent'; with the hosts on 56 kb/s links the short FTPs' rows come out (1706-1727 "
-        "packets, RTT 0.54 s) but the long FTP gets 1417 packets (printed 1202) and the waste "
-        "is 10.6 %; Table VII's FTP 4 gets 342-344 packets (printed 510) with RTT 2.56 s "
-        "(printed 3.55) under every explored setting",
+        "the selective DECbit gateway is reconstructed (DEC-TR-510 was not available).  In "
+        "scenario 5, whose hosts are on 56 kb/s links, the short FTPs' rows come out "
+        "(1706-1727 packets, RTT 0.54 s) but the long FTP gets 1417 packets (printed 1202; "
+        "1417-1447 under every explored setting) and the first line's waste is 10.6 %, not "
+        "'roughly 18 per cent' (with 10 Mb/s host links the RTTs are about half the paper's, "
+        "0.24-0.61 s against 0.52-1.05, and the waste 1 %); Table VII's FTP 4 gets 342-344 "
+        "packets (printed 510) with RTT 2.56 s (printed 3.55) under every explored setting",
         "unstated parameter"),
     "vii-buffer": (
         "unstated parameter",
@@ -1273,25 +1280,13 @@ KNOWN_ROWS: dict[str, dict[str, tuple]] = {
             ("v-fq", 1.3, 1.3, None),
     },
     "VI": {
-        "G/FCFS FTP 4 throughput": ("vi-access", 0.18, 0.18, {'access_rate': 56000.0}),
-        "G/FCFS FTP 4 rtt": ("vi-access", 0.2, 0.2, {'access_rate': 56000.0}),
-        "JK/FCFS FTP 4 throughput": ("vi-access", 0.18, 0.18, {'access_rate': 56000.0}),
-        "JK/FCFS FTP 4 rtt": ("vi-access", 0.2, 0.2, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 1 throughput": ("decbit", 0.29, 0.28, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 2 throughput": ("decbit", 0.29, 0.28, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 3 throughput": ("decbit", 0.29, 0.29, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 4 throughput": ("decbit", 0.24, 0.24, None),
-        "DEC/DEC FTP 1 rtt": ("decbit", 0.68, 0.68, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 2 rtt": ("decbit", 0.69, 0.69, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 3 rtt": ("decbit", 0.69, 0.69, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 4 rtt": ("decbit", 0.56, 0.56, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 1 retransmitted": ("decbit", 63, 65, {'access_rate': 56000.0}),
-        "DEC/FQbit FTP 1 rtt": ("fqbit-rule", 0.52, 0.52, None),
-        "DEC/FQbit FTP 2 rtt": ("fqbit-rule", 0.52, 0.52, None),
-        "DEC/FQbit FTP 3 rtt": ("fqbit-rule", 0.52, 0.52, None),
-        "DEC/FQbit FTP 4 rtt": ("fqbit-rule", 0.16, 0.16, {'buffer': 20}),
+        "DEC/DEC FTP 4 throughput": ("decbit", 0.24, 0.2, None),
+        "DEC/DEC FTP 4 rtt": ("decbit", None, 0.19, None),
+        "DEC/FQbit FTP 1 rtt": ("fqbit-rule", 0.25, 0.26, {'buffer': 20}),
+        "DEC/FQbit FTP 2 rtt": ("fqbit-rule", 0.25, 0.26, {'buffer': 20}),
+        "DEC/FQbit FTP 3 rtt": ("fqbit-rule", 0.25, 0.25, {'buffer': 20}),
         "DEC/DEC: bandwidth wasted on the first line ('roughly 18 per cent')":
-            ("decbit", 1.3, 1.3, None),
+            ("decbit", 0.54, 0.44, None),
     },
     "VII": {
         "G/FCFS FTP 1 throughput": ("vii-buffer", 0.94, 0.87, {'buffer': 30}),
@@ -1365,11 +1360,13 @@ def _buffer(scenario):
         "packets; 10-30 spans that figure and the era's small gateway buffers", unit="packets")
 
 
-_ACCESS = Unstated(
-    "access_rate", ACCESS, (56e3, 1.544e6),
-    "the lost figures do not give the hosts' own links: from a 56 kb/s line like the "
-    "gateways' (the tables' RTTs leave no room for slower) through a T1 to 10 Mb/s Ethernet",
-    unit="bit/s")
+def _access_rate(scenario):
+    default = ACCESS_BY_SCENARIO.get(scenario, ACCESS)
+    return Unstated(
+        "access_rate", default, tuple(v for v in (56e3, 1.544e6, ACCESS) if v != default),
+        "the lost figures do not give the hosts' own links: from a 56 kb/s line like the "
+        "gateways' (the tables' RTTs leave no room for slower) through a T1 to 10 Mb/s "
+        "Ethernet", unit="bit/s")
 _GAIN = Unstated(
     "rtt_gain", 0.125, (0.25, 0.5, 1.0),
     "the paper's generic timer uses an 'exponentially averaged' RTT without its gain: from "
@@ -1389,7 +1386,8 @@ _JK_RTO = Unstated(
 #: generic and JK sources).
 UNSTATED = {
     key: tuple(u for u in ((_buffer(t.scenario) if t.scenario != 2 else None),
-                           (_ACCESS if t.scenario != 3 else None), _GAIN, _INIT, _JK_RTO)
+                           (_access_rate(t.scenario) if t.scenario != 3 else None), _GAIN, _INIT,
+                           _JK_RTO)
                if u is not None)
     for key, t in TABLES.items()}
 
