@@ -24,7 +24,8 @@ gets exactly 3500 under FCFS; scenario 1's FTPs' RTT of 1.43 s is their 10
 packets (two windows) queued at 0.143 s each, and its FQ Telnet RTT of 0.079
 s is half an FTP packet plus its own, so the other links are fast and the
 propagation delays negligible: access links here are 10 Mb/s without delay
-(scenario 5's excepted, below), and every line has its reverse direction declared (the ACKs queue there).
+(scenario 5's excepted, below), and every line has its reverse direction
+declared (the ACKs queue there).
 Buffers count packets waiting (the packet in transmission apart).
 
 1. Scenario 1 (Table II): 2 FTPs + 2 Telnets, one 56 kb/s gateway line.
@@ -869,14 +870,14 @@ FAIR = {
     "VI": {"G/FQ": (0, 1, 2, 3), "JK/FQ": (0, 1, 2, 3), "DEC/FQbit": (0, 1, 2, 3)},
 }
 
-_LOCKOUT = ("ACK-clocked winners: with JK as the paper defines it (TcpTahoe, no fast recovery) no "
-            "FTP is shut out, but the FTPs at the maximum window of 5 each send into the place "
-            "their own departing packet freed a few ms before (10 Mb/s host links, no "
-            "propagation delay) and never lose, while the others, opening their windows after "
-            "a loss, send into the full buffer: one or two FTPs get 1143-1341 packets on every "
-            "seed (1990, 1-8), the others 115-474.  The paper's JK FTPs all lost some packets "
-            "and shared fairly.  The hosts' links, which the paper does not give, decide it: "
-            "with them at 56 kb/s scenario 2's JK FTPs get 440-679 packets")
+_LOCKOUT = ("winners at the full window: with JK as the paper defines it (TcpTahoe, no fast "
+            "recovery) no FTP is shut out, but an FTP at the maximum window of 5 sends one packet "
+            "per ACK, in step with the departures, and never loses, while the others, opening "
+            "their windows after a loss, send into the full drop-tail buffer: one or two FTPs get "
+            "1143-1341 packets without a loss on every seed (1990, 1-8), most others 115-474.  "
+            "The paper's JK FTPs all resent some packets and shared fairly.  The hosts' links, "
+            "which the paper does not give, decide it: with them at 56 kb/s scenario 2's JK FTPs "
+            "get 440-679 packets")
 _NOTES = {
     ("III", "G/FCFS"): "which FTPs win or lose the segregation depends on timing (the paper's "
                        "run, one seed here); the winners/losers count rows are the comparable "
@@ -1020,16 +1021,17 @@ _WHY: dict[str, tuple[str, str, str]] = {
         "unstated parameter",
         "JK is the paper's here, without fast recovery (TcpTahoe), and no FTP is shut out any "
         "more (seed 1990: 309, 1158, 278, 300, 312, 1143 packets; TcpReno's fast recovery gave "
-        "1095, 1095, 0, 219, 1091), but one or two FTPs still win: at the maximum window of 5 "
-        "an FTP is ACK-clocked, each packet it sends taking the place its own departing packet "
-        "freed a few ms before (10 Mb/s host links, no propagation delay), so it never loses; "
-        "the others, opening their windows after a loss, send into the full buffer and lose "
-        "80-93 packets each in 500 s.  On each of seeds 1-8 one or two FTPs get 1146-1341 "
-        "packets without a loss and the others 115-474.  The paper's JK FTPs all lost (26-56 "
-        "drops each) and shared fairly (582-585).  With the hosts on 56 kb/s links the lock "
-        "breaks here too (FTPs 1-6: 440, 611, 679, 650, 601, 510 packets; the Telnets then get "
-        "107-129 through); the JK timer's cap does not break it (two FTPs at 1143-1158 packets "
-        "with jk_max_rto 30, 120 or 240 s)",
+        "1095, 1095, 0, 219, 1091, 0), but one or two FTPs still win: an FTP at the maximum "
+        "window of 5 sends one packet per ACK, in step with the departures, and loses none "
+        "(0-1 resends in 500 s), while the others, opening their windows after a loss (two "
+        "packets per ACK in slow start), send into the full buffer and lose 81-93 packets each "
+        "(a drop-tail phase effect, with 10 Mb/s host links and no propagation delay).  On "
+        "each of seeds 1-8 one or two FTPs get 1146-1341 packets without a loss, the others "
+        "115-474 (and one FTP of seed 3, 916).  The paper's JK FTPs all resent packets (27-57 "
+        "each) and shared fairly (582-585).  With the hosts on 56 kb/s links the lock breaks "
+        "here too (FTPs 1-6: 440, 611, 679, 650, 601, 510 packets; the Telnets then get 107-129 "
+        "through); the JK timer's cap does not break it (two FTPs at 1143-1158 packets with "
+        "jk_max_rto 30, 120 or 240 s)",
         "unstated parameter"),
     "jk-queue-full": (
         "unstated parameter",
@@ -1042,8 +1044,9 @@ _WHY: dict[str, tuple[str, str, str]] = {
         "mechanism differs",
         "the JK Telnet here is the windowed Poisson source with the generic timeout (no "
         "backoff; the simulator has no application-limited JK sender).  In Table III under "
-        "FCFS the Telnets get 6 and 7 packets through in 500 s (the paper 3 and 0) and resend "
-        "and lose 5-11 each; under FQ, which drops none of them, they resend 3 and 7 after "
+        "FCFS the Telnets get 6 and 7 packets through in 500 s (the paper: Telnet 8 none, "
+        "Telnet 7's cell damaged), Telnet 7 loses 11 (the paper 2) and Telnet 8 resends 5 and "
+        "loses 6 (the paper 0); under FQ, which drops none of them, they resend 3 and 7 after "
         "spurious generic timeouts (the paper 0); in Table IV the Telnet resends and loses 10 "
         "(the paper 0).  The paper's JK Telnets, with JK's timers, resent almost nothing",
         "unstated parameter"),
@@ -1103,7 +1106,7 @@ _WHY: dict[str, tuple[str, str, str]] = {
         "sources have segregated') and almost nothing is lost (1-2 drops each).  Here, at the "
         "defaults, neither generic FTP collapses (705 and 857 packets, estimates 3.1 and 2.4 s) "
         "and every FTP loses packets (20 window packets for 15 places; the JK pair 965 and 973 "
-        "packets against the printed 1163 and 1162); with a 20-packet buffer every window "
+        "packets against the printed 1163 each); with a 20-packet buffer every window "
         "fits, nothing is lost and each FTP gets 875 packets; with the generic timer's gain at "
         "0.25 one generic FTP falls to 573 packets (the JK pair 974 and 975), at 0.5 and 1 "
         "neither (805-819).  No explored setting gives the paper's 12-packet loser with its "
