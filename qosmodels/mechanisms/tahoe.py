@@ -73,9 +73,10 @@ class TcpTahoe(SourceSpec):
       ``min(snd_wnd, snd_cwnd)`` in whole segments, which for a greedy sender
       is the same window up to the rounding.
     * Times are continuous: 4.3BSD counts its timers and RTT samples in 500 ms
-      ticks.  It also folds ``srtt`` into ``rttvar`` after four backoffs and
-      drops the connection after 12 retransmissions (``TCP_MAXRXTSHIFT``);
-      neither is modelled (a greedy sender here never gives up).
+      ticks.  It drops the connection after 12 retransmissions
+      (``TCP_MAXRXTSHIFT``), and later BSDs (Net/3) also fold ``srtt`` into
+      ``rttvar`` after four backoffs; neither is modelled (a greedy sender
+      here never gives up).
     * No ECN, no SACK, no receiver-window dynamics (``max_window`` is fixed).
 
     Parameters
@@ -113,11 +114,13 @@ class TcpTahoe(SourceSpec):
     avoidance, the mean-deviation estimator).  P. Karn, C. Partridge, SIGCOMM
     1987.  4.3BSD-Tahoe ``sys/netinet/tcp_timer.h`` 7.6 (``TCPTV_MIN``,
     ``TCPTV_REXMTMAX``, ``TCPTV_SRTTDFLT``) and ``tcp_subr.c``
-    (``tcp_newtcpcb``); W. R. Stevens, *TCP/IP Illustrated* vol. 2, 1995,
-    Sections 25.7-25.9 and 29.4 (the BSD timer, backoff table and fast
-    retransmit, whose ``snd_nxt`` save and restore Tahoe has without Reno's
-    inflation); K. Fall, S. Floyd, "Simulation-based comparisons of Tahoe,
-    Reno, and SACK TCP", CCR 26(3), 1996 (Tahoe: no fast recovery).
+    (``tcp_newtcpcb``); W. R. Stevens, G. R. Wright, *TCP/IP Illustrated*
+    vol. 2, 1995, Chapters 25 and 29 (the BSD retransmission timer and backoff
+    table; the duplicate-ACK processing, whose ``snd_nxt`` save and restore
+    around the fast retransmit is kept here, and whose ``snd_cwnd`` inflation
+    after it is Reno's fast recovery, left out); K. Fall, S. Floyd,
+    "Simulation-based comparisons of Tahoe, Reno, and SACK TCP", CCR 26(3),
+    1996 (Tahoe: fast retransmit, no fast recovery).
 
     Examples
     --------
