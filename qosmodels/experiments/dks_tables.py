@@ -23,8 +23,9 @@ The gateway lines run at **56 kb/s**: 1746 + 1746 FTP packets in 500 s
 gets exactly 3500 under FCFS; scenario 1's FTPs' RTT of 1.43 s is their 10
 packets (two windows) queued at 0.143 s each, and its FQ Telnet RTT of 0.079
 s is half an FTP packet plus its own, so the other links are fast and the
-propagation delays negligible: access links here are 10 Mb/s without delay,
-and every line has its reverse direction declared (the ACKs queue there).
+propagation delays negligible: access links here are 10 Mb/s without delay
+(scenario 5's excepted, below), and every line has its reverse direction
+declared (the ACKs queue there).
 Buffers count packets waiting (the packet in transmission apart).
 
 1. Scenario 1 (Table II): 2 FTPs + 2 Telnets, one 56 kb/s gateway line.
@@ -45,6 +46,16 @@ Buffers count packets waiting (the packet in transmission apart).
    non-overlapping paths), FTP 4 crosses all three (FCFS 2500 = 5 packets/s
    per short FTP and 1000 = 2/s for the long one, 7/s per line; FQ 1750 each,
    half a line).  Buffers 15 (no drops in any combination: at least 10 fit).
+   **Hosts on 56 kb/s links** (:data:`ACCESS_BY_SCENARIO`): under FCFS each
+   line is split by window/RTT, and the table's round trips, 1.00 s for a
+   short FTP and 2.5 s for the long one (5 packets in flight at 5 and 2
+   packets/s), are not in the ratio 1:3 that three equal gateway queues give
+   (0.95 and 2.86 s, 2625 and 875 packets, with 10 Mb/s host links): each
+   path carries about 0.29 s of delay outside the gateway lines, the
+   transmission of a packet on a host's and on a sink's link at the line
+   rate (2 x 0.143 s).  With those links the FCFS rows come out exactly
+   (2500/1000 packets, 1.00/2.50 s); 1.544 Mb/s and 10 Mb/s stay declared
+   (:data:`UNSTATED`).
 6. Scenario 6 (Table VII), only in part.  FTPs 1-3 share a **9.6 kb/s** line
    (1.2 packets/s): they deliver ~195 packets each (window 5 over an RTT of
    12.8 s = 15 packets queued at 0.833 s), ~590 with FTP 4's ACKs crossing
@@ -73,9 +84,10 @@ Algorithm combinations (Table I) and what runs here
 :data:`COMBOS` maps each label to its source factories and gateway queue,
 and all six run: generic = :class:`~qosmodels.sim.GenericWindow` (window 5,
 timeout 2 x the averaged RTT, retransmitted packets timed from their first
-transmission), JK = :class:`~qosmodels.sim.TcpReno` with ``max_window=5``
+transmission), JK = :class:`~qosmodels.sim.TcpTahoe` with ``max_window=5``
 (the paper adds adjustable windows, Jacobson-Karels timeouts and fast
-retransmit to the generic source), DEC = :class:`~qosmodels.mechanisms.DecbitWindow`
+retransmit to the generic source: no fast recovery, a Tahoe-like sender with
+4.3BSD-Tahoe's timer), DEC = :class:`~qosmodels.mechanisms.DecbitWindow`
 (window at most 5); FCFS = drop-tail, FQ =
 :class:`~qosmodels.mechanisms.FairQueueing` (delta = 0, as the paper ran it),
 DEC = selective :class:`~qosmodels.mechanisms.Decbit` (capacity factor 0.9),
@@ -83,7 +95,7 @@ FQbit = ``Decbit(fq_bit=True)``.  A combination entered as ``None`` would
 have its rows skipped, except the theory (max-min) side of the throughputs
 the text calls fair.  Deviation: a Telnet under JK or DEC is the windowed
 Poisson source with the generic timeout (the simulator has no
-application-limited Reno yet).
+application-limited JK sender yet).
 
 Runs
 ----
@@ -161,6 +173,9 @@ LINE = 56e3
 SLOW_LINE = 9.6e3
 #: Access links, "fast": bit/s.
 ACCESS = 10e6
+#: Scenarios whose hosts' links the tables pin down, bit/s (module docstring): scenario 5's
+#: FCFS round trips, 1.00 and 2.5 s, need the hosts on links at the line rate.
+ACCESS_BY_SCENARIO = {5: LINE}
 FTP_SIZE = 1000
 TELNET_SIZE = 40
 #: Telnet: one 40-byte packet per 5 s on average, bit/s.
@@ -475,10 +490,12 @@ def generic_telnet():
 
 
 def jk_ftp():
-    """Jacobson-Karels: TCP Reno with the paper's maximum window of 5."""
-    from ..sim import TcpReno
+    """Jacobson-Karels as the paper models it: the generic source with adjustable windows,
+    JK timeouts and fast retransmit, without fast recovery (:class:`~qosmodels.sim.TcpTahoe`,
+    4.3BSD-Tahoe's timer constants), with the paper's maximum window of 5."""
+    from ..sim import TcpTahoe
 
-    return TcpReno(max_window=WINDOW, packet_size=FTP_SIZE)
+    return TcpTahoe(max_window=WINDOW, packet_size=FTP_SIZE)
 
 
 def fcfs():
@@ -537,7 +554,7 @@ class Combo:
 
 
 _JK_TELNET = ("the JK Telnet is the windowed Poisson source with generic timeouts (no "
-              "application-limited Reno in the simulator yet)")
+              "application-limited JK sender in the simulator yet)")
 
 _DEC_TELNET = ("the DECbit Telnet is the windowed Poisson source with generic timeouts (a "
                "Telnet never fills its window, so the bits would not change what it sends)")
@@ -582,7 +599,7 @@ def _timed(spec, rtt_gain, initial_rtt, jk_max_rto=None):
     value, other sources are unchanged."""
     import dataclasses
 
-    if spec.kind == "reno":
+    if spec.kind == "tahoe":
         return spec if jk_max_rto is None else dataclasses.replace(spec, max_rto=jk_max_rto)
     if spec.kind not in ("generic", "poisson") or getattr(spec, "window", None) is None:
         return spec
@@ -635,7 +652,7 @@ BUFFERS = {1: 15, 2: 15, 3: 20, 4: 15, 5: 15, 6: 20}
 
 
 def scenario_network(scenario: int, combo: Combo | None = None, *, sources=None,
-                     queue=None, access: float = ACCESS, buffer: int | None = None,
+                     queue=None, access: float | None = None, buffer: int | None = None,
                      rtt_gain: float | None = None, initial_rtt: float | None = None,
                      jk_max_rto: float | None = None) -> Network:
     """The network of one of the paper's scenarios, as inferred (module docstring).
@@ -661,7 +678,7 @@ def scenario_network(scenario: int, combo: Combo | None = None, *, sources=None,
         the sources' own (0.125 and 1 s).
     jk_max_rto : float, optional
         The JK sources' cap on the backed-off retransmission timeout, s (None:
-        TcpReno's 60 s).
+        TcpTahoe's 64 s, 4.3BSD's ``TCPTV_REXMTMAX``).
 
     Returns
     -------
@@ -692,6 +709,7 @@ def scenario_network(scenario: int, combo: Combo | None = None, *, sources=None,
     sources = [_timed(s, rtt_gain, initial_rtt, jk_max_rto) for s in sources]
     names = [f"c{i + 1}" for i in range(len(kinds))]
     buffer = BUFFERS[scenario] if buffer is None else buffer
+    access = ACCESS_BY_SCENARIO.get(scenario, ACCESS) if access is None else access
     if scenario <= 4:
         return single_gateway(list(sources), buffer=buffer, queue=queue, names=names,
                               access=access)
@@ -852,23 +870,24 @@ FAIR = {
     "VI": {"G/FQ": (0, 1, 2, 3), "JK/FQ": (0, 1, 2, 3), "DEC/FQbit": (0, 1, 2, 3)},
 }
 
-_LOCKOUT = ("Reno lockout: three FTPs at the maximum window of 5 hold the drop-tail buffer full "
-            "(3 x 5 = 15 packets) and never lose again, the others back off to TcpReno's 60 s "
-            "maximum RTO; a slot a departure frees is refilled by an ACK-clocked winner a few ms "
-            "later, so a loser's retransmission almost always finds the buffer full (phase "
-            "effect).  The paper's JK was fair here; it is the generic source with adjustable "
-            "windows, JK timeouts and fast retransmit, without fast recovery (Tahoe-like).  The "
-            "lock is also a matter of the hosts' links, which the paper does not give: with "
-            "them at 56 kb/s scenario 2's JK FTPs get 441-644 packets, with them at 1.544 Mb/s "
-            "scenario 4's JK pair 598 and 599.  4.3BSD-like timer bounds (min_rto 1 s, max_rto "
-            "64 s) remove the zero-throughput losers (282-317 packets) but not the unfairness "
-            "(two FTPs at 1148-1149)")
+_LOCKOUT = ("winners at the full window: with JK as the paper defines it (TcpTahoe, no fast "
+            "recovery) no FTP is shut out, but an FTP at the maximum window of 5 sends one packet "
+            "per ACK, in step with the departures, and never loses, while the others, opening "
+            "their windows after a loss, send into the full drop-tail buffer: one or two FTPs get "
+            "1143-1341 packets without a loss on every seed (1990, 1-8), most others 115-474.  "
+            "The paper's JK FTPs all resent some packets and shared fairly.  The hosts' links, "
+            "which the paper does not give, decide it: with them at 56 kb/s scenario 2's JK FTPs "
+            "get 440-679 packets")
 _NOTES = {
     ("III", "G/FCFS"): "which FTPs win or lose the segregation depends on timing (the paper's "
                        "run, one seed here); the winners/losers count rows are the comparable "
                        "ones",
     ("III", "JK/FCFS"): _LOCKOUT,
-    ("V", "FCFS"): _LOCKOUT.replace("three FTPs", "the generic FTPs and one JK FTP"),
+    ("V", "FCFS"): "reproduced with the flows started 0.1 s apart in table order (the run has "
+                   "no randomness); with the four start times drawn uniformly in [0, 2] s (12 "
+                   "draws, numpy default_rng(12345)) 5 draws give the paper's split (JK FTPs "
+                   "565-568 packets) and 7 lock one FTP out (2-24 packets: a JK FTP in 5 draws, "
+                   "a generic one in 2), the drop-tail phase effect of Table III's JK/FCFS",
     ("IV", "G/FCFS"): "under FCFS the generic FTP and Telnet are shut out; here the Telnet's "
                       "RTT samples, timed from first transmissions across many timeouts, inflate "
                       "its estimate beyond the window (no sample in the 500 s; 1398 s with a "
@@ -876,12 +895,11 @@ _NOTES = {
                       "delivers nothing in the window",
     ("IV", "JK/FCFS"): "the shut-out FTP and Telnet retransmit at their backed-off or inflated "
                        "timeouts: how many times in 500 s depends on timing",
-    ("VI", "G/FCFS"): "FCFS splits each line by window/RTT; with negligible fixed delay the long "
-                      "path's RTT is three short ones (5.25:1.75 packets/s, 2625/875); the "
-                      "paper's 2500/1000 (RTT 1.0 and 2.5 s) needs ~0.25 s of fixed delay per "
-                      "path (slower access lines or propagation) that the lost Figure 6 would "
-                      "show: host links at 56 kb/s (access_rate, explored) give exactly "
-                      "2500/1000 packets and 1.00/2.50 s",
+    ("VI", "G/FCFS"): "FCFS splits each line by window/RTT: the paper's 2500/1000 packets "
+                      "(RTT 1.0 and 2.5 s) are what the hosts' 56 kb/s links give each path "
+                      "(2 x 0.143 s outside the gateway lines); with 10 Mb/s host links "
+                      "(explored) the long path's RTT is three short ones (2625/875 packets, "
+                      "0.95/2.86 s)",
     ("VII", "G/FCFS"): "GenericWindow starts from an RTT estimate of 1 s (the paper gives "
                        "none) against 12.8 s: spurious timeouts at start fill the 20-packet "
                        "buffer with go-back-N copies, drops follow and FTP 1 ends a loser with "
@@ -903,14 +921,14 @@ _DECBIT = ("the selective DECbit gateway is reconstructed (DEC-TR-510 was not av
 _V_FQ = ("the paper's generic FTP 2 collapsed (12 packets, RTT estimate 281 s: 'the generic "
          "sources have segregated'), after which generic FTP 1 and the JK pair hold 3 x 5 = 15 "
          "packets, the buffer, and almost nothing is lost (1-2 drops each).  Here neither generic "
-         "FTP collapses: their estimates, sampled from first transmissions, grow to 2.4-2.9 s but "
+         "FTP collapses: their estimates, sampled from first transmissions, grow to 2.4-3.1 s but "
          "no further, both keep timing out and going back N, 20 packets of windows compete for "
-         "15 places and every FTP loses packets (the JK pair under 1000 each, not 1163).  The run "
-         "has no randomness; with the four start times drawn uniformly in [0, 2] s (12 draws, "
-         "numpy default_rng(12345)) the weaker generic FTP got 318-746 packets, never a "
+         "15 places and every FTP loses packets (the JK pair 965 and 973 packets, not 1163).  The "
+         "run has no randomness; with the four start times drawn uniformly in [0, 2] s (12 draws, "
+         "numpy default_rng(12345)) the weaker generic FTP got 412-872 packets, never a "
          "collapse.  What in the paper's generic source (its averaging gain, its timer) drives "
-         "the runaway is not stated; with the gain at 1 the generic FTPs segregate (106 and "
-         "1038 packets)")
+         "the runaway is not stated; with the gain at 0.25 one generic FTP falls to 573 packets, "
+         "at 1 neither (798 and 805)")
 _NOTES.update({
     ("II", "G/FQ"): "a Telnet's RTT is the mean over ~100 packets, each waiting behind up to "
                     "one FTP packet (0.143 s): its standard error is about 0.004 s, so 10 % "
@@ -971,8 +989,9 @@ _WHY: dict[str, tuple[str, str, str]] = {
         "emulation; the paper says only 'greater than 1/3 of its fair share of buffer space'.  "
         "The FTP RTTs here are 40-46 % below the paper's where the buffer is stated (Table "
         "III: 0.859 s against 1.59 at 15 packets, under every explored host link and timer "
-        "setting) and no one buffer gives the paper's RTTs in every table (Table VI: 0.776 s "
-        "at 15 packets, 1.045 s at 20, 1.429 s at 30 against 1.29; Table II needs 30): the "
+        "setting) and no one buffer gives the paper's RTTs in every table (Table VI, hosts on "
+        "56 kb/s links: 0.776 s at 10 packets, 1.044 s at 15, 1.286 s at 20, 1.429 s at 30 "
+        "against 1.29; Tables II and VII need 30): the "
         "paper's gateway signalled later than this reading",
         "unstated parameter"),
     "segregation": (
@@ -999,48 +1018,47 @@ _WHY: dict[str, tuple[str, str, str]] = {
         "host links, 12.6 % (the paper's 13 %) with the hosts on 56 kb/s links",
         "unstated parameter"),
     "jk-lockout": (
-        "mechanism differs",
-        "Reno lockout: three FTPs at the maximum window of 5 hold the drop-tail buffer full "
-        "(3 x 5 = 15 packets) and never lose again, the others back off to TcpReno's 60 s "
-        "maximum RTO and their resends find the buffer full (seed 1990: 1095, 1095, 0, 219, "
-        "1091 packets; on each of seeds 1-8 two or three FTPs get 927-1153 packets, the "
-        "rest 0-433).  The paper's JK is its generic source with 'adjustable windows, better "
-        "timeout calculations, and fast retransmit' -- no fast recovery, Tahoe-like -- and "
-        "was fair (582-585); the simulator has no Tahoe source.  With the hosts on 56 kb/s "
-        "links the lock breaks here too (FTPs 1-5: 574, 572, 441, 625, 644 packets); with "
-        "4.3BSD-like timer bounds (TcpReno min_rto 1 s, max_rto 64 s) or a 30 s cap no FTP is "
-        "shut out (the losers 282-317 packets) but two still get 1143-1149: the unfairness "
-        "stays",
+        "unstated parameter",
+        "JK is the paper's here, without fast recovery (TcpTahoe), and no FTP is shut out any "
+        "more (seed 1990: 309, 1158, 278, 300, 312, 1143 packets; TcpReno's fast recovery gave "
+        "1095, 1095, 0, 219, 1091, 0), but one or two FTPs still win: an FTP at the maximum "
+        "window of 5 sends one packet per ACK, in step with the departures, and loses none "
+        "(0-1 resends in 500 s), while the others, opening their windows after a loss (two "
+        "packets per ACK in slow start), send into the full buffer and lose 81-93 packets each "
+        "(a drop-tail phase effect, with 10 Mb/s host links and no propagation delay).  On "
+        "each of seeds 1-8 one or two FTPs get 1146-1341 packets without a loss, the others "
+        "115-474 (and one FTP of seed 3, 916).  The paper's JK FTPs all resent packets (27-57 "
+        "each) and shared fairly (582-585).  With the hosts on 56 kb/s links the lock breaks "
+        "here too (FTPs 1-6: 440, 611, 679, 650, 601, 510 packets; the Telnets then get 107-129 "
+        "through); the JK timer's cap does not break it (two FTPs at 1143-1158 packets with "
+        "jk_max_rto 30, 120 or 240 s)",
         "unstated parameter"),
     "jk-queue-full": (
-        "mechanism differs",
-        "the JK FTPs' RTT is 2.17-2.29 s on every one of seeds 1-8 and 2.10-2.29 s over every "
-        "explored setting: 15 packets waiting and one in transmission at 0.143 s is 2.29 s, "
-        "Reno's fast recovery keeping the buffer full; the paper's 1.85-1.93 s is 13-13.5 "
-        "packets: its JK (a loss takes the window to 1) let the queue drain",
+        "unstated parameter",
+        "the JK FTPs' RTT is 2.16-2.23 s (seed 1990) and 1.86-2.29 s over seeds 1-8: the "
+        "drop-tail buffer stays nearly full (15 packets waiting and one in transmission at "
+        "0.143 s is 2.29 s); the paper's 1.85-1.93 s is 13-13.5 packets; with the hosts on "
+        "1.544 Mb/s links the RTTs are 1.80-2.03 s",
         "unstated parameter"),
     "jk-telnet": (
         "mechanism differs",
         "the JK Telnet here is the windowed Poisson source with the generic timeout (no "
-        "backoff; the simulator has no application-limited Reno) and, the buffer being full, "
-        "it resends and loses 10-30 packets in 500 s; the paper's JK Telnets, with JK's "
-        "timers, resent and lost almost nothing (0 resends, 0-2 drops, where legible) and "
-        "got no packet through (Table III's Telnet 8, Table IV's Telnet)",
-        "unstated parameter"),
-    "jk-backoff": (
-        "mechanism differs",
-        "the shut-out JK FTP retries at TcpReno's maximum RTO: 9 resends (all dropped) in 500 "
-        "s with its 60 s cap, 5 with a 120 s cap and 2 (the paper's 2) with 240 s; the paper "
-        "does not state its JK timer's cap",
+        "backoff; the simulator has no application-limited JK sender).  In Table III under "
+        "FCFS the Telnets get 6 and 7 packets through in 500 s (the paper: Telnet 8 none, "
+        "Telnet 7's cell damaged), Telnet 7 loses 11 (the paper 2) and Telnet 8 resends 5 and "
+        "loses 6 (the paper 0); under FQ, which drops none of them, they resend 3 and 7 after "
+        "spurious generic timeouts (the paper 0); in Table IV the Telnet resends and loses 10 "
+        "(the paper 0).  The paper's JK Telnets, with JK's timers, resent almost nothing",
         "unstated parameter"),
     "jk-fq": (
         "mechanism differs",
-        "JK with FQ is fair here as in the paper (seeds 1-8: every FTP 555-602 packets; the "
-        "paper 546-601), but its RTT estimates are 1.04-1.60 s on every seed and 1.01-1.73 s "
-        "over every explored setting against the paper's 1.75-2.20 s (1.19 for FTP 3), and "
-        "Reno resends about 1.2 packets per drop where the paper's JK resent FTP 1's packets "
-        "83 times for 8 drops and FTP 5's 61 times for 27 (spurious timeouts of its timer): "
-        "the paper's JK window and timer dynamics are not Reno's",
+        "JK with FQ is fair here as in the paper (seed 1990: 560-599 packets; seeds 1-8: "
+        "553-603; the paper 546-601), but its RTT estimates are 1.47-1.75 s on seeds 1990 and "
+        "1-8 and 1.44-1.75 s over every explored setting against the paper's 1.75-2.20 s (1.19 "
+        "for FTP 3), and TcpTahoe resends 1.0-1.3 packets per drop (seed 1990: 60-127 resends, "
+        "60-97 drops per FTP) where the paper's JK resent FTP 1's packets 83 times for 8 drops "
+        "and FTP 5's 61 times for 27 (spurious timeouts of its timer): the paper's JK window "
+        "and timer dynamics are not 4.3BSD-Tahoe's as modelled here",
         "unstated parameter"),
     "iv-telnet": (
         "mechanism differs",
@@ -1082,41 +1100,27 @@ _WHY: dict[str, tuple[str, str, str]] = {
         "inferred 20-packet buffer and none with 15 (printed 1); the quick form's 100 s "
         "after a 300 s warm-up catches it still losing (60 resends, x5)",
         "unstated parameter"),
-    "v-lockout": (
-        "unstated parameter",
-        "with the inferred 10 Mb/s host links the generic FTPs and one JK FTP lock the other "
-        "out (JK FTP 3: 219 packets and 73 drops, FTP 4: 1091 and none), a phase effect of the "
-        "ACK-clocked refill; with the hosts on 1.544 Mb/s links the lock is gone: 598 and 599 "
-        "packets, RTT 2.107 s, 46 drops each (printed 569, 567, 2.07-2.16 s, 48)",
-        "unstated parameter"),
     "v-fq": (
         "unstated parameter",
         "the paper's generic FTP 2 collapsed (12 packets, RTT estimate 281 s: 'the generic "
         "sources have segregated') and almost nothing is lost (1-2 drops each).  Here, at the "
-        "defaults, neither generic FTP collapses (686 and 872 packets, estimates 2.4-2.9 s) "
-        "and every FTP loses packets (20 window packets for 15 places); with a 20-packet "
-        "buffer every window fits, nothing is lost and each FTP gets 875 packets; with the "
-        "generic timer's gain at 1 (no averaging) the generic FTPs segregate (106 and 1038 "
-        "packets, the JK pair 1177 and 1179 against the printed 1163) but not at 0.5 (313, "
-        "1057) or 0.25.  No explored setting gives the paper's 12-packet loser with its 281 s "
-        "estimate",
-        "unstated parameter"),
-    "vi-access": (
-        "unstated parameter",
-        "FCFS splits each line by window/RTT; with the inferred 10 Mb/s host links the long "
-        "path's RTT is three short ones (875 packets, 2.86 s); with the hosts on 56 kb/s links "
-        "each path gains their transmission times and the table comes out exactly: 2500 and "
-        "1000 packets, RTT 1.00 and 2.50 s",
+        "defaults, neither generic FTP collapses (705 and 857 packets, estimates 3.1 and 2.4 s) "
+        "and every FTP loses packets (20 window packets for 15 places; the JK pair 965 and 973 "
+        "packets against the printed 1163 each); with a 20-packet buffer every window "
+        "fits, nothing is lost and each FTP gets 875 packets; with the generic timer's gain at "
+        "0.25 one generic FTP falls to 573 packets (the JK pair 974 and 975), at 0.5 and 1 "
+        "neither (805-819).  No explored setting gives the paper's 12-packet loser with its "
+        "281 s estimate",
         "unstated parameter"),
     "decbit": (
         "mechanism differs",
-        "the selective DECbit gateway is reconstructed (DEC-TR-510 was not available).  With "
-        "the inferred 10 Mb/s host links its RTTs are about half the paper's (Table VI: "
-        "0.24-0.61 s against 0.52-1.05) and it wastes 1 % of the first line, not 'roughly 18 "
-        "per cent'; with the hosts on 56 kb/s links the short FTPs' rows come out (1706-1727 "
-        "packets, RTT 0.54 s) but the long FTP gets 1417 packets (printed 1202) and the waste "
-        "is 10.6 %; Table VII's FTP 4 gets 342-344 packets (printed 510) with RTT 2.56 s "
-        "(printed 3.55) under every explored setting",
+        "the selective DECbit gateway is reconstructed (DEC-TR-510 was not available).  In "
+        "scenario 5, whose hosts are on 56 kb/s links, the short FTPs' rows come out "
+        "(1706-1727 packets, RTT 0.54 s) but the long FTP gets 1417 packets (printed 1202; "
+        "1417-1447 under every explored setting) and the first line's waste is 10.6 %, not "
+        "'roughly 18 per cent' (with 10 Mb/s host links the RTTs are about half the paper's, "
+        "0.24-0.61 s against 0.52-1.05, and the waste 1 %); Table VII's FTP 4 gets 342-344 "
+        "packets (printed 510) with RTT 2.56 s (printed 3.55) under every explored setting",
         "unstated parameter"),
     "vii-buffer": (
         "unstated parameter",
@@ -1183,44 +1187,43 @@ KNOWN_ROWS: dict[str, dict[str, tuple]] = {
         "G/FQ FTP 3 dropped": ("overload-fq", 0.52, 0.73, None),
         "G/FQ FTP 4 dropped": ("overload-fq", 0.52, 2.4, None),
         "G/FQ FTP 5 dropped": ("overload-fq", 0.32, 0.73, None),
-        "JK/FCFS FTP 1 throughput": ("jk-lockout", 1.2, 1.3, {'access_rate': 56000.0}),
-        "JK/FCFS FTP 2 throughput": ("jk-lockout", 1.2, 0.95, {'access_rate': 56000.0}),
-        "JK/FCFS FTP 3 throughput": ("jk-lockout", 1.3, 1.3, None),
-        "JK/FCFS FTP 4 throughput": ("jk-lockout", 0.82, 0.84, {'access_rate': 56000.0}),
-        "JK/FCFS FTP 5 throughput": ("jk-lockout", 1.2, 1.3, None),
-        "JK/FCFS FTP 6 throughput": ("jk-lockout", 1.3, 1.3, {'access_rate': 56000.0}),
-        "JK/FCFS FTP 1 rtt": ("jk-queue-full", 0.31, 0.26, None),
-        "JK/FCFS FTP 2 rtt": ("jk-queue-full", 0.24, 0.2, None),
-        "JK/FCFS FTP 3 rtt": ("jk-queue-full", None, 0.24, None),
-        "JK/FCFS FTP 4 rtt": ("jk-queue-full", 0.31, 0.25, None),
-        "JK/FCFS FTP 5 rtt": ("jk-queue-full", 0.24, 0.21, {'access_rate': 56000.0}),
-        "JK/FCFS FTP 6 rtt": ("jk-queue-full", None, 0.31, None),
-        "JK/FCFS FTP 1 retransmitted": ("jk-lockout", 1.3, 1.3, {'rtt_gain': 0.25}),
-        "JK/FCFS FTP 2 retransmitted": ("jk-lockout", 1.3, None, None),
-        "JK/FCFS FTP 3 retransmitted": ("jk-lockout", 0.87, None, None),
-        "JK/FCFS FTP 4 retransmitted": ("jk-lockout", 2.3, 1.6, None),
-        "JK/FCFS FTP 5 retransmitted": ("jk-lockout", 1.3, 1.3, None),
-        "JK/FCFS FTP 6 retransmitted": ("jk-lockout", 0.92, None, None),
-        "JK/FCFS Telnet 8 retransmitted": ("jk-telnet", 39, 65, {'rtt_gain': 0.25}),
-        "JK/FCFS FTP 3 dropped": ("jk-lockout", 0.86, None, None),
-        "JK/FCFS FTP 4 dropped": ("jk-lockout", 2.4, 1.7, None),
-        "JK/FCFS FTP 5 dropped": ("jk-lockout", 1.3, 1.3, None),
-        "JK/FCFS Telnet 7 dropped": ("jk-telnet", 5.2, 32, {'rtt_gain': 0.25}),
-        "JK/FCFS Telnet 8 dropped": ("jk-telnet", 39, 72, {'rtt_gain': 0.25}),
-        "JK/FQ FTP 1 rtt": ("jk-fq", 0.36, 0.28, None),
-        "JK/FQ FTP 2 rtt": ("jk-fq", 0.3, 0.62, None),
-        "JK/FQ FTP 3 rtt": ("jk-fq", None, 0.51, None),
-        "JK/FQ FTP 4 rtt": ("jk-fq", 0.32, 0.52, None),
-        "JK/FQ FTP 5 rtt": ("jk-fq", 0.45, 0.52, None),
-        "JK/FQ FTP 6 rtt": ("jk-fq", 0.47, 0.51, None),
-        "JK/FQ FTP 1 retransmitted": ("jk-fq", 0.35, 0.51, None),
-        "JK/FQ FTP 2 retransmitted": ("jk-fq", 0.28, None, {'access_rate': 56000.0}),
-        "JK/FQ FTP 5 retransmitted": ("jk-fq", 0.22, None, {'rtt_gain': 0.25}),
-        "JK/FQ FTP 6 retransmitted": ("jk-fq", 0.41, None, {'access_rate': 56000.0}),
-        "JK/FQ FTP 1 dropped": ("jk-fq", 13, 14, None),
-        "JK/FQ FTP 3 dropped": ("jk-fq", 0.6, None, None),
-        "JK/FQ FTP 5 dropped": ("jk-fq", 1.6, 1.4, None),
-        "JK/FQ FTP 6 dropped": ("jk-fq", 0.29, None, {'rtt_gain': 0.25}),
+        "JK/FCFS FTP 1 throughput": ("jk-lockout", 0.61, 0.61, None),
+        "JK/FCFS FTP 2 throughput": ("jk-lockout", 1.3, 1.4, {'access_rate': 56000.0}),
+        "JK/FCFS FTP 3 throughput": ("jk-lockout", 0.69, 0.63, None),
+        "JK/FCFS FTP 4 throughput": ("jk-lockout", 0.64, 0.72, None),
+        "JK/FCFS FTP 5 throughput": ("jk-lockout", 0.61, 0.67, {'access_rate': 56000.0}),
+        "JK/FCFS FTP 6 throughput": ("jk-lockout", 1.3, 1.3, {'access_rate': 1544000.0}),
+        "JK/FCFS Telnet 8 throughput": ("jk-telnet", 9.1, None, {'rtt_gain': 1.0}),
+        "JK/FCFS FTP 1 rtt": ("jk-queue-full", 0.25, 0.24, {'access_rate': 1544000.0}),
+        "JK/FCFS FTP 2 rtt": ("jk-queue-full", 0.18, 0.17, {'access_rate': 56000.0}),
+        "JK/FCFS FTP 3 rtt": ("jk-queue-full", 0.21, 0.19, {'access_rate': 1544000.0}),
+        "JK/FCFS FTP 4 rtt": ("jk-queue-full", 0.25, 0.28, {'access_rate': 1544000.0}),
+        "JK/FCFS FTP 5 rtt": ("jk-queue-full", 0.21, 0.18, {'access_rate': 1544000.0}),
+        "JK/FCFS FTP 6 rtt": ("jk-queue-full", 0.23, 0.21, {'access_rate': 1544000.0}),
+        "JK/FCFS FTP 1 retransmitted": ("jk-lockout", 0.55, 0.76, None),
+        "JK/FCFS FTP 2 retransmitted": ("jk-lockout", 1.3, 1.3, None),
+        "JK/FCFS FTP 3 retransmitted": ("jk-lockout", 3.1, 3.1, None),
+        "JK/FCFS FTP 4 retransmitted": ("jk-lockout", 2.7, 3.1, {'rtt_gain': 0.25}),
+        "JK/FCFS FTP 5 retransmitted": ("jk-lockout", 3.2, 2.4, {'initial_rtt': 0.5}),
+        "JK/FCFS FTP 6 retransmitted": ("jk-lockout", 1.3, 1.3, None),
+        "JK/FCFS Telnet 8 retransmitted": ("jk-telnet", None, 65, None),
+        "JK/FCFS FTP 3 dropped": ("jk-lockout", 3.4, 3.0, None),
+        "JK/FCFS FTP 4 dropped": ("jk-lockout", 2.8, 3.2, {'rtt_gain': 0.25}),
+        "JK/FCFS FTP 5 dropped": ("jk-lockout", 3.4, 2.7, {'initial_rtt': 0.5}),
+        "JK/FCFS Telnet 7 dropped": ("jk-telnet", 5.9, None, {'rtt_gain': 1.0}),
+        "JK/FCFS Telnet 8 dropped": ("jk-telnet", 7.8, 52, {'rtt_gain': 1.0}),
+        "JK/FQ FTP 3 rtt": ("jk-fq", 0.43, 0.59, None),
+        "JK/FQ FTP 4 rtt": ("jk-fq", 0.27, 0.16, None),
+        "JK/FQ FTP 5 rtt": ("jk-fq", 0.4, 0.38, None),
+        "JK/FQ FTP 6 rtt": ("jk-fq", 0.42, 0.43, None),
+        "JK/FQ Telnet 7 rtt": ("telnet-rtt", 0.19, None, {'access_rate': 1544000.0}),
+        "JK/FQ FTP 1 retransmitted": ("jk-fq", 0.69, 0.82, None),
+        "JK/FQ FTP 2 retransmitted": ("jk-fq", 0.54, None, None),
+        "JK/FQ Telnet 8 retransmitted": ("jk-telnet", 9.1, None, {'access_rate': 56000.0}),
+        "JK/FQ FTP 1 dropped": ("jk-fq", 15, 17, None),
+        "JK/FQ FTP 3 dropped": ("jk-fq", 0.98, 0.87, None),
+        "JK/FQ FTP 5 dropped": ("jk-fq", 1.7, 1.6, None),
+        "JK/FQ FTP 6 dropped": ("jk-fq", 0.17, None, {'access_rate': 56000.0}),
         "DEC/FQbit Telnet 8 throughput": ("telnet-count", 0.46, None, None),
         "DEC/FQbit FTP 1 rtt": ("fqbit-rule", 0.6, 0.6, None),
         "DEC/FQbit FTP 2 rtt": ("fqbit-rule", 0.6, 0.6, None),
@@ -1236,7 +1239,7 @@ KNOWN_ROWS: dict[str, dict[str, tuple]] = {
         "JK/FCFS: Telnets almost completely shut out (< 10 packets each; 1 = yes)":
             ("jk-telnet", None, 1.3, None),
         "JK/FCFS: FTP throughput max/min ('fair bandwidth allocation among the FTP sources')":
-            ("jk-lockout", 1500, 97, None),
+            ("jk-lockout", 4.1, 4.5, None),
     },
     "IV": {
         "G/FCFS Telnet 2 throughput": ("iv-telnet", 1.3, None, {'buffer': 15}),
@@ -1247,9 +1250,7 @@ KNOWN_ROWS: dict[str, dict[str, tuple]] = {
         "G/FCFS Telnet 2 dropped": ("iv-telnet", 1.3, 0.79, None),
         "G/FQ ill-behaved 3 throughput": ("ill-quick", None, 7.8, None),
         "G/FQ ill-behaved 3 rtt": ("ill-delay-quick", None, 1.1, None),
-        "JK/FCFS FTP 1 retransmitted": ("jk-backoff", 4.6, None, {'jk_max_rto': 120.0}),
         "JK/FCFS Telnet 2 retransmitted": ("jk-telnet", 13, None, {'rtt_gain': 0.25}),
-        "JK/FCFS FTP 1 dropped": ("jk-backoff", 4.6, None, {'jk_max_rto': 120.0}),
         "JK/FCFS Telnet 2 dropped": ("jk-telnet", 13, None, {'rtt_gain': 0.25}),
         "JK/FQ ill-behaved 3 throughput": ("ill-quick", None, 6.3, None),
         "JK/FQ Telnet 2 rtt": ("telnet-rtt", None, 0.27, None),
@@ -1261,53 +1262,34 @@ KNOWN_ROWS: dict[str, dict[str, tuple]] = {
         "DEC/FQbit ill-behaved 3 rtt": ("ill-delay-quick", None, 1.1, None),
     },
     "V": {
-        "FCFS JK FTP 3 throughput": ("v-lockout", 0.8, 0.8, {'access_rate': 1544000.0}),
-        "FCFS JK FTP 4 throughput": ("v-lockout", 1.3, 1.2, {'access_rate': 1544000.0}),
-        "FCFS JK FTP 3 rtt": ("v-lockout", 0.16, 0.16, {'access_rate': 1544000.0}),
-        "FCFS JK FTP 3 retransmitted": ("v-lockout", 0.72, None, {'access_rate': 1544000.0}),
-        "FCFS JK FTP 4 retransmitted": ("v-lockout", 1.3, 1.3, {'access_rate': 1544000.0}),
-        "FCFS JK FTP 3 dropped": ("v-lockout", 0.68, 0.74, {'access_rate': 1544000.0}),
-        "FCFS JK FTP 4 dropped": ("v-lockout", 1.3, 1.3, {'access_rate': 1544000.0}),
-        "FQ generic FTP 1 throughput": ("v-fq", 0.54, 0.27, None),
-        "FQ generic FTP 2 throughput": ("v-fq", 94, 65, None),
-        "FQ JK FTP 3 throughput": ("v-fq", 0.24, 0.21, {'buffer': 10}),
-        "FQ JK FTP 4 throughput": ("v-fq", 0.21, 0.21, {'rtt_gain': 0.5}),
-        "FQ generic FTP 1 rtt": ("v-fq", 0.47, 0.2, {'buffer': 10}),
+        "FQ generic FTP 1 throughput": ("v-fq", 0.52, 0.24, None),
+        "FQ generic FTP 2 throughput": ("v-fq", 92, 73, None),
+        "FQ JK FTP 3 throughput": ("v-fq", 0.23, 0.27, None),
+        "FQ JK FTP 4 throughput": ("v-fq", 0.22, 0.27, None),
+        "FQ generic FTP 1 rtt": ("v-fq", 0.57, None, {'rtt_gain': 0.25}),
         "FQ generic FTP 2 rtt": ("v-fq", 1.3, 1.3, None),
-        "FQ JK FTP 3 rtt": ("v-fq", 0.3, 0.18, {'access_rate': 56000.0}),
-        "FQ JK FTP 4 rtt": ("v-fq", 0.31, None, {'access_rate': 56000.0}),
-        "FQ generic FTP 1 retransmitted": ("v-fq", 330, 360, {'buffer': 20}),
-        "FQ generic FTP 2 retransmitted": ("v-fq", 64, 64, {'buffer': 20}),
-        "FQ JK FTP 3 retransmitted": ("v-fq", 42, None, {'buffer': 20}),
-        "FQ JK FTP 4 retransmitted": ("v-fq", 23, None, {'buffer': 20}),
-        "FQ generic FTP 1 dropped": ("v-fq", 190, 170, {'buffer': 20}),
-        "FQ generic FTP 2 dropped": ("v-fq", 180, 180, {'buffer': 20}),
-        "FQ JK FTP 3 dropped": ("v-fq", 15, None, {'buffer': 20}),
-        "FQ JK FTP 4 dropped": ("v-fq", 13, None, {'buffer': 20}),
+        "FQ JK FTP 3 rtt": ("v-fq", 0.17, 0.27, {'access_rate': 56000.0}),
+        "FQ JK FTP 4 rtt": ("v-fq", None, 0.16, None),
+        "FQ generic FTP 1 retransmitted": ("v-fq", 350, 360, {'buffer': 20}),
+        "FQ generic FTP 2 retransmitted": ("v-fq", 62, 58, {'buffer': 20}),
+        "FQ JK FTP 3 retransmitted": ("v-fq", 34, 28, {'buffer': 20}),
+        "FQ JK FTP 4 retransmitted": ("v-fq", 26, 38, {'buffer': 20}),
+        "FQ generic FTP 1 dropped": ("v-fq", 170, 200, {'buffer': 20}),
+        "FQ generic FTP 2 dropped": ("v-fq", 160, 160, {'buffer': 20}),
+        "FQ JK FTP 3 dropped": ("v-fq", 18, None, {'buffer': 20}),
+        "FQ JK FTP 4 dropped": ("v-fq", 14, 19, {'buffer': 20}),
         ("FQ: the generic sources segregate (one generic FTP under 100 packets, the other over "
          "1000; 1 = yes)"):
             ("v-fq", 1.3, 1.3, None),
     },
     "VI": {
-        "G/FCFS FTP 4 throughput": ("vi-access", 0.18, 0.18, {'access_rate': 56000.0}),
-        "G/FCFS FTP 4 rtt": ("vi-access", 0.2, 0.2, {'access_rate': 56000.0}),
-        "JK/FCFS FTP 4 throughput": ("vi-access", 0.18, 0.18, {'access_rate': 56000.0}),
-        "JK/FCFS FTP 4 rtt": ("vi-access", 0.2, 0.2, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 1 throughput": ("decbit", 0.29, 0.28, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 2 throughput": ("decbit", 0.29, 0.28, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 3 throughput": ("decbit", 0.29, 0.29, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 4 throughput": ("decbit", 0.24, 0.24, None),
-        "DEC/DEC FTP 1 rtt": ("decbit", 0.68, 0.68, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 2 rtt": ("decbit", 0.69, 0.69, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 3 rtt": ("decbit", 0.69, 0.69, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 4 rtt": ("decbit", 0.56, 0.56, {'access_rate': 56000.0}),
-        "DEC/DEC FTP 1 retransmitted": ("decbit", 63, 65, {'access_rate': 56000.0}),
-        "DEC/FQbit FTP 1 rtt": ("fqbit-rule", 0.52, 0.52, None),
-        "DEC/FQbit FTP 2 rtt": ("fqbit-rule", 0.52, 0.52, None),
-        "DEC/FQbit FTP 3 rtt": ("fqbit-rule", 0.52, 0.52, None),
-        "DEC/FQbit FTP 4 rtt": ("fqbit-rule", 0.16, 0.16, {'buffer': 20}),
+        "DEC/DEC FTP 4 throughput": ("decbit", 0.24, 0.2, None),
+        "DEC/DEC FTP 4 rtt": ("decbit", None, 0.19, None),
+        "DEC/FQbit FTP 1 rtt": ("fqbit-rule", 0.25, 0.26, {'buffer': 20}),
+        "DEC/FQbit FTP 2 rtt": ("fqbit-rule", 0.25, 0.26, {'buffer': 20}),
+        "DEC/FQbit FTP 3 rtt": ("fqbit-rule", 0.25, 0.25, {'buffer': 20}),
         "DEC/DEC: bandwidth wasted on the first line ('roughly 18 per cent')":
-            ("decbit", 1.3, 1.3, None),
+            ("decbit", 0.54, 0.44, None),
     },
     "VII": {
         "G/FCFS FTP 1 throughput": ("vii-buffer", 0.94, 0.87, {'buffer': 30}),
@@ -1341,10 +1323,6 @@ _SANITY = {("II", "ftp", "throughput")}
 #: shut-out, and the largest error declared should the row measure an RTT after all.  They
 #: are declared with ``Known(unmeasured=True)``: nothing measured is the shut-out itself.
 NO_SAMPLE: dict[tuple[str, str], tuple[str, float]] = {
-    # seed 1990, full form: FTPs 3 and 6 get 0 packets; the quick form's 300 s warm-up
-    # leaves them 15 packets and an RTT (KNOWN_ROWS, jk-queue-full)
-    ("III", "JK/FCFS FTP 3 rtt"): ("jk-lockout", 0.31),
-    ("III", "JK/FCFS FTP 6 rtt"): ("jk-lockout", 0.31),
     # no sample in either form with the inferred 20-packet buffer (0 packets through)
     ("IV", "G/FCFS Telnet 2 rtt"): ("iv-telnet", 0.5),
 }
@@ -1385,11 +1363,13 @@ def _buffer(scenario):
         "packets; 10-30 spans that figure and the era's small gateway buffers", unit="packets")
 
 
-_ACCESS = Unstated(
-    "access_rate", ACCESS, (56e3, 1.544e6),
-    "the lost figures do not give the hosts' own links: from a 56 kb/s line like the "
-    "gateways' (the tables' RTTs leave no room for slower) through a T1 to 10 Mb/s Ethernet",
-    unit="bit/s")
+def _access_rate(scenario):
+    default = ACCESS_BY_SCENARIO.get(scenario, ACCESS)
+    return Unstated(
+        "access_rate", default, tuple(v for v in (56e3, 1.544e6, ACCESS) if v != default),
+        "the lost figures do not give the hosts' own links: from a 56 kb/s line like the "
+        "gateways' (the tables' RTTs leave no room for slower) through a T1 to 10 Mb/s "
+        "Ethernet", unit="bit/s")
 _GAIN = Unstated(
     "rtt_gain", 0.125, (0.25, 0.5, 1.0),
     "the paper's generic timer uses an 'exponentially averaged' RTT without its gain: from "
@@ -1399,9 +1379,9 @@ _INIT = Unstated(
     "the paper gives no initial RTT estimate; RFC 1122 starts timers at 3 s, the "
     "scenarios' RTTs run from 0.08 s to 13 s", unit="s")
 _JK_RTO = Unstated(
-    "jk_max_rto", 60.0, (30.0, 120.0, 240.0),
+    "jk_max_rto", 64.0, (30.0, 120.0, 240.0),
     "the paper's JK adds 'better timeout calculations' to its generic source without a cap "
-    "on the backed-off timeout; TcpReno's is RFC 6298's 60 s (4.3BSD's 64 s), and a "
+    "on the backed-off timeout; TcpTahoe's is 4.3BSD's 64 s (TCPTV_REXMTMAX), and a "
     "simulator's own may be anywhere from tens of seconds to minutes", unit="s")
 #: Each table's unstated parameters (the buffer: every scenario but 2, which states it; the
 #: access links: every scenario but 3, whose ill-behaved source needs them above 112 kb/s;
@@ -1409,7 +1389,8 @@ _JK_RTO = Unstated(
 #: generic and JK sources).
 UNSTATED = {
     key: tuple(u for u in ((_buffer(t.scenario) if t.scenario != 2 else None),
-                           (_ACCESS if t.scenario != 3 else None), _GAIN, _INIT, _JK_RTO)
+                           (_access_rate(t.scenario) if t.scenario != 3 else None), _GAIN, _INIT,
+                           _JK_RTO)
                if u is not None)
     for key, t in TABLES.items()}
 

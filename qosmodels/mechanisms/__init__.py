@@ -12,7 +12,8 @@ Queues: :class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio` (RED with
 In and Out, Clark and Fang 1998), :class:`TicketRed` (PPS's ticket-based RED), :class:`AbeQueue` (the Asymmetric
 Best-Effort router), :class:`Avq` (Kunniyur and Srikant's Adaptive Virtual Queue).
-Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`GenericWindow`,
+Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`TcpTahoe` (the fair-queueing
+paper's JK: Tahoe-like, no fast recovery), :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`,
 :class:`TcpFriendly` (a rate-based TCP-friendly source, ABE's Green source),
 :class:`Accumulation` (ACC's window source: P, AIAD or Mo-Walrand law, Vegas estimators),
@@ -36,6 +37,7 @@ from .profile_marker import ProfileMarker
 from .random_loss import RandomLoss
 from .red import Ered, Red
 from .rio import Rio
+from .tahoe import TcpTahoe
 from .tcp import TcpNewReno, TcpReno
 from .tcp_friendly import TcpFriendly
 from .tickets import TicketRed, TicketTagger
@@ -48,7 +50,7 @@ __all__ = [
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec",
     "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit", "Rio",
     "AbeQueue", "Avq",
-    "TcpReno", "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
+    "TcpReno", "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
     "TcpFriendly", "Accumulation", "TcpVegas", "WebTraffic",
     "AggregateBucket", "ProfileMarker", "TicketTagger", "TicketRed",
 ]

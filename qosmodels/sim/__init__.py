@@ -4,7 +4,7 @@ Describe mechanisms as specs (:mod:`qosmodels.mechanisms`) -- queue
 disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio`,
 :class:`TicketRed`, :class:`AbeQueue`, :class:`Avq`) on links, sources (:class:`TcpReno`,
-:class:`TcpNewReno`, :class:`GenericWindow`, :class:`DecbitWindow`, :class:`Cbr`,
+:class:`TcpNewReno`, :class:`TcpTahoe`, :class:`GenericWindow`, :class:`DecbitWindow`, :class:`Cbr`,
 :class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`, :class:`TcpVegas`, :class:`WebTraffic`)
 on flows and edge elements
 (:class:`AggregateBucket`, :class:`ProfileMarker`, :class:`TicketTagger`) on aggregates -- and
@@ -41,6 +41,7 @@ from ..mechanisms import (
     TcpFriendly,
     TcpNewReno,
     TcpReno,
+    TcpTahoe,
     TcpVegas,
     TicketRed,
     TicketTagger,
@@ -55,7 +56,7 @@ __all__ = [
     "Record", "Limits",
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec", "DropTail", "Red", "Ered", "Priority",
     "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "Avq", "TcpReno",
-    "TcpNewReno", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",
+    "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",
     "Accumulation", "TcpVegas", "WebTraffic",
     "AggregateBucket", "ProfileMarker", "TicketTagger",
 ]

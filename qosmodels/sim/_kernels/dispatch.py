@@ -30,7 +30,18 @@ from .queues import (
     rio,
     ticket_red,
 )
-from .sources import accumulation, cbr, onoff, poisson, reno, tcp_friendly, vegas, web, window
+from .sources import (
+    accumulation,
+    cbr,
+    onoff,
+    poisson,
+    reno,
+    tahoe,
+    tcp_friendly,
+    vegas,
+    web,
+    window,
+)
 from .sources import decbit as decbit_window
 
 #: Kernel modules by the ``kernel`` name their specs give.
@@ -41,7 +52,7 @@ QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": pri
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
-           "sources.vegas": vegas, "sources.web": web}
+           "sources.vegas": vegas, "sources.web": web, "sources.tahoe": tahoe}
 #: (Edge elements, :data:`EDGES`, have their hooks in :mod:`.dispatch_edges`.)
 
 #: ``queue_select``'s answer for a discipline that keeps its packets in the class rings.
@@ -161,6 +172,8 @@ def source_send_limit(S, code, f):
         return tcp_friendly.send_limit(S, f)
     if code == accumulation.CODE:
         return accumulation.send_limit(S, f)
+    if code == tahoe.CODE:
+        return tahoe.send_limit(S, f)
     return window.send_limit(S, f)
 
 
@@ -180,6 +193,8 @@ def source_ack(S, code, f, a, ece):
         tcp_friendly.on_feedback(S, f, a)
     elif code == accumulation.CODE:
         accumulation.on_ack(S, f, a)
+    elif code == tahoe.CODE:
+        tahoe.on_ack(S, f, a)
     else:
         window.on_ack(S, f, a)
 
@@ -195,6 +210,8 @@ def source_timeout(S, code, f):
         tcp_friendly.on_nofeedback(S, f)
     elif code == accumulation.CODE:
         accumulation.on_timeout(S, f)
+    elif code == tahoe.CODE:
+        tahoe.on_timeout(S, f)
 
 
 @handler
@@ -253,6 +270,8 @@ def source_window(S, code, f, windowed):
         return decbit_window.window(S, f)
     if code == accumulation.CODE:
         return accumulation.window(S, f)
+    if code == tahoe.CODE:
+        return tahoe.window(S, f)
     if windowed:
         return window.window(S, f)
     return np.nan
