@@ -7,7 +7,7 @@ valid, so that a user can fix the call without reading the source.
 from __future__ import annotations
 
 __all__ = ["ScenarioError", "ScenarioTypeError", "BudgetError", "SolverError", "SimulationError",
-           "MissingExtra"]
+           "MissingExtra", "IdenticalReplicationsWarning"]
 
 
 class ScenarioError(ValueError):
@@ -54,3 +54,15 @@ class SimulationError(RuntimeError):
 
 class MissingExtra(ImportError):
     """An optional dependency is not installed; the message names the extra."""
+
+
+class IdenticalReplicationsWarning(UserWarning):
+    """Every replication of a run came out the same: nothing in it depends on the seed.
+
+    Raised as a warning by :func:`qosmodels.sim.replicate` and :func:`qosmodels.sweep`.  A
+    network with no random element (greedy TCP over drop-tail, all flows starting
+    together) gives the same packets whatever the seed, so a confidence interval over its
+    replications is zero and says nothing: draw something from the seed (start times,
+    a random source or loss).
+    """
+

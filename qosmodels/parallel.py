@@ -146,6 +146,18 @@ def sweep(fn: Callable[..., Mapping[str, Any]], grid: Mapping[str, Sequence[Any]
                 f"but {sorted(names)} for the first run; return the same names every run")
         row.update(out)
     df = pd.DataFrame(rows, columns=[*grid, *RESERVED, *results[0]])
+    if seeds >= 2 and all(len({repr(tuple(results[i * seeds + r].items())) for r in range(seeds)})
+                          == 1 for i in range(len(points))):
+        import warnings
+
+        from .errors import IdenticalReplicationsWarning
+
+        warnings.warn(
+            f"sweep: the {seeds} replications of every grid point returned the same values, so "
+            f"nothing fn runs depends on its seed (a network with no random element gives the "
+            f"same packets whatever the seed); draw something from the seed, e.g. the flows' "
+            f"start times, for replications that vary", IdenticalReplicationsWarning,
+            stacklevel=2)
     df.attrs["seed"] = root.entropy
     df.attrs["spawn_key"] = root.spawn_key
     return df

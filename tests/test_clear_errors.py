@@ -88,3 +88,38 @@ def test_run_loop_refuses_periods_that_would_take_minutes():
 
     with pytest.raises(BudgetError, match=r"periods = 10000000"):
         abe.run_loop(periods=10**7, packets=None, seed=0)
+
+
+# ------------------------------------------------ replications that do not vary (issue 38)
+
+
+def test_replicate_warns_when_every_run_is_the_same():
+    from qosmodels.errors import IdenticalReplicationsWarning
+    from qosmodels.mechanisms import Poisson
+    from qosmodels.sim import replicate
+
+    net = Network([Link("a", "b", 1e6, 0.01)], [Flow(["a", "b"])])  # greedy NewReno, alone
+    with pytest.warns(IdenticalReplicationsWarning, match="the 3 runs are identical"):
+        replicate(net, 3, 1.0, seed=0, progress=False)
+    noisy = net.replace(flows=[Flow(["a", "b"], source=Poisson(rate=5e5))])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IdenticalReplicationsWarning)
+        res = replicate(noisy, 3, 1.0, seed=0, progress=False)
+    assert len({float(r.throughput[0]) for r in res.runs}) > 1
+
+
+def test_sweep_warns_when_no_replication_depends_on_its_seed():
+    import warnings
+
+    from qosmodels import sweep
+    from qosmodels.errors import IdenticalReplicationsWarning
+
+    with pytest.warns(IdenticalReplicationsWarning, match="replications of every grid point"):
+        sweep(lambda n, seed: {"x": 2.0 * n}, {"n": [1, 2]}, seeds=3, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IdenticalReplicationsWarning)
+        sweep(lambda n, seed: {"x": float(np.random.default_rng(seed).normal(n))},
+              {"n": [1, 2]}, seeds=3, seed=0)
+        sweep(lambda n, seed: {"x": 2.0 * n}, {"n": [1, 2]}, seeds=1, seed=0)  # nothing to say

@@ -446,6 +446,19 @@ def replicate(network: Network, n: int, duration: float, *, seed, warmup: float 
     tasks = [(network, duration, ss, warmup, kwargs) for ss in root.spawn(n)]
     runs = run_tasks(_simulate_one, tasks, executor=executor, progress=progress,
                      desc="replicate", describe=lambda t: f"with seed {t[2]!r}")
+    if all(np.array_equal(r.throughput, runs[0].throughput, equal_nan=True)
+           and np.array_equal(r.mean_queueing_delay, runs[0].mean_queueing_delay,
+                              equal_nan=True) for r in runs[1:]):
+        import warnings
+
+        from ..errors import IdenticalReplicationsWarning
+
+        warnings.warn(
+            f"replicate: the {n} runs are identical (throughput and queueing delay): nothing "
+            f"in this network is random, so the seed changes nothing and the confidence "
+            f"intervals are zero; draw the flows' start times from a generator, or use a "
+            f"random source (Poisson, OnOff) or loss (RandomLoss)", IdenticalReplicationsWarning,
+            stacklevel=2)
     return ReplicationResult(runs=runs, confidence=confidence)
 
 
