@@ -168,6 +168,20 @@ def test_a_rollback_the_round_number_has_passed_retires_the_conversation(charge,
     assert r.to_numpy()[4] == pytest.approx(expected, abs=1e-6)
 
 
+def test_without_drops_the_rollback_changes_nothing():
+    # charge_drops only acts on a drop: the weighted window flows above (never dropped) run
+    # the same, event for event, either way
+    cap = 1e6
+    flows = [Flow(["a", "b"], source=Cbr(rate=0.05e6, packet_size=500), max_rate=0.05e6)]
+    flows += [Flow(["a", "b"], source=GenericWindow(window=20, packet_size=size), weight=w)
+              for size, w in [(750, 1.0), (1000, 2.0), (1250, 3.0)]]
+    a, b = (run(flows, buffer=80, duration=10.0, cap=cap,
+                queue=FairQueueing(record_round=True, charge_drops=c)) for c in (True, False))
+    assert a.counters["dropped"].sum() == 0 and a.events == b.events
+    np.testing.assert_array_equal(a.traces["fq_round"].to_numpy(), b.traces["fq_round"].to_numpy())
+    np.testing.assert_array_equal(a.mean_queueing_delay, b.mean_queueing_delay)
+
+
 def greedy_weighted(charge, buffer=60):
     """Four CBR sources of weights 1, 1, 2, 4, each offering the whole 1 Mb/s line."""
     flows = [Flow(["a", "b"], source=Cbr(rate=1e6, packet_size=1000), weight=w)
