@@ -113,6 +113,16 @@ class AggregateBucket(EdgeSpec):
         bucket after each change, bytes), ``tokens_m<i>`` (member ``i``'s
         partition, partitioned and logical buckets) and ``sent`` (bytes of
         each packet leaving the edge, at its time).
+    quantum : int or math.inf, packets
+        Shaping only: the packets a member may send per trigger, i.e. at one
+        instant (an ACK that makes TCP's output routine run, or the member's
+        turn at a timer tick, held packets and the deferred send together).
+        A member that has sent ``quantum`` packets at a trigger waits for
+        the next tick of the timer, as a non-compliant one does (in FCFS
+        order from then).  ``math.inf`` (default): every packet that
+        conforms goes.  The paper leaves it unstated ("the fairness policy
+        controls which connection ... is allowed to transmit next and the
+        number of packets it can transmit", Section 4.1).
 
     References
     ----------
@@ -136,6 +146,7 @@ class AggregateBucket(EdgeSpec):
     timer: float = 0.015
     limit: int = 1000
     record: bool = False
+    quantum: float = math.inf
 
     kind: ClassVar[str] = "token-bucket"
     kernel: ClassVar[str] = "edges.token_bucket"
@@ -175,6 +186,14 @@ class AggregateBucket(EdgeSpec):
         set_(self, "timer", real(o, "timer", self.timer, ge=0, unit="s"))
         set_(self, "limit", integer(o, "limit", self.limit, ge=1, unit="packets"))
         _flag(o, "record", self.record)
+        q = self.quantum
+        if not (isinstance(q, float) and q == math.inf):
+            set_(self, "quantum", integer(o, "quantum", q, ge=1, unit="packets"))
+            if self.action != "shape":
+                raise ScenarioError(
+                    f"AggregateBucket.quantum limits the packets a shaped member sends per "
+                    f"trigger; it applies to action='shape' only, got quantum={q!r} with "
+                    f"action={self.action!r}; drop quantum or use action='shape'")
 
     @property
     def bucket(self) -> TokenBucket:

@@ -219,17 +219,24 @@ def test_sanity_rows_are_the_shares_any_working_bucket_gives(quick):
     assert all(c.ok and "sanity:" in c.reference for c in quick.checks if c.sanity)
 
 
-def test_the_declared_timer_and_access_link_reach_the_network(monkeypatch):
+def test_the_declared_timer_access_link_and_quantum_reach_the_network(monkeypatch):
     import dataclasses
+    import math
 
     from qosmodels.experiments import experiments
 
     exp = experiments()[NAME]
-    assert {u.name: u.default for u in exp.unstated} == {"timer": tf.TIMER, "access": tf.ACCESS}
-    sc = dataclasses.replace(tf.SCENARIOS["fcfs"], timer=0.05, access=1.2e6)
+    assert {u.name: u.default for u in exp.unstated} == {
+        "timer": tf.TIMER, "access": tf.ACCESS, "quantum": tf.QUANTUM}
+    assert tf.QUANTUM == math.inf  # no limit: the default reproduces the runs before it
+    sc = dataclasses.replace(tf.SCENARIOS["fcfs"], timer=0.05, access=1.2e6, quantum=2)
     net = tf.network(sc)
     assert net.aggregates[0].edge.timer == 0.05
+    assert net.aggregates[0].edge.quantum == 2
     assert net.capacities[net.link_id("S->P")] == 1.2e6
+    # policing and marking send nothing late: the quantum is for the shaping scenarios
+    mark = tf.network(dataclasses.replace(tf.SCENARIOS["mark-common"], quantum=2))
+    assert mark.aggregates[0].edge.quantum == math.inf
     # the experiment hands its params to the scenarios it runs
     seen = []
 
@@ -242,5 +249,34 @@ def test_the_declared_timer_and_access_link_reach_the_network(monkeypatch):
 
     monkeypatch.setattr(tf, "run", fake_run)
     with pytest.raises(Stop):
-        exp.call(sides=frozenset({"packets"}), quick=True, params={"timer": 0.05, "access": 1.2e6})
-    assert (seen[0].timer, seen[0].access) == (0.05, 1.2e6)
+        exp.call(sides=frozenset({"packets"}), quick=True,
+                 params={"timer": 0.05, "access": 1.2e6, "quantum": 2})
+    assert (seen[0].timer, seen[0].access, seen[0].quantum) == (0.05, 1.2e6, 2)
+
+
+def _lru_over_fcfs(**kw):
+    """Per seed (the full form's 10), the 50 ms connection's goodput under LRU over FCFS."""
+    import dataclasses
+
+    lru, fcfs = (tf.run(dataclasses.replace(tf.SCENARIOS[k], **kw), quick=False)
+                 for k in ("lru", "fcfs"))
+    return lru.throughput[:, 0] / fcfs.throughput[:, 0]
+
+
+def test_lru_penalises_the_short_aggressive_connection_more_than_fcfs_with_a_coarse_timer():
+    # Section 4.2.2: 'the LRU scheme penalizes short aggressive connections more than FCFS'.
+    # Here it holds with a 50 ms shaping timer (the row's explored setting): LRU serves first
+    # the member least recently given tokens, which the 50 ms connection, always waiting and
+    # served often, seldom is; over the 10 seeds it gets 0.86 of its FCFS goodput
+    ratio = _lru_over_fcfs(timer=0.05)
+    assert tf.LOWER.deviation(ratio.mean()) == 0.0  # <= 0.98
+    assert (ratio < 1).sum() >= 6
+
+
+@pytest.mark.parametrize("quantum", [tf.QUANTUM, 1, 2])
+def test_at_the_papers_timer_no_quantum_makes_lru_penalise_the_short_connection(quantum):
+    # the row's declared difference: at the paper's 15 ms the bucket gains 1.5 packets of
+    # tokens a tick and the order hardly matters; whatever the per-trigger quantum, LRU and
+    # FCFS give the 50 ms connection the same goodput within the rows' 2 %
+    ratio = _lru_over_fcfs(quantum=quantum)
+    assert abs(ratio.mean() - 1) < tf.TOL

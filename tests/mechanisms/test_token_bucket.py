@@ -44,6 +44,10 @@ def test_a_depth_equal_to_max_packet_is_accepted():
     ("limit", 0, r"AggregateBucket.limit must be >= 1 \(in packets\), got 0"),
     ("limit", -3, r"AggregateBucket.limit must be >= 1 \(in packets\), got -3"),
     ("limit", 2.5, r"AggregateBucket.limit must be a whole number \(in packets\), got 2.5"),
+    ("quantum", 0, r"AggregateBucket.quantum must be >= 1 \(in packets\), got 0"),
+    ("quantum", 1.5, r"AggregateBucket.quantum must be a whole number \(in packets\), got 1.5"),
+    ("quantum", math.nan, r"AggregateBucket.quantum must be finite \(in packets\), got nan"),
+    ("quantum", -math.inf, r"AggregateBucket.quantum must be finite \(in packets\), got -inf"),
 ])
 def test_out_of_range_numbers_are_refused(field, value, msg):
     kw = dict(rate=1e6, depth=5000, max_packet=1000) | {field: value}
@@ -52,7 +56,8 @@ def test_out_of_range_numbers_are_refused(field, value, msg):
 
 
 @pytest.mark.parametrize("field, value", [("rate", "1e6"), ("depth", None), ("timer", True),
-                                          ("limit", "10"), ("max_packet", [1000])])
+                                          ("limit", "10"), ("max_packet", [1000]),
+                                          ("quantum", "2"), ("quantum", True)])
 def test_numbers_must_be_numbers(field, value):
     kw = dict(rate=1e6, depth=5000, max_packet=1000) | {field: value}
     with pytest.raises(ScenarioTypeError, match=rf"AggregateBucket.{field} must be a"):
@@ -131,6 +136,21 @@ def test_defaults_are_the_papers():
     assert s.max_packet == 1500.0 and s.peak_rate == math.inf and s.limit == 1000
     assert s.record is False
     assert type(s.rate) is float and type(s.limit) is int
+    assert s.quantum == math.inf  # unstated in the paper: every conforming packet goes
+
+
+def test_a_quantum_is_a_whole_number_of_packets():
+    assert AggregateBucket(rate=1e6, depth=5000, quantum=2).quantum == 2
+    q = AggregateBucket(rate=1e6, depth=5000, quantum=3.0).quantum
+    assert q == 3 and type(q) is int
+
+
+@pytest.mark.parametrize("action", ["police", "mark"])
+def test_a_quantum_without_shaping_is_refused_with_the_fix(action):
+    with pytest.raises(ScenarioError, match=rf"quantum.*action='shape' only, got quantum=2 "
+                                            rf"with action='{action}'; drop quantum"):
+        AggregateBucket(rate=1e6, depth=5000, action=action, quantum=2)
+    assert AggregateBucket(rate=1e6, depth=5000, action=action).quantum == math.inf
 
 
 def test_the_spec_is_frozen():

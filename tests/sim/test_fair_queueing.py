@@ -24,6 +24,7 @@ from qosmodels.mechanisms import (
     DropTail,
     FairQueueing,
     GenericWindow,
+    OnOff,
     Poisson,
     TcpNewReno,
 )
@@ -80,6 +81,138 @@ def test_finish_numbers_are_not_rolled_back_for_dropped_packets():
     assert list(res.counters["dropped"]) == [2, 0, 0]
     rounds = res.traces["fq_round"].to_numpy()
     assert rounds[-1] == pytest.approx(4500.0, abs=1e-6)
+
+
+def test_with_charge_drops_false_the_drops_are_rolled_back():
+    # the traffic of the test above with drops rolled back: A5's drop takes F_A from 5000
+    # back to 4000, A4's (at 0.5) to 3000 (A still active: R = 500).  A and B at 500/s
+    # until B retires at R = 1500, t = 2.5; A alone at 1000/s retires at R = 3000, t = 4.0;
+    # R stands still at 3000 until C's packet at 5.5.
+    res = run([burst(5), burst(1, start=0.5), burst(1, start=5.5)], buffer=3,
+              queue=FairQueueing(record_round=True, charge_drops=False))
+    assert list(res.counters["dropped"]) == [2, 0, 0]
+    rounds = res.traces["fq_round"].to_numpy()
+    assert rounds[-1] == pytest.approx(3000.0, abs=1e-6)
+
+
+@pytest.mark.parametrize(("charge", "r_c"), [(True, 4000.0), (False, 3000.0)])
+def test_an_arrival_whose_conversation_fills_the_buffer_is_charged_or_not(charge, r_c):
+    # buffer 2: A sends 4 at t ~ 0; A1 in service, A2 and A3 fill the buffer, so A4 is
+    # dropped on arrival (its ring is full).  Charged, F_A = 4000 and A stays active to
+    # t = 4.0 (R = 1000 t); not charged, A4 is not numbered, F_A = 3000, A retires at 3.0.
+    # R stands still after that, as C's packet at 5.5 sees.
+    res = run([burst(4), burst(1, start=5.5)], buffer=2,
+              queue=FairQueueing(record_round=True, charge_drops=charge))
+    assert list(res.counters["dropped"]) == [1, 0]
+    assert res.traces["fq_round"].to_numpy()[-1] == pytest.approx(r_c, abs=1e-6)
+
+
+def onoff_bursts(n, gap, start=0.0, size=1000):
+    """``n`` packets 1 us apart from ``start``, then one more ``gap`` s after ``start``."""
+    rate = size * 8 / 1e-6
+    return Flow(["a", "b"], source=OnOff(rate=rate, on_time=(n - 0.5) * 1e-6,
+                                         off_time=gap - (n - 0.5) * 1e-6, exponential=False,
+                                         packet_size=size),
+                start=start, stop=start + gap + 0.5e-6)
+
+
+@pytest.mark.parametrize(("charge", "delay_a6", "delay_b1"), [(True, 1.5, 0.4),
+                                                               (False, 0.5, 1.4)])
+def test_a_rolled_back_drop_lowers_the_conversations_next_bid(charge, delay_a6, delay_b1):
+    # buffer 3.  A: 5 packets at t ~ 0 (F = 1000 .. 5000; A5 finds the buffer full and is
+    # dropped), then A6 at 3.5, when R = 3500 (A alone active, 1000/s) and A4 is in
+    # service [3, 4].  Charged, F_A = 5000 and A6 bids 6000; rolled back, F_A = 4000 and A6
+    # bids 5000.  B (weight 0.5) sends one packet at 3.6: R = 3600, bid 3600 + 1000 / 0.5
+    # = 5600, between the two.  At 4.0 the line takes B1 before A6 (charged: B1 [4, 5],
+    # A6 [5, 6]) or A6 before B1 (rolled back: A6 [4, 5], B1 [5, 6]).
+    a = onoff_bursts(5, 3.5)
+    b = burst(1, start=3.6, weight=0.5)
+    res = run([a, b], buffer=3, queue=FairQueueing(record_round=True, charge_drops=charge))
+    assert list(res.counters["dropped"]) == [1, 0]
+    assert list(res.counters["delivered"]) == [5, 1]
+    np.testing.assert_allclose(res.traces["fq_round"].to_numpy()[-2:], [3500.0, 3600.0],
+                               atol=1e-6)
+    # A1..A4 wait 0, 1, 2, 3 s (less 1 us per packet of the burst), A6 as above
+    wait_a = [0.0, 1 - 1e-6, 2 - 2e-6, 3 - 3e-6, delay_a6]
+    assert res.mean_queueing_delay[0] == pytest.approx(np.mean(wait_a), abs=1e-6)
+    assert res.mean_queueing_delay[1] == pytest.approx(delay_b1, abs=1e-6)
+
+
+@pytest.mark.parametrize(("charge", "r_probe"), [(True, 2500.0), (False, 2550.0)])
+def test_a_rollback_the_round_number_has_passed_retires_the_conversation(charge, r_probe):
+    # buffer 2.  B: a 4000-byte packet at 0 (in service [0, 4]; F_B = 4000) and another at
+    # 3.9.  A: two 1000-byte packets at 1 and 2 us (F = 1000, 2000, both waiting) and a
+    # third at 4.5.  A and B active: R = 500 t, so at 3.9 R = 1950: A1 has finished in
+    # the emulation and A2 is half served.  B2 fills the buffer and A, the longest, loses
+    # A2.  Charged, A stays active until R = 2000 (t = 4.0), then B alone: R(4.5) = 2500.
+    # Rolled back, F_A = 1000 <= R: A leaves the active set at 3.9 and B alone moves R at
+    # 1000/s from 1950: R(4.5) = 2550.
+    eps = 1e-6
+    b = Flow(["a", "b"], source=Cbr(rate=4000 * 8 / 3.9, packet_size=4000), stop=4.0)
+    a = onoff_bursts(2, 4.5 - eps, start=eps)
+    res = run([a, b], buffer=2, queue=FairQueueing(record_round=True, charge_drops=charge))
+    assert list(res.counters["dropped"]) == [1, 0]
+    r = res.traces["fq_round"]
+    t = r.index.to_numpy()
+    np.testing.assert_allclose(t, [0.0, eps, 2 * eps, 3.9, 4.5], atol=1e-9)
+    # the round number at B2 (A and B active since 1 us), then at A3
+    r_b2 = 1000 * eps + (3.9 - eps) * 500
+    assert r.to_numpy()[3] == pytest.approx(r_b2, abs=1e-6)
+    if charge:  # A active until R = F_A2 = R(eps) + 2000, then B alone
+        f_a2 = 1000 * eps + 2000.0
+        t_retire = 3.9 + (f_a2 - r_b2) / 500
+        expected = f_a2 + (4.5 - t_retire) * 1000
+    else:       # B alone from 3.9
+        expected = r_b2 + 0.6 * 1000
+    assert expected == pytest.approx(r_probe, abs=1e-3)
+    assert r.to_numpy()[4] == pytest.approx(expected, abs=1e-6)
+
+
+def test_without_drops_the_rollback_changes_nothing():
+    # charge_drops only acts on a drop: the weighted window flows above (never dropped) run
+    # the same, event for event, either way
+    cap = 1e6
+    flows = [Flow(["a", "b"], source=Cbr(rate=0.05e6, packet_size=500), max_rate=0.05e6)]
+    flows += [Flow(["a", "b"], source=GenericWindow(window=20, packet_size=size), weight=w)
+              for size, w in [(750, 1.0), (1000, 2.0), (1250, 3.0)]]
+    a, b = (run(flows, buffer=80, duration=10.0, cap=cap,
+                queue=FairQueueing(record_round=True, charge_drops=c)) for c in (True, False))
+    assert a.counters["dropped"].sum() == 0 and a.events == b.events
+    np.testing.assert_array_equal(a.traces["fq_round"].to_numpy(), b.traces["fq_round"].to_numpy())
+    np.testing.assert_array_equal(a.mean_queueing_delay, b.mean_queueing_delay)
+
+
+def greedy_weighted(charge, buffer=60):
+    """Four CBR sources of weights 1, 1, 2, 4, each offering the whole 1 Mb/s line."""
+    flows = [Flow(["a", "b"], source=Cbr(rate=1e6, packet_size=1000), weight=w)
+             for w in (1.0, 1.0, 2.0, 4.0)]
+    return run(flows, buffer=buffer, duration=60.0, warmup=10.0, cap=1e6,
+               queue=FairQueueing(charge_drops=charge))
+
+
+def test_greedy_sources_with_drops_charged_leave_the_line_to_the_heaviest():
+    # the paper's rule: each source's finish numbers run ahead of R by what it offers beyond
+    # what it gets, P / n_alpha per packet; the weight-4 source's grow slowest, so its bids
+    # are always the smallest and it takes nearly the whole line
+    thr = greedy_weighted(True).throughput / 1e6
+    assert thr[3] > 0.95
+    assert thr[:3].max() < 0.02
+
+
+def test_greedy_sources_with_drops_rolled_back_get_their_weighted_max_min_shares():
+    # all four want the whole line: weighted max-min gives each n_alpha / sum(n) of it
+    thr = greedy_weighted(False).throughput
+    np.testing.assert_allclose(thr, np.array([1, 1, 2, 4]) / 8 * 1e6, rtol=0.02)
+
+
+@pytest.mark.parametrize("charge", [True, False])
+def test_the_largest_queue_recorded_is_at_most_the_buffer(charge):
+    # an arrival into a full buffer makes buffer + 1 packets for an instant, until the
+    # longest conversation's last packet goes: that instant is not a queue length
+    res = greedy_weighted(charge, buffer=60)
+    assert res.counters["dropped"].sum() > 1000
+    assert res.counters["link_max_waiting"][0] == 60
+    assert res.to_pandas("links")["max_queue_packets"].iloc[0] == 60
 
 
 def test_weighted_greedy_flows_get_their_weighted_max_min_shares():

@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qosmodels import Aggregate, Flow, Link, Network, simulate, topologies
-from qosmodels.mechanisms import AggregateBucket, Cbr, OnOff, Poisson, TcpNewReno
+from qosmodels.mechanisms import AggregateBucket, Cbr, GenericWindow, OnOff, Poisson, TcpNewReno
 from qosmodels.tokenbucket import TokenBucket, logical_fill
 
 from .test_engine import assert_packets_conserved
@@ -392,6 +392,74 @@ def test_the_timer_serves_waiting_members_in_the_buckets_order(order):
     np.testing.assert_allclose(t, 0.1 * np.arange(13), rtol=0, atol=1e-12)
     held = res.counters["edge_held"]
     assert held.sum() == res.counters["sent"].sum() - 1  # all but A's first waited
+
+
+#: Who sends at each tick with a per-trigger quantum (sequential order, members A, B, C
+#: always waiting).  The bucket gains 3000 tokens a tick (capped at its depth, 3000): with no
+#: quantum the first member, A, takes three packets (3000 bytes); with 1 each member sends
+#: one (1000 + 990 + 980 = 2970 bytes); with 2, A sends two and B the one that 1000 tokens
+#: leave room for (C finds 10).
+QUANTUM_TICKS = {math.inf: "AAA", 1: "ABC", 2: "AAB"}
+
+
+@pytest.mark.parametrize("quantum", QUANTUM_TICKS)
+def test_a_quantum_caps_what_each_member_sends_at_a_tick(quantum):
+    # common bucket, depth 3000 bytes, 30000 bytes/s, timer 0.1 s.  A, B, C: CBR packets of
+    # 1000, 990, 980 bytes every 10 ms from 0, 1 and 2 ms; their first packets conform on
+    # arrival (each at its own instant, its own trigger: 3000 -> 2000 -> 1040 -> 90 tokens,
+    # plus 30 per ms), the next ones wait for the timer.
+    sizes = {"A": 1000, "B": 990, "C": 980}
+    starts = {"A": 0.0, "B": 0.001, "C": 0.002}
+    edge = AggregateBucket(rate=30_000 * 8, depth=3000, max_packet=1000, sharing="common",
+                           order="sequential", timer=0.1, record=True, quantum=quantum)
+    flows = [Flow(["s", "d"], source=Cbr(rate=z * 8 / 0.01), packet_size=z, start=starts[m],
+                  name=m) for m, z in sizes.items()]
+    net = Network([Link("s", "d", 1e9, 0.001, 100_000)], flows,
+                  aggregates=[Aggregate("a", flows=list(sizes), edge=edge)])
+    res = simulate(net, 0.45, seed=1, progress=False)
+    t, s = sent(res)
+    by_size = {z: m for m, z in sizes.items()}
+    assert "".join(by_size[z] for z in s) == "ABC" + 4 * QUANTUM_TICKS[quantum]
+    np.testing.assert_allclose(t, [0.0, 0.001, 0.002] + [0.1] * 3 + [0.2] * 3 + [0.3] * 3
+                               + [0.4] * 3, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("quantum", [math.inf, 3])
+def test_a_quantum_holds_a_window_sender_back_until_the_next_tick(quantum):
+    # one GenericWindow sender of window 10 behind a common bucket holding 10 packets of
+    # tokens (depth 10000 bytes, 1000 bytes/s), timer 0.1 s, RTT 2 s (no ACK before 2 s):
+    # with no quantum the whole window goes at 0; with 3, three packets per trigger at 0,
+    # 0.1 and 0.2 (the sender blocked after each) and the last at 0.3
+    edge = AggregateBucket(rate=8000, depth=10_000, max_packet=1000, sharing="common",
+                           timer=0.1, record=True, quantum=quantum)
+    net = Network([Link("s", "d", 1e9, 1.0, 100_000)],
+                  [Flow(["s", "d"], source=GenericWindow(window=10), packet_size=1000,
+                        name="f")],
+                  aggregates=[Aggregate("a", flows=[0], edge=edge)])
+    res = simulate(net, 1.5, seed=1, progress=False)
+    t, _ = sent(res)
+    expected = [0.0] * 10 if quantum == math.inf else [0.0] * 3 + [0.1] * 3 + [0.2] * 3 + [0.3]
+    np.testing.assert_allclose(t, expected, rtol=0, atol=1e-12)
+    assert res.counters["edge_blocked"][0] == (0 if quantum == math.inf else 3)
+    assert res.counters["edge_held"][0] == 0  # held back, not its packets
+
+
+@pytest.mark.parametrize("sharing, order", [("common", "fcfs"), ("common", "lru"),
+                                            ("partitioned", None), ("logical", None)])
+def test_a_quantum_that_never_binds_changes_nothing(sharing, order):
+    # a quantum of 1000 packets counts every packet but never stops one: the run is the
+    # run without a quantum, event for event
+    runs = []
+    for q in (math.inf, 1000):
+        edge = AggregateBucket(rate=600e3, depth=30_000, max_packet=1000, sharing=sharing,
+                               order=order, timer=0.015, quantum=q)
+        runs.append(simulate(agg_network("unequal", (1000, 900, 800, 700), edge), 20.0,
+                             seed=2, progress=False))
+    a, b = runs
+    assert a.events == b.events
+    for k in a.counters:
+        np.testing.assert_array_equal(a.counters[k], b.counters[k], err_msg=k)
+    np.testing.assert_array_equal(a.throughput_series, b.throughput_series)
 
 
 # ------------------------------------------------------------------ arrival curves

@@ -21,6 +21,10 @@ Hooks (reached through :mod:`..dispatch`):
   the bucket's order, get their held packets out and their senders
   another try (a deferred send).
 
+Under shaping, a finite ``quantum`` caps the packets a member sends at one
+trigger: at one instant (an ACK's, or the timer's tick with the deferred send
+it makes); a member at its cap waits for the timer as a non-compliant one does.
+
 The helpers called from several places (refilling, a packet leaving, arming the
 timer, flushing a hold) are real functions (``rare_handler``), not inlined: each
 inlined copy costs Numba's compile time, and only flows behind a bucket call
@@ -98,6 +102,7 @@ TB_SHARING = 4
 TB_ORDER = 5
 TB_ACTION = 6
 TB_TIMER = 7    # shaping-timer period, s; 0: exact
+TB_QUANTUM = 8  # packets a member may send per trigger (shaping); 0: no limit
 PARAMS = (
     ("rate_bytes", lambda s: s.rate / 8.0),
     "depth",
@@ -107,6 +112,7 @@ PARAMS = (
     ("order", lambda s: ORDER[s.order] if s.order is not None else 0),
     ("action", lambda s: ACTION[s.action]),
     "timer",
+    ("quantum", lambda s: 0.0 if math.isinf(s.quantum) else float(s.quantum)),
 )
 
 #: Timer slots of an edge: the shaping timer.
@@ -124,7 +130,9 @@ M_PTOK = FF_ES + 3   # partitioned: the member's peak-rate tokens
 M_LAST = FF_ES + 4   # partitioned: time of its last refill
 M_KEY = FF_ES + 5    # since when it has been non-compliant (inf: it is not); FCFS order
 M_LRU = FF_ES + 6    # when it last spent tokens (-1: never); LRU order
+M_QT = FF_ES + 7     # the instant (trigger) M_QN counts the packets of (-1: none yet)
 M_WAIT = FI_ES       # 1: the shaping timer is to wake it (held packets or a held sender)
+M_QN = FI_ES + 1     # packets it sent at the instant M_QT (counted with a finite quantum)
 
 #: Tokens short of a packet by less than this (bytes) count as enough: the time a
 #: timer computed for a packet to conform may land a rounding error short of it.
@@ -186,6 +194,8 @@ def setup_edge(spec, network, members, ef, ff, fi) -> None:
         ff[f, M_LAST] = 0.0
         ff[f, M_KEY] = np.inf
         ff[f, M_LRU] = -1.0
+        ff[f, M_QT] = -1.0
+        fi[f, M_QN] = 0
 
 
 # ---------------------------------------------------------------------- tokens
@@ -300,8 +310,24 @@ def _spend(S, e, f, size):
         else:
             v = ef[e, ES_PTOK] - size
             ef[e, ES_PTOK] = v if v > 0.0 else 0.0
-    ff[f, M_LRU] = S.gf[GF_NOW]
+    now = S.gf[GF_NOW]
+    ff[f, M_LRU] = now
     ff[f, M_KEY] = np.inf
+    if ef[e, EF_EP + TB_QUANTUM] > 0.0:  # count the packet against this trigger's quantum
+        if ff[f, M_QT] != now:
+            ff[f, M_QT] = now
+            S.fi[f, M_QN] = 0
+        S.fi[f, M_QN] += 1
+
+
+@handler
+def _quota(S, e, f):
+    """Whether member ``f`` may send one more packet at this trigger (always, with no
+    quantum)."""
+    q = S.ef[e, EF_EP + TB_QUANTUM]
+    if q <= 0.0:
+        return True
+    return S.ff[f, M_QT] != S.gf[GF_NOW] or S.fi[f, M_QN] < q
 
 
 @handler
@@ -417,13 +443,13 @@ def _arm(S, e, f, size):
 
 @rare_handler
 def _flush(S, e, f):
-    """Send member ``f``'s held packets while they conform (tokens refilled); False if
-    some remain (the member then waits)."""
+    """Send member ``f``'s held packets while they conform (tokens refilled) and the
+    trigger's quantum allows; False if some remain (the member then waits)."""
     s = S.fi[f, FI_EDGE_HOLD] & POS
     while S.slot[s, SL_COUNT] > 0:
         p = peek_head(S, s)
         size = S.pf[p, PF_BITS] / 8.0
-        if not _conforms(S, e, f, size):
+        if not (_conforms(S, e, f, size) and _quota(S, e, f)):
             _arm(S, e, f, size)
             return False
         pop_head(S, s)
@@ -444,7 +470,7 @@ def ingress(S, e, f, p):
     _refill(S, e, f)
     if act == ACT_SHAPE:
         s = S.fi[f, FI_EDGE_HOLD] & POS
-        if S.slot[s, SL_COUNT] == 0 and _conforms(S, e, f, size):
+        if S.slot[s, SL_COUNT] == 0 and _conforms(S, e, f, size) and _quota(S, e, f):
             _spend(S, e, f, size)
             _out(S, e, f, p, True)
             return EDGE_PASS
@@ -470,9 +496,10 @@ def ingress(S, e, f, p):
 @handler
 def gate(S, e, f, more):
     """May window sender ``f`` send a packet now (``more``: it has one to send)?  Under
-    shaping, only if its held packets have gone and its next packet conforms; if not,
-    the member waits for the timer.  ``more=False`` tells the edge the sender has
-    nothing more to send: it is not waiting for tokens."""
+    shaping, only if its held packets have gone, its next packet conforms and the
+    trigger's quantum is not used up; if not, the member waits for the timer.
+    ``more=False`` tells the edge the sender has nothing more to send: it is not
+    waiting for tokens."""
     if S.ef[e, EF_EP + TB_ACTION] != ACT_SHAPE:
         return True
     _refill(S, e, f)
@@ -483,7 +510,7 @@ def gate(S, e, f, more):
         S.fi[f, M_WAIT] = 0
         return True
     size = S.ff[f, FF_BITS] / 8.0
-    if _conforms(S, e, f, size):
+    if _conforms(S, e, f, size) and _quota(S, e, f):
         return True
     S.fi[f, FI_EDGE_BLOCKED] += 1
     _arm(S, e, f, size)

@@ -12,6 +12,9 @@ in a second sorted queue (row ``L + l``) keyed by the finish number of their
 latest packet, and the conversations whose latest finish number ``R``
 reaches before the arrival leave the active set one by one, each changing
 the slope of ``R`` (as :func:`qosmodels.fq._engine.bit_round_robin` does).
+A drop leaves the numbers alone (the paper's rule) or, with
+``charge_drops=False``, rolls the dropped packet's conversation back
+(:func:`roll_back`).
 
 Units: round numbers in bits per unit weight, the line rate in bit/s.
 
@@ -35,6 +38,7 @@ from ..layout import (
     LI_QS,
     LI_SLOT0,
     LI_TRACE0,
+    LI_TX,
     LI_WAITING,
     MARK_DECBIT,
     PF_BITS,
@@ -52,9 +56,12 @@ from ..trace import record
 CODE = 5
 FQ_DELTA = 0  # bits of round number
 FQ_BIT = 1    # 1: the FQ bit-setting gateway (``Decbit(fq_bit=True)``)
-#: Also the kernel of ``Decbit(fq_bit=True)``, which has no ``delta`` (the paper's 0).
+FQ_ROLLBACK = 2  # 1: a drop rolls its conversation's finish number back (``charge_drops=False``)
+#: Also the kernel of ``Decbit(fq_bit=True)``, which has no ``delta`` (the paper's 0) and
+#: charges drops (the paper's rule).
 PARAMS = (("delta_bits", lambda spec: 8.0 * getattr(spec, "delta", 0.0)),
-          ("fq_bit", lambda spec: getattr(spec, "fq_bit", False)))
+          ("fq_bit", lambda spec: getattr(spec, "fq_bit", False)),
+          ("rollback", lambda spec: not getattr(spec, "charge_drops", True)))
 
 # link state
 QS_ROUND = LF_QS        # R at QS_T, bits per unit weight
@@ -145,7 +152,9 @@ def klass(S, l, p):
 @rare_handler
 def admit(S, l, p):
     """Number the arrival in the emulation: its bid, its conversation's finish number and
-    the active set.  Always admits (a full buffer is :func:`store`'s business)."""
+    the active set.  Admits (a full buffer is :func:`store`'s business), except, when drops
+    are rolled back, an arrival whose conversation alone fills the buffer (the link drops
+    it without numbering it: ``LI_DROP_OVERFLOW``)."""
     lf, li, hs, hsi = S.lf, S.li, S.hs, S.hsi
     update_round(S, l, S.gf[GF_NOW])
     x = crossing(S, p)
@@ -154,6 +163,12 @@ def admit(S, l, p):
     r = lf[l, QS_ROUND]
     if li[l, LI_TRACE0] >= 0:
         record(S, li[l, LI_TRACE0], r / 8.0)
+    if lf[l, LF_QP + FQ_ROLLBACK] > 0.0 and li[l, LI_TX] >= 0:
+        s = hsi[x, HSI_SLOT] & POS
+        if S.slot[s, SL_COUNT] >= S.slot[s, SL_CAP]:
+            # its conversation fills the buffer: the link drops it at once; not numbered,
+            # as a numbered packet dropped from the tail is rolled back (:func:`roll_back`)
+            return LI_DROP_OVERFLOW
     fp = hs[x, HS_FINISH]
     start = fp if fp > r else r
     f = start + size
@@ -179,17 +194,44 @@ def push_head(S, l, p):
             S.pf[p, TAG_BID], int(S.pf[p, TAG_ARRIVAL]))
 
 
+@handler
+def roll_back(S, l, q):
+    """Undo the numbering of packet ``q``, dropped from the tail of its conversation's ring
+    (``charge_drops=False``): the conversation's latest finish number goes back by
+    ``q``'s ``P / n_alpha``; if the round number has reached the finish number so lowered,
+    the conversation leaves the active set now (``N_ac`` loses its weight from now on; the
+    round number's past is not rewritten), else its key in the active heap follows."""
+    lf, hs, hsi = S.lf, S.hs, S.hsi
+    x = crossing(S, q)
+    w = hs[x, HS_WEIGHT]
+    f = hs[x, HS_FINISH] - S.pf[q, PF_BITS] / w
+    hs[x, HS_FINISH] = f
+    update_round(S, l, S.gf[GF_NOW])  # (already there: the arrival was numbered just now)
+    if hsi[x, HSI_ACTIVE_POS] < 0:  # idle in the emulation: q's bits were all served there
+        return
+    a = S.li.shape[0] + l
+    sq_remove(S.sq_meta, a, S.sq_key, S.sq_seq, S.sq_pkt, hsi, HSI_ACTIVE_POS, x)
+    if f > lf[l, QS_ROUND]:
+        sq_push(S.sq_meta, a, S.sq_key, S.sq_seq, S.sq_pkt, hsi, HSI_ACTIVE_POS, x, f, x)
+    else:
+        lf[l, QS_ACTIVE_W] = lf[l, QS_ACTIVE_W] - w if sq_len(S.sq_meta, a) > 0 else 0.0
+
+
 @rare_handler
 def store(S, l, p, s):
     """Queue ``p`` on its conversation's ring (with the FQ bit-setting rule, set its DECbit
     if the ring now holds more than a third of the conversation's fair share of the buffer);
     over the buffer, drop the last packet of the conversation with the most packets waiting
-    (``p``'s own on a tie)."""
+    (``p``'s own on a tie), rolling its numbering back if drops are not charged.  The
+    link's maximum of packets waiting is kept after the drop (at most the buffer)."""
     slot, li = S.slot, S.li
     if slot[s, SL_COUNT] == 0:
         push_head(S, l, p)
     push_tail(S, s, p)
-    waiting_up(S, l)
+    if li[l, LI_WAITING] < slot[s, SL_CAP]:
+        waiting_up(S, l)  # keeps the maximum
+    else:
+        li[l, LI_WAITING] += 1  # one over the buffer until the drop below
     if S.lf[l, LF_QP + FQ_BIT] > 0.0 and S.pi[p, PI_KIND] == KIND_DATA:
         # FQ bit-setting: the conversation's queue above a third of its fair share of buffer
         n_active = sq_len(S.sq_meta, li.shape[0] + l)
@@ -208,6 +250,8 @@ def store(S, l, p, s):
         li[l, LI_WAITING] -= 1
         if slot[longest, SL_COUNT] == 0:  # it was the ring's head too
             sq_remove(S.sq_meta, l, S.sq_key, S.sq_seq, S.sq_pkt, S.pi, PI_QPOS, q)
+        if S.lf[l, LF_QP + FQ_ROLLBACK] > 0.0:
+            roll_back(S, l, q)
         drop(S, l, q, LI_DROP_OVERFLOW)
     return True
 
