@@ -222,6 +222,8 @@ def _advance(run, c, t_stop: float, budget, limits: Limits) -> None:
 
 #: Seconds a first call may take loading the cached kernel before a note says it is compiling.
 COMPILE_NOTE_AFTER = 1.0
+#: Seconds between the lines that show a compile's time so far.
+COMPILE_PROGRESS_EVERY = 10.0
 #: What compiling the packet kernel took from scratch on the development machine (2 vCPUs), s
 #: (50-75 s on 2026-11-27 as the shared host's speed varied, with every paper's mechanism,
 #: the handlers inlined by LLVM and :mod:`._build`; side by side with the kernel of the day
@@ -352,20 +354,27 @@ def _compile(run, c, budget) -> float:
 
     _drop_stale_cache(run)
 
-    def note():
+    done = threading.Event()
+    t0 = time.perf_counter()
+
+    def notes():  # the note after COMPILE_NOTE_AFTER s, then the time so far every so often
+        if done.wait(COMPILE_NOTE_AFTER):
+            return
         print(f"qosmodels: compiling the packet kernel once for this installation "
               f"(about {COMPILE_ESTIMATE} s on a 2-core machine; later runs load it from "
               f"Numba's cache)...", file=sys.stderr, flush=True)
+        while not done.wait(COMPILE_PROGRESS_EVERY):
+            print(f"qosmodels: still compiling the packet kernel, "
+                  f"{time.perf_counter() - t0:.0f} s so far", file=sys.stderr, flush=True)
 
-    timer = threading.Timer(COMPILE_NOTE_AFTER, note)
-    timer.daemon = True
-    t0 = time.perf_counter()
-    timer.start()
+    watcher = threading.Thread(target=notes, name="qosmodels-compile-note", daemon=True)
+    watcher.start()
     try:
         with kernel_build(run, RARE):
             status = run(c, -1.0, budget)
     finally:
-        timer.cancel()
+        done.set()
+        watcher.join()
     spent = time.perf_counter() - t0
     if spent > COMPILE_NOTE_AFTER:
         print(f"qosmodels: packet kernel compiled in {spent:.0f} s", file=sys.stderr, flush=True)

@@ -126,3 +126,19 @@ def test_kernel_digest_follows_numba_version(monkeypatch):
     base = kernel_sources_digest()
     monkeypatch.setattr(numba, "__version__", numba.__version__ + ".post1")
     assert kernel_sources_digest() != base
+
+
+def test_a_long_compile_shows_its_time_so_far(capsys, monkeypatch):
+    import importlib
+
+    S = importlib.import_module("qosmodels.sim.simulate")
+
+    monkeypatch.setattr(S, "COMPILE_NOTE_AFTER", 0.1)
+    monkeypatch.setattr(S, "COMPILE_PROGRESS_EVERY", 0.2)
+    run = FakeKernel(0.75)
+    S._ensure_compiled(run, None, 1)
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if "still compiling the packet kernel" in ln]
+    assert 2 <= len(lines) <= 4, err
+    assert lines[0].endswith("s so far")
+    assert err.splitlines()[-1].startswith("qosmodels: packet kernel compiled in")
