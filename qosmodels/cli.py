@@ -331,6 +331,7 @@ def _run_simulation(args, net, warmup: float) -> int:
     }
     model, extra = _interpretation(net)
     columns.update(extra)
+    warnings = _conditions(net, res, columns, model, warmup, args.duration)
     columns.update({
         "queueing_delay_ms": res.mean_queueing_delay * 1e3,
         "retransmitted": res.counters["retransmitted"],
@@ -339,7 +340,7 @@ def _run_simulation(args, net, warmup: float) -> int:
     flows = pd.DataFrame(columns, index=pd.Index(net.flow_names, name="flow"))
     links = res.to_pandas("links")[["utilisation", "drop_rate", "max_queue_packets", "queue"]]
     if args.json:
-        print(json.dumps({"summary": res.summary(), "model": model,
+        print(json.dumps({"summary": res.summary(), "model": model, "warnings": warnings,
                           "jain_index": float(jain_index(res.throughput)),
                           "flows": flows.reset_index().to_dict("records"),
                           "links": links.reset_index().to_dict("records")}, indent=2))
@@ -350,9 +351,59 @@ def _run_simulation(args, net, warmup: float) -> int:
     print()
     print("\n".join(textwrap.wrap("Which theory describes it: " + model, 100,
                                    break_on_hyphens=False)))
+    for w in warnings:
+        print("\n".join(textwrap.wrap("Warning: " + w, 100, subsequent_indent="  ",
+                                       break_on_hyphens=False)))
     print()
     print(links.to_string(float_format=lambda v: f"{v:.4g}"))
     return 0
+
+
+#: Utilisation below which a link that a model's rates fill is reported as not saturated.
+SATURATED = 0.9
+
+
+def _conditions(net, res, columns, model: str, warmup: float, duration: float) -> list[str]:
+    """Where the run leaves the conditions of the theory ``model`` names, one line each.
+
+    The columns the sentence names (``reno_red_fluid_Mbps``, ``maxmin_Mbps``,
+    ``proportional_Mbps``) are equilibria of long-lived flows over saturated bottlenecks:
+    a link the model's rates fill (99% of its capacity or more) that ran below
+    :data:`SATURATED` utilisation, flows that start or stop inside the measured window,
+    and, for TCP's model, flows that recovered more than a tenth of their losses by
+    timeout are reported, with what was measured.
+    """
+    import numpy as np
+
+    out = []
+    named = [c for c in ("reno_red_fluid_Mbps", "maxmin_Mbps", "proportional_Mbps")
+             if c in model and c in columns]
+    util = np.asarray(res.utilisation)
+    routing = net.routing_matrix
+    for col in named:
+        load = routing @ (np.asarray(columns[col], dtype=float) * 1e6)
+        cap = np.asarray(net.capacities, dtype=float)
+        for l in np.flatnonzero((load >= 0.99 * cap) & (util < SATURATED)):
+            out.append(f"{col} assumes link {net.links[l].name!r} saturated (its rates fill "
+                       f"{load[l] / cap[l]:.0%} of it) but it ran at {util[l]:.0%} utilisation: "
+                       f"the model's rates are not what this run can reach there")
+    if named:
+        late = [n for f, n in zip(net.flows, net.flow_names)
+                if f.start > warmup or (f.stop is not None and f.stop < duration)]
+        if late:
+            out.append(f"the model is an equilibrium of long-lived flows; flows {late} start "
+                       f"or stop inside the measured window [{warmup:g}, {duration:g}] s")
+    if "reno_red_fluid_Mbps" in named:
+        to = np.asarray(res.counters["timeouts"], dtype=float)
+        fr = np.asarray(res.counters["fast_retransmits"], dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(to + fr > 0, to / (to + fr), 0.0)
+        bad = [n for n, s in zip(net.flow_names, share) if s > 0.1]
+        if bad:
+            out.append(f"the Reno/RED model assumes losses repaired by fast retransmit; flows "
+                       f"{bad} repaired {', '.join(f'{s:.0%}' for s in share[share > 0.1])} of "
+                       f"theirs by timeout")
+    return out
 
 
 def _interpretation(net) -> tuple[str, dict]:

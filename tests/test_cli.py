@@ -60,6 +60,41 @@ def test_simulate_says_which_theory_describes_the_run(tmp_path, capsys):
     assert "reno_red_fluid_Mbps" not in text
 
 
+def test_simulate_warns_where_the_theory_does_not_apply(tmp_path, capsys):
+    # issue 38: over RED on a 3-link chain the Reno/RED model assumes saturated links; the
+    # run leaves them at 80-85% and the output says so, naming the link and what it measured
+    import dataclasses
+
+    from qosmodels import topologies
+    from qosmodels.mechanisms import FairQueueing, GenericWindow, Red
+
+    chain = topologies.parking_lot(3)
+    chain = chain.replace(links=[dataclasses.replace(link, queue=Red()) for link in chain.links])
+    path = chain.save(tmp_path / "red-chain.json")
+    assert main(["simulate", str(path), "--duration", "30", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    saturated = [w for w in out["warnings"] if "assumes link" in w]
+    assert saturated and all("reno_red_fluid_Mbps" in w and "utilisation" in w
+                             for w in saturated)
+    util = {link["link"]: link["utilisation"] for link in out["links"]}
+    for w in saturated:
+        name = re.search(r"link '([^']+)'", w).group(1)
+        assert util[name] < 0.9 and f"{util[name]:.0%}" in w
+    assert main(["simulate", str(path), "--duration", "30"]) == 0
+    assert "Warning: reno_red_fluid_Mbps assumes link" in capsys.readouterr().out
+    # fair queueing on a dumbbell of greedy flows: its bottleneck is saturated, no warning
+    fq = topologies.dumbbell(3)
+    fq = fq.replace(links=[dataclasses.replace(link, queue=FairQueueing())
+                           for link in fq.links],
+                    flows=[dataclasses.replace(f, source=GenericWindow(window=20))
+                           for f in fq.flows])
+    path = fq.save(tmp_path / "fq.json")
+    assert main(["simulate", str(path), "--duration", "10", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["model"].startswith("fair queueing at every link: max-min")
+    assert out["warnings"] == []
+
+
 def test_warmup_readies_both_kernels(capsys):
     assert main(["warmup"]) == 0
     out = capsys.readouterr().out
