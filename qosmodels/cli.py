@@ -135,6 +135,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="start of the measurement window, s (default: a third of the duration)")
     s.add_argument("--seed", type=_number("int", ge=0), default=0,
                    help="random seed, an integer >= 0 (default 0)")
+    s.add_argument("--queue", metavar="NAME", default=None,
+                   help="every link's queue discipline, a qosmodels.mechanisms class at its "
+                        "defaults (e.g. Red, FairQueueing, Codel)")
+    s.add_argument("--source", metavar="NAME", default=None,
+                   help="every flow's source, a qosmodels.mechanisms class at its defaults "
+                        "(e.g. TcpReno, TcpTahoe, GenericWindow)")
     s.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
     v = sub.add_parser("validate", help="run registered experiments and compare with references",
@@ -310,7 +316,34 @@ def _simulate(args) -> int:
         raise ScenarioError(f"simulate.warmup must be shorter than duration = "
                             f"{args.duration!r} s, got {warmup!r}; lower --warmup or raise "
                             f"--duration")
-    return _run_simulation(args, _network(args), warmup)
+    net = _network(args)
+    if args.queue is not None:
+        queue = _mechanism(args.queue, "queue")
+        net = net.replace(links=[dataclasses.replace(link, queue=queue) for link in net.links])
+    if args.source is not None:
+        source = _mechanism(args.source, "source")
+        net = net.replace(flows=[dataclasses.replace(f, source=source) for f in net.flows])
+    return _run_simulation(args, net, warmup)
+
+
+def _mechanism(name: str, kind: str):
+    """``qosmodels.mechanisms.<name>()`` for ``--queue`` / ``--source``, checked to be one."""
+    from . import mechanisms
+    from .errors import ScenarioError
+
+    base = mechanisms.QueueSpec if kind == "queue" else mechanisms.SourceSpec
+    names = sorted(n for n in mechanisms.__all__ if n not in ("QueueSpec", "SourceSpec")
+                   and isinstance(getattr(mechanisms, n), type)
+                   and issubclass(getattr(mechanisms, n), base))
+    if name not in names:
+        raise ScenarioError(f"simulate --{kind}: no {kind} named {name!r}; choose one of "
+                            f"{', '.join(names)}")
+    try:
+        return getattr(mechanisms, name)()
+    except ScenarioError as exc:
+        raise ScenarioError(f"simulate --{kind} {name}: it has no default for every field "
+                            f"({exc}); save the scenario (Network.save) with the {kind} you "
+                            f"want and simulate the file") from None
 
 
 def _run_simulation(args, net, warmup: float) -> int:

@@ -95,6 +95,19 @@ def test_simulate_warns_where_the_theory_does_not_apply(tmp_path, capsys):
     assert out["warnings"] == []
 
 
+def test_simulate_takes_a_queue_and_a_source(capsys):
+    assert main(["simulate", "dumbbell", "-p", "n_flows=2", "--duration", "5", "--queue",
+                 "FairQueueing", "--source", "TcpTahoe", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {f["source"] for f in out["flows"]} == {"tahoe"}
+    assert {link["queue"] for link in out["links"]} == {"fq"}
+    assert main(["simulate", "dumbbell", "-p", "n_flows=2", "--queue", "Nope"]) == 2
+    err = capsys.readouterr().err
+    assert "no queue named 'Nope'; choose one of" in err and "FairQueueing" in err
+    assert main(["simulate", "dumbbell", "-p", "n_flows=2", "--source", "Red"]) == 2
+    assert "no source named 'Red'" in capsys.readouterr().err
+
+
 def test_warmup_readies_both_kernels(capsys):
     assert main(["warmup"]) == 0
     out = capsys.readouterr().out
