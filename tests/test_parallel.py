@@ -175,3 +175,26 @@ def test_a_process_pool_refuses_a_lambda_with_a_fix():
 
 def test_sweep_is_exported():
     assert "sweep" in qosmodels.__all__ and qosmodels.sweep is sweep
+
+
+def test_the_delayed_bar_stays_hidden_for_a_short_call_and_shows_for_a_long_one(capsys,
+                                                                                   monkeypatch):
+    import time
+
+    from qosmodels import _progress
+
+    def run(delay):
+        p = _progress.Progress(3, None, "work", "step")
+        for _ in range(3):
+            time.sleep(delay)
+            p.update()
+        p.close()
+        return capsys.readouterr().err
+
+    assert "work" not in run(0.0)  # done before PROGRESS_AFTER: no bar
+    monkeypatch.setattr(_progress, "PROGRESS_AFTER", 0.05)
+    assert "work" in run(0.1)      # still going after it: a bar
+    p = _progress.Progress(3, False, "never", "step")
+    p.update()
+    p.close()
+    assert p.bar is None and "never" not in capsys.readouterr().err
