@@ -39,8 +39,8 @@ class Accumulation(SourceSpec):
     then clips ``W`` to ``[1, max_window]``.  A retransmission timeout halves
     ``W`` ("halving on loss"; the timer is the generic one, ``beta`` times the
     averaged RTT, and the sender goes back N: no fast retransmit); Monaco's
-    halving comes from its control loop instead (below), and its timeout only
-    goes back N (the paper does not say how Monaco retransmits).  There is
+    control loop also halves on loss (below); the paper says nothing of a data
+    timeout, where a flow whose in-band packets are lost gets no echo.  There is
     no slow start: from ``initial_window`` the law itself opens the window.
 
     Estimators (Section IV-A), from the round's RTT samples (one per ACK

@@ -206,3 +206,31 @@ def test_one_flow_holds_its_target_over_the_packet_phase():
     assert (np.abs(held - 3.0) < 1.0).all()
     assert abs(held.mean() - 3.0) < 0.25
     assert held.max() - held.min() > 0.5  # the phase matters: the sawtooth is there
+
+
+def test_loss_halves_the_window_at_the_echo():
+    # a* = 10 packets cannot fit a 6-packet buffer: every estimate is below a*, so eq (10)
+    # only ever opens the window, until data are lost; the in-band packet's data count then
+    # makes the echo say decrease-due-to-loss, and the sender halves (a retransmission
+    # timeout halves too).  So every decrease of the window is a halving (to at least 1),
+    # some are made when an echo arrives, and no more of those than packets were lost.
+    from qosmodels.sim import Record
+
+    src = Accumulation(control="P", estimator="monaco", kappa=0.5, target=10000,
+                       record=True)
+    net = Network([Link("a", "b", Mbps(10), 0.005, buffer=6)],
+                  [Flow(["a", "b"], source=src, packet_size=1000)])
+    r = simulate(net, 20.0, seed=0, record=Record(interval=0.001), progress=False)
+    lost = int(r.counters["dropped"][0])
+    assert lost > 0
+    w = r.cwnd_series[:, 0]
+    t = r.t[:len(w)]
+    down = np.flatnonzero(w[1:] < w[:-1] - 1e-12)
+    ratio = w[down + 1] / w[down]
+    assert len(down) > 0
+    assert np.all(np.isclose(ratio, 0.5) | np.isclose(w[down + 1], 1.0))
+    echoes = r.traces["monaco_estimate"].index.to_numpy()
+    at_echo = [((echoes > t[d] - 1e-12) & (echoes <= t[d + 1] + 1e-12)).any() for d in down]
+    assert 0 < sum(at_echo) <= lost
+    assert len(down) - sum(at_echo) <= r.counters["timeouts"][0]
+    assert (r.traces["monaco_estimate"].to_numpy() < 10.0).all()

@@ -22,8 +22,10 @@ packet carries the count of data packets the sender has sent (``PF_COUNT``),
 the receiver compares it with the data packets that have arrived, and when
 more are missing than at the last in-band packet the echo says
 "decrease-due-to-loss" (``PF_TAG1`` = 1) and the sender halves the window
-instead of applying eq (10).  A retransmission timeout then only goes back N
-(no halving: the control loop has answered the loss).
+instead of applying eq (10).  A retransmission timeout still halves the window
+too and goes back N: the paper does not say what Monaco does on a data timeout,
+and a flow whose in-band packets are lost with its data gets no echo to report
+the loss (the control timer only replaces the pair).
 
 References
 ----------
@@ -373,11 +375,9 @@ def on_ack(S, f, a):
 
 @handler
 def on_timeout(S, f):
-    """A retransmission timeout halves the window (at least 1; not Monaco's, whose echo
-    reports the loss) and starts a new round."""
-    if S.ff[f, FF_SP + ACC_ESTIMATOR] != EST_MONACO:
-        w = 0.5 * S.ff[f, FF_SS + AS_W]
-        S.ff[f, FF_SS + AS_W] = w if w > 1.0 else 1.0
+    """A retransmission timeout halves the window (at least 1) and starts a new round."""
+    w = 0.5 * S.ff[f, FF_SS + AS_W]
+    S.ff[f, FF_SS + AS_W] = w if w > 1.0 else 1.0
     S.ff[f, FF_SS + AS_SUM] = 0.0
     S.ff[f, FF_SS + AS_ROUND_MIN] = np.inf
     S.fi[f, FI_SS + AI_N] = 0
