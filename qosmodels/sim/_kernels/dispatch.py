@@ -229,7 +229,7 @@ def receiver_echo(S, code, f, p):
 def source_timer(S, code, f, k):
     """Flow ``f``'s source timer slot ``k`` (>= 1) has come due; True to let the flow send."""
     if code == accumulation.CODE:
-        return accumulation.on_pace(S, f, k)
+        return accumulation.on_timer(S, f, k)
     if code == web.CODE:
         return web.on_think(S, f, k)
     return False

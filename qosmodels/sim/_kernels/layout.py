@@ -213,7 +213,8 @@ PF_VDELAY = 5       # virtual delays summed on the way, s (AVD links add theirs 
                     # in-band control packet; 0 when sent)
 PF_ARRIVAL = 6      # while it propagates in a pipe (``heap``): when it reaches the hop's end, s
 PF_ORDER = 7        # ... and its event's order (push counter), exact as a float
-N_PF = 8
+PF_COUNT = 8        # Monaco's in-band control packet: the data packets its sender had sent
+N_PF = 9
 
 # ----------------------------------------------------------------- the event heap's rows (``heap``)
 HV_T = 0            # the event's time, s
