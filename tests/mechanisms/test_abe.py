@@ -100,3 +100,11 @@ def test_tcp_friendly_loss_estimator():
     assert TcpFriendly().loss == "events" and TcpFriendly(loss="packets").loss == "packets"
     with pytest.raises(ScenarioError, match=r"TcpFriendly.loss must be 'events' .* got 'ratio'"):
         TcpFriendly(loss="ratio")
+
+
+def test_tcp_friendly_equation():
+    assert TcpFriendly().equation == "eq2"
+    assert TcpFriendly(equation="rfc5348").equation == "rfc5348"
+    with pytest.raises(ScenarioError, match=r"TcpFriendly.equation must be 'eq2' .* or "
+                                            r"'rfc5348' .* got 'tfrc'"):
+        TcpFriendly(equation="tfrc")

@@ -4,6 +4,9 @@ References, independent of the kernel:
 
 * RFC 5348, Section 5.4 (the Average Loss Interval method), typed here from the RFC's
   pseudo-code, for the loss event rate;
+* RFC 5348, Section 3.1 (the TCP throughput equation), typed here from the RFC with its
+  recommended ``b = 1`` and ``t_RTO = 4 R`` (Section 4.3), and a value worked by hand,
+  for ``equation="rfc5348"``;
 * the ABE paper's eq (2) (:func:`qosmodels.abe.throughput`, itself checked against the
   printed formula and SymPy in ``tests/test_abe.py``): on a link that drops packets
   independently with probability ``q``, the source's rate settles near ``x(q_e, R)``,
@@ -60,11 +63,47 @@ def test_the_first_interval_inverts_eq_2():
         assert abe.throughput(q, r) == pytest.approx(x, rel=1e-12)
 
 
-def lossy(q, rate=1e8, delay=0.05, record=False):
+def rfc_5348_rate(p, rtt, s=1.0, b=1.0):
+    """RFC 5348, Section 3.1: ``X = s / (R sqrt(2 b p / 3) + t_RTO (3 sqrt(3 b p / 8)) p
+    (1 + 32 p^2))``, with ``t_RTO = 4 R`` (Section 4.3); ``s = 1`` packet gives packets/s."""
+    t_rto = 4.0 * rtt
+    return s / (rtt * np.sqrt(2.0 * b * p / 3.0)
+                + t_rto * (3.0 * np.sqrt(3.0 * b * p / 8.0) * p * (1.0 + 32.0 * p ** 2)))
+
+
+def test_rfc_rate_is_rfc_5348s_equation():
+    # by hand, p = 0.01, R = 0.1 s: sqrt(0.02 / 3) = 0.0816497, 3 sqrt(0.03 / 8) = 0.1837117;
+    # 0.1 * 0.0816497 + 0.4 * 0.1837117 * 0.01 * 1.0032 = 0.00890217 s -> 112.332 packets/s
+    assert jitcall(tf.rfc_rate)(0.01, 0.1) == pytest.approx(112.332, abs=1e-3)
+    for p in (1e-6, 1e-3, 0.02, 0.1, 0.3, 1.0):
+        for r in (0.01, 0.14, 0.5):
+            assert jitcall(tf.rfc_rate)(p, r) == pytest.approx(rfc_5348_rate(p, r), rel=1e-13)
+    # the timeout term is what eq (2) lacks: near the paper's 15 + 15 flat runs' loss event
+    # rate (0.12) eq (2) gives more than twice RFC 5348's rate, at small p about sqrt(4/3)
+    assert abe.throughput(0.12, 0.2) / rfc_5348_rate(0.12, 0.2) > 2.0
+    assert abe.throughput(1e-6, 0.2) / rfc_5348_rate(1e-6, 0.2) == pytest.approx(
+        np.sqrt(4.0 / 3.0), rel=1e-3)
+
+
+def test_the_first_interval_inverts_rfc_5348s_equation():
+    # RFC 5348 Section 6.3.1: the p at which the equation gives the receive rate
+    invert = jitcall(tf.rfc_p_of_x)
+    for x, r in ((20.0, 0.14), (80.0, 0.3), (1000.0, 0.05), (3.0, 0.2), (0.5, 0.14)):
+        p = invert(x, r)
+        assert 0.0 < p <= 1.0
+        assert rfc_5348_rate(p, r) == pytest.approx(x, rel=1e-9)
+    # beyond the bracket: a rate the equation cannot go below gives p = 1, one it cannot
+    # reach gives the bracket's low end
+    assert invert(0.9 * rfc_5348_rate(1.0, 0.14), 0.14) == 1.0
+    assert invert(10.0 * rfc_5348_rate(tf.P_LOW, 0.14), 0.14) == tf.P_LOW
+
+
+def lossy(q, rate=1e8, delay=0.05, record=False, equation="eq2"):
     """One TcpFriendly flow over a link that drops independently with probability ``q``,
     fast enough never to queue much: RTT = 2 ``delay`` plus transmission."""
     return Network([Link("a", "b", rate, delay, buffer=10_000, queue=RandomLoss(p=q))],
-                   [Flow(["a", "b"], source=TcpFriendly(green=False, record=record))])
+                   [Flow(["a", "b"], source=TcpFriendly(green=False, record=record,
+                                                        equation=equation))])
 
 
 @pytest.mark.parametrize("q", [0.005, 0.02, 0.08])
@@ -82,6 +121,23 @@ def test_goodput_tracks_eq_2_on_a_lossy_link(q):
     # ... and not far above it either: losses in one RTT group into one event
     assert pkts <= 1.3 * friendly, (pkts, friendly)
     assert measured_q == pytest.approx(q, rel=0.15)
+
+
+@pytest.mark.parametrize("q", [0.005, 0.02, 0.08])
+def test_goodput_tracks_rfc_5348s_equation_on_a_lossy_link(q):
+    net = lossy(q, equation="rfc5348")
+    r = simulate(net, 400.0, seed=5, warmup=100.0)
+    pkts = r.throughput[0] / 8000.0
+    rtt = float(net.rtt[0])
+    measured_q = r.counters["dropped"][0] / r.counters["sent"][0]
+    friendly = rfc_5348_rate(measured_q, rtt)
+    # the same bounds as eq (2)'s: the loss event rate is at most the loss ratio, and
+    # losses within one RTT count once
+    assert 0.95 * friendly <= pkts <= 1.3 * friendly, (pkts, friendly)
+    assert measured_q == pytest.approx(q, rel=0.15)
+    # and the equation is the one in use: at q = 0.08 eq (2) is 1.8 times RFC 5348's
+    if q == 0.08:
+        assert pkts < 0.75 * abe.throughput(measured_q, rtt)
 
 
 def test_recorded_loss_event_rate_stays_below_the_loss_ratio():

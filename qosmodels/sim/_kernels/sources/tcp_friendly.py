@@ -1,7 +1,7 @@
 """A rate-based TCP-friendly source (spec: :class:`qosmodels.mechanisms.TcpFriendly`).
 
-TFRC's structure (RFC 5348) around the ABE paper's throughput formula: the
-source sends one packet every ``1 / X`` seconds (an open-loop tick), the
+TFRC (RFC 5348) with RFC 5348's TCP throughput equation or, in its place, the ABE
+paper's eq (2) (the spec's ``equation``): the source sends one packet every ``1 / X`` seconds (an open-loop tick), the
 receiver returns a feedback packet for every data packet
 (:func:`receiver_feedback`, which packs the data packet's sequence number and
 the number of packets received so far into the feedback's ``PI_SEQ``), and
@@ -21,9 +21,11 @@ on each feedback the sender
   open interval counted when it raises the mean (RFC 5348 Section 5.4;
   Floyd, Handley, Padhye, Widmer, SIGCOMM 2000, Section 3.1); the first
   interval is synthesised from the receive rate at the first loss by
-  inverting eq (2) (RFC 5348 Section 6.3.1, with eq (2) for the equation);
-* sets ``X = max(min(x(p, R), 2 X_recv), 1/64)`` packets/s, ``x`` the ABE
-  paper's eq (2) (:func:`qosmodels.abe._x`, one copy) and ``R`` the smoothed
+  inverting the equation (RFC 5348 Section 6.3.1: eq (2) in closed form,
+  RFC 5348's by bisection, :func:`rfc_p_of_x`);
+* sets ``X = max(min(x(p, R), 2 X_recv), 1/64)`` packets/s, ``x`` RFC 5348's
+  equation with ``b = 1`` and ``t_RTO = 4 R`` (:func:`rfc_rate`) or the ABE
+  paper's eq (2) (:func:`qosmodels.abe._x`, one copy), ``R`` the smoothed
   RTT; before the first loss it doubles ``X`` once per RTT, capped at twice
   the receive rate, starting from 4 packets per RTT at the first RTT sample
   (RFC 5348 Sections 4.2 and 4.3);
@@ -63,7 +65,9 @@ from ..trace import record
 CODE = 7
 TF_INIT_RATE = 0
 TF_EVENTS = 1                # 1: losses within one RTT form one event; 0: every loss is one
-PARAMS = ("initial_rate", ("events", lambda spec: spec.loss == "events"))
+TF_RFC = 2                   # 1: RFC 5348's TCP throughput equation; 0: the ABE paper's eq (2)
+PARAMS = ("initial_rate", ("events", lambda spec: spec.loss == "events"),
+          ("rfc5348", lambda spec: spec.equation == "rfc5348"))
 #: Timer slots of a flow: the no-feedback timer (slot 0, the one a window flow's RTO uses).
 TIMERS = 1
 
@@ -77,6 +81,39 @@ SEQ_MASK = (1 << SEQ_BITS) - 1
 #: Eq (2) and its inverse, compiled from :mod:`qosmodels.abe` (one copy of each).
 _x = handler(_abe._x)
 _q_of_x = handler(_abe._q_of_x)
+
+P_LOW = 1e-12                # the inversion's bracket of loss event rates: [P_LOW, 1]
+INVERT_STEPS = 64            # bisection steps on log p (the bracket shrinks 2^-64-fold in log)
+
+
+@handler
+def rfc_rate(p, rtt):
+    """RFC 5348's TCP throughput equation (Section 3.1) in packets/s, with ``b = 1`` and
+    ``t_RTO = 4 R`` (the values the RFC recommends): ``1 / (R sqrt(2 p / 3) + 4 R (3
+    sqrt(3 p / 8)) p (1 + 32 p^2))``; ``p`` the loss event rate, ``rtt`` (``R``) in s."""
+    return 1.0 / (rtt * np.sqrt(2.0 * p / 3.0)
+                  + 4.0 * rtt * (3.0 * np.sqrt(3.0 * p / 8.0)) * p * (1.0 + 32.0 * p * p))
+
+
+@handler
+def rfc_p_of_x(x, rtt):
+    """The loss event rate at which :func:`rfc_rate` gives ``x`` packets/s (RFC 5348,
+    Section 6.3.1: "finding some p such that the throughput equation gives X_target"), by
+    bisection on ``log p`` over ``[P_LOW, 1]`` (the equation falls with ``p``); 1 when even
+    ``p = 1`` gives ``x`` or more, ``P_LOW`` when ``P_LOW`` gives less."""
+    if rfc_rate(1.0, rtt) >= x:
+        return 1.0
+    if rfc_rate(P_LOW, rtt) <= x:
+        return P_LOW
+    lo = P_LOW
+    hi = 1.0
+    for _ in range(INVERT_STEPS):
+        mid = np.sqrt(lo * hi)
+        if rfc_rate(mid, rtt) > x:
+            lo = mid
+        else:
+            hi = mid
+    return np.sqrt(lo * hi)
 
 # flow float state
 TF_X = FF_SS                 # sending rate, packets/s
@@ -232,7 +269,10 @@ def on_feedback(S, f, a):
         events = ff[f, FF_SP + TF_EVENTS] > 0.0
         if fi[f, TFI_EV_SEQ] < 0:  # the first loss: an interval that gives the receive rate
             xr = ff[f, TF_XRECV] if ff[f, TF_XRECV] > 0.0 else ff[f, TF_X]
-            ff[f, TF_HIST] = 1.0 / _q_of_x(xr * rtt)
+            if ff[f, FF_SP + TF_RFC] > 0.0:
+                ff[f, TF_HIST] = 1.0 / rfc_p_of_x(xr, rtt)
+            else:
+                ff[f, TF_HIST] = 1.0 / _q_of_x(xr * rtt)
             fi[f, TFI_EV_SEQ] = first
             ff[f, TF_EV_T] = now
             if not events:  # the other packets lost with it: one interval of 1 each
@@ -262,7 +302,7 @@ def on_feedback(S, f, a):
                              float(fi[f, TFI_HIGH] - fi[f, TFI_EV_SEQ] + 1))
         if pe > 1.0:
             pe = 1.0
-        x = _x(pe, rtt)
+        x = rfc_rate(pe, rtt) if ff[f, FF_SP + TF_RFC] > 0.0 else _x(pe, rtt)
         if xrecv > 0.0 and x > 2.0 * xrecv:
             x = 2.0 * xrecv
     if x < MIN_RATE:
