@@ -259,6 +259,8 @@ def test_abe_dumbbell_structure():
     # the paper's sources: Green rate-based TCP-friendly (Green), Blue TCP Reno (Blue)
     assert [f.source.kind for f in net.flows] == ["tcp-friendly"] * 15 + ["reno"] * 15
     assert [f.source.green for f in net.flows] == [True] * 15 + [False] * 15
+    # the Green source by default: TFRC rated by the paper's eq (2)
+    assert net.flows[0].source == TcpFriendly() and TcpFriendly().equation == "eq2"
     assert net.links[bottleneck].queue == AbeQueue()  # the Section IV-B router
     # equal weights on one bottleneck: everyone gets capacity / 30
     np.testing.assert_allclose(weighted_maxmin(net), net.capacities[bottleneck] / 30)
@@ -276,6 +278,21 @@ def test_abe_dumbbell_parameters():
     net = abe_dumbbell(1, 1, green_source=TcpReno(), blue_source=TcpFriendly())
     assert [(f.source.kind, f.source.green) for f in net.flows] == [
         ("reno", True), ("tcp-friendly", False)]
+
+
+@pytest.mark.parametrize("name, source", [
+    ("tfrc", TcpFriendly(equation="rfc5348")), ("tfrc-eq2", TcpFriendly()),
+    ("reno", TcpReno(green=True)), (None, TcpFriendly())])
+def test_abe_dumbbell_green_source_by_name(name, source):
+    net = abe_dumbbell(2, 1, green_source=name)
+    assert [f.source for f in net.flows[:2]] == [source, source]
+    assert net.flows[2].source == TcpReno()
+
+
+def test_abe_dumbbell_unknown_green_source_name():
+    with pytest.raises(ScenarioError, match=r"abe_dumbbell.green_source must be one of "
+                                            r"\['reno', 'tfrc', 'tfrc-eq2'\] .* got 'rfc5348'"):
+        abe_dumbbell(green_source="rfc5348")
 
 
 @pytest.mark.parametrize(
