@@ -43,12 +43,12 @@ class Codel(QueueSpec):
     Parameters
     ----------
     target : float, s
-        Acceptable standing queueing delay, > 0.  RFC 8289 recommends 5 ms
-        (Section 4.4: 5 % to 10 % of ``interval``; plausible 1 ms to 20 ms).
+        Acceptable standing queueing delay, > 0.  RFC 8289's 5 ms (Section 4,
+        which sets it at 5 % to 10 % of ``interval``; plausible 1 ms to 20 ms).
     interval : float, s
         Width of the sliding window in which the minimum sojourn time must fall
-        below ``target``, > 0.  RFC 8289's 100 ms (Section 4.3: about a worst-case
-        round-trip time; plausible 10 ms to 1 s).
+        below ``target``, > 0.  RFC 8289's 100 ms (Section 4: on the order of a
+        worst-case round-trip time; plausible 10 ms to 1 s).
     mtu : int, bytes
         RFC 8289's ``MAXPACKET``: a queue left holding at most this many bytes
         never counts as above target (the pseudo-code's ``bytes() <=
@@ -75,8 +75,8 @@ class Codel(QueueSpec):
     ----------
     K. Nichols, V. Jacobson, A. McGregor (ed.), J. Iyengar (ed.), "Controlled
     Delay Active Queue Management", RFC 8289, January 2018: Section 4
-    (target, interval, the control law), Section 5 (pseudo-code: ``dodequeue``,
-    ``dequeue``, ``control_law``).  K. Nichols, V. Jacobson, "Controlling Queue
+    (setting target and interval, the control law), Section 5 (pseudo-code:
+    ``dodequeue``, ``dequeue``, ``control_law``).  K. Nichols, V. Jacobson, "Controlling Queue
     Delay", ACM Queue 10(5), 2012.  Linux ``include/net/codel_impl.h`` (ECN).
 
     Examples

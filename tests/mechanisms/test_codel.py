@@ -12,7 +12,7 @@ from qosmodels.mechanisms import Codel, QueueSpec
 
 
 def test_the_defaults_are_rfc_8289s():
-    # RFC 8289, Section 4.4 (target 5 ms) and 4.3 (interval 100 ms); MAXPACKET an MTU
+    # RFC 8289, Section 4: target 5 ms, interval 100 ms; MAXPACKET an MTU (1500: Ethernet's)
     q = Codel()
     assert (q.target, q.interval, q.mtu, q.mark, q.record_drops) == (0.005, 0.1, 1500, False,
                                                                      False)
