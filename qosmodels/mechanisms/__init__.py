@@ -11,7 +11,8 @@ package imports neither Numba nor the simulator.
 Queues: :class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio` (RED with
 In and Out, Clark and Fang 1998), :class:`TicketRed` (PPS's ticket-based RED), :class:`AbeQueue` (the Asymmetric
-Best-Effort router), :class:`Avq` (Kunniyur and Srikant's Adaptive Virtual Queue).
+Best-Effort router), :class:`Avq` (Kunniyur and Srikant's Adaptive Virtual Queue),
+:class:`Codel` (Controlled Delay, RFC 8289: drops at dequeue on sojourn time).
 Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`TcpTahoe` (the fair-queueing
 paper's JK: Tahoe-like, no fast recovery), :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`,
@@ -28,6 +29,7 @@ from ._base import EdgeSpec, QueueSpec, SourceSpec, Spec
 from .abe import AbeQueue
 from .acc import Accumulation
 from .avq import Avq
+from .codel import Codel
 from .decbit import Decbit, DecbitWindow
 from .droptail import DropTail
 from .fair_queueing import FairQueueing
@@ -49,7 +51,7 @@ from .window import GenericWindow
 __all__ = [
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec",
     "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit", "Rio",
-    "AbeQueue", "Avq",
+    "AbeQueue", "Avq", "Codel",
     "TcpReno", "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
     "TcpFriendly", "Accumulation", "TcpVegas", "WebTraffic",
     "AggregateBucket", "ProfileMarker", "TicketTagger", "TicketRed",

@@ -3,8 +3,9 @@
 Describe mechanisms as specs (:mod:`qosmodels.mechanisms`) -- queue
 disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio`,
-:class:`TicketRed`, :class:`AbeQueue`, :class:`Avq`) on links, sources (:class:`TcpReno`,
-:class:`TcpNewReno`, :class:`TcpTahoe`, :class:`GenericWindow`, :class:`DecbitWindow`, :class:`Cbr`,
+:class:`TicketRed`, :class:`AbeQueue`, :class:`Avq`, :class:`Codel`) on links, sources
+(:class:`TcpReno`, :class:`TcpNewReno`, :class:`TcpTahoe`, :class:`GenericWindow`,
+:class:`DecbitWindow`, :class:`Cbr`,
 :class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`, :class:`TcpVegas`, :class:`WebTraffic`)
 on flows and edge elements
 (:class:`AggregateBucket`, :class:`ProfileMarker`, :class:`TicketTagger`) on aggregates -- and
@@ -21,6 +22,7 @@ from ..mechanisms import (
     AggregateBucket,
     Avq,
     Cbr,
+    Codel,
     Decbit,
     DecbitWindow,
     DropTail,
@@ -55,7 +57,8 @@ __all__ = [
     "simulate", "replicate", "compile_kernel", "SimulationResult", "ReplicationResult",
     "Record", "Limits",
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec", "DropTail", "Red", "Ered", "Priority",
-    "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "Avq", "TcpReno",
+    "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "Avq", "Codel",
+    "TcpReno",
     "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",
     "Accumulation", "TcpVegas", "WebTraffic",
     "AggregateBucket", "ProfileMarker", "TicketTagger",

@@ -29,6 +29,7 @@ from qosmodels.mechanisms import (
     AggregateBucket,
     Avq,
     Cbr,
+    Codel,
     Decbit,
     DecbitWindow,
     DropTail,
@@ -61,6 +62,7 @@ from qosmodels.sim._kernels.edges import profile_marker, ticket_tagger, token_bu
 from qosmodels.sim._kernels.queues import (
     abe,
     avq,
+    codel,
     decbit,
     ered,
     fair_queueing,
@@ -348,6 +350,11 @@ PACK_CASES = [
     (Avq(avd=True),
      [(avq.AVQ_GAMMA, 0.98), (avq.AVQ_ALPHA, 0.15), (avq.AVQ_MARK, 0), (avq.AVQ_TYPICAL, 1000),
       (avq.AVQ_AVD, 1)]),
+    (Codel(target=0.01, interval=0.2, mtu=9000, mark=True),
+     [(codel.CD_TARGET, 0.01), (codel.CD_INTERVAL, 0.2), (codel.CD_MTU, 9000),
+      (codel.CD_MARK, 1)]),
+    (Codel(), [(codel.CD_TARGET, 0.005), (codel.CD_INTERVAL, 0.1), (codel.CD_MTU, 1500),
+               (codel.CD_MARK, 0)]),
 ]
 
 

@@ -20,6 +20,7 @@ from .pool import release
 from .queues import (
     abe,
     avq,
+    codel,
     decbit,
     droptail,
     ered,
@@ -48,7 +49,8 @@ from .sources import decbit as decbit_window
 QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": priority,
           "queues.random_loss": random_loss, "queues.fair_queueing": fair_queueing,
           "queues.decbit": decbit, "queues.ered": ered, "queues.rio": rio,
-          "queues.ticket_red": ticket_red, "queues.abe": abe, "queues.avq": avq}
+          "queues.ticket_red": ticket_red, "queues.abe": abe, "queues.avq": avq,
+          "queues.codel": codel}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
@@ -102,6 +104,8 @@ def queue_store(S, code, l, p, s):
         return fair_queueing.store(S, l, p, s)
     if code == rio.CODE:  # counts an in packet, which then joins the ring
         rio.store(S, l, p)
+    elif code == codel.CODE:  # counts its bits, and it joins the ring
+        codel.store(S, l, p)
     return False
 
 
@@ -111,11 +115,13 @@ def queue_select(S, code, l):
     waiting), or :data:`RINGS` for a discipline that keeps its packets in the rings.
     Called when a transmission ends, before the link's counts change (DECbit
     integrates its queue length here; RIO uncounts the ring's head if it is in
-    profile)."""
+    profile; CoDel takes its packets off the ring itself, dropping some)."""
     if code == fair_queueing.CODE:
         return fair_queueing.select(S, l)
     if code == abe.CODE:
         return abe.select(S, l)
+    if code == codel.CODE:  # drops (or marks) at dequeue, RFC 8289
+        return codel.select(S, l)
     if code == decbit.CODE:
         decbit.on_depart(S, l)
     elif code == rio.CODE:

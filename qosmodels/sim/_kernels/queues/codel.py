@@ -1,0 +1,161 @@
+"""Controlled Delay, CoDel (spec: :class:`qosmodels.mechanisms.Codel`).
+
+One FIFO queue: the link's class ring, as drop-tail's.  Arrivals are admitted
+as drop-tail admits them (a full ring drops, cause "overflow"); :func:`store`
+adds a stored packet's bits to the queue's byte count.  CoDel acts when the
+link takes its next packet: :func:`select` (through ``queue_select``) runs
+RFC 8289's ``dequeue``, taking packets off the ring with :func:`dodequeue`
+and dropping (or ECN-marking) them as the state machine says, and returns
+the packet to send, or -1.  A packet's sojourn time is ``now - PF_ENQ`` (the
+link stamps ``PF_ENQ`` when it admits the packet).
+
+The link's state: ``first_above_time`` and ``drop_next`` (s), the bits
+waiting; ``count``, ``lastcount`` and ``dropping``.  ``first_above_time = 0``
+means "not above target", as in the RFC (the simulated clock starts at 0 and
+``now + interval > 0``).
+
+References
+----------
+K. Nichols, V. Jacobson, A. McGregor, J. Iyengar, RFC 8289, 2018, Section 5
+(pseudo-code); Linux ``include/net/codel_impl.h`` (the ECN variant).
+"""
+
+import math
+
+from .._jit import POS, handler, rare_handler
+from ..fifo import drop, pop_head
+from ..layout import (
+    FI_ECN,
+    GF_NOW,
+    KIND_DATA,
+    LF_QP,
+    LF_QS,
+    LI_DROP_EARLY,
+    LI_MARKS,
+    LI_QS,
+    LI_SLOT0,
+    LI_TRACE0,
+    LI_WAITING,
+    MARK_CE,
+    PF_BITS,
+    PF_ENQ,
+    PI_FLOW,
+    PI_KIND,
+    PI_MARK,
+    SL_COUNT,
+)
+from ..trace import record
+
+CODE = 12
+CD_TARGET = 0    # s
+CD_INTERVAL = 1  # s
+CD_MTU = 2       # bytes (RFC 8289's MAXPACKET)
+CD_MARK = 3
+PARAMS = ("target", "interval", "mtu", "mark")
+
+# the link's state
+Q_FIRST_ABOVE = LF_QS    # first_above_time, s (0: not above target)
+Q_DROP_NEXT = LF_QS + 1  # drop_next, s
+Q_BITS = LF_QS + 2       # bits of the packets waiting in the ring (RFC 8289's bytes(), x 8)
+QI_COUNT = LI_QS         # count
+QI_LASTCOUNT = LI_QS + 1  # lastcount
+QI_DROPPING = LI_QS + 2  # dropping (1) or not (0)
+
+
+def traces(spec) -> tuple[str, ...]:
+    """Trace channels: ``count`` at every drop or mark, if the spec asks for it."""
+    return ("codel_drops",) if spec.record_drops else ()
+
+
+@rare_handler
+def store(S, l, p):
+    """Admitted packet ``p`` joins link ``l``'s ring: add its bits to the queue's."""
+    S.lf[l, Q_BITS] += S.pf[p, PF_BITS]
+
+
+@handler
+def dodequeue(S, l, now):
+    """RFC 8289's ``dodequeue``: take the ring's head; ``(packet, ok_to_drop)``, the packet
+    -1 when the ring is empty."""
+    lf, li = S.lf, S.li
+    s = li[l, LI_SLOT0] & POS
+    if S.slot[s, SL_COUNT] == 0:  # empty: we can't be above target
+        lf[l, Q_FIRST_ABOVE] = 0.0
+        return -1, False
+    p = pop_head(S, s)
+    li[l, LI_WAITING] -= 1
+    lf[l, Q_BITS] -= S.pf[p, PF_BITS]
+    sojourn = now - S.pf[p, PF_ENQ]
+    if sojourn < lf[l, LF_QP + CD_TARGET] or lf[l, Q_BITS] <= 8.0 * lf[l, LF_QP + CD_MTU]:
+        lf[l, Q_FIRST_ABOVE] = 0.0  # went below: stay below for at least interval
+        return p, False
+    if lf[l, Q_FIRST_ABOVE] == 0.0:  # just went above from below
+        lf[l, Q_FIRST_ABOVE] = now + lf[l, LF_QP + CD_INTERVAL]
+        return p, False
+    return p, now >= lf[l, Q_FIRST_ABOVE]
+
+
+@handler
+def control_law(t, interval, count):
+    """The next drop time after ``t``: ``t + interval / sqrt(count)`` (s)."""
+    return t + interval / math.sqrt(count)
+
+
+@handler
+def marked(S, l, p):
+    """With ``mark``, ECN-mark ``p`` instead of dropping it if it is an ECN-capable data
+    packet: True if marked."""
+    if (S.lf[l, LF_QP + CD_MARK] > 0.0 and S.pi[p, PI_KIND] == KIND_DATA
+            and S.fi[S.pi[p, PI_FLOW] & POS, FI_ECN] != 0):
+        S.pi[p, PI_MARK] |= MARK_CE
+        S.li[l, LI_MARKS] += 1
+        return True
+    return False
+
+
+@rare_handler
+def select(S, l):
+    """RFC 8289's ``dequeue`` at link ``l``: the packet to send (-1: none), the packets
+    CoDel drops on the way dropped (cause "early")."""
+    lf, li = S.lf, S.li
+    now = S.gf[GF_NOW]
+    interval = lf[l, LF_QP + CD_INTERVAL]
+    ch = li[l, LI_TRACE0]
+    p, ok = dodequeue(S, l, now)
+    if li[l, QI_DROPPING] != 0:
+        if not ok:  # sojourn time below target: leave the dropping state
+            li[l, QI_DROPPING] = 0
+        while li[l, QI_DROPPING] != 0 and now >= lf[l, Q_DROP_NEXT]:
+            li[l, QI_COUNT] += 1
+            if ch >= 0:
+                record(S, ch, li[l, QI_COUNT])
+            if marked(S, l, p):  # sent marked; the next drop scheduled
+                lf[l, Q_DROP_NEXT] = control_law(lf[l, Q_DROP_NEXT], interval, li[l, QI_COUNT])
+                break
+            drop(S, l, p, LI_DROP_EARLY)
+            p, ok = dodequeue(S, l, now)
+            if not ok:
+                li[l, QI_DROPPING] = 0
+            else:
+                lf[l, Q_DROP_NEXT] = control_law(lf[l, Q_DROP_NEXT], interval, li[l, QI_COUNT])
+    elif ok:  # above target for an interval: enter the dropping state
+        if not marked(S, l, p):
+            drop(S, l, p, LI_DROP_EARLY)
+            p, ok = dodequeue(S, l, now)
+        li[l, QI_DROPPING] = 1
+        # a cycle starting soon after the last one starts at the drop rate that ended it
+        delta = li[l, QI_COUNT] - li[l, QI_LASTCOUNT]
+        count = 1
+        if delta > 1 and now - lf[l, Q_DROP_NEXT] < 16.0 * interval:
+            count = delta
+        li[l, QI_COUNT] = count
+        lf[l, Q_DROP_NEXT] = control_law(now, interval, count)
+        li[l, QI_LASTCOUNT] = count
+        if ch >= 0:
+            record(S, ch, count)
+    if p < 0:
+        # the link goes idle: the next packet finds it idle and is sent at once, sojourn
+        # time 0, and the RFC's dequeue of it would leave the dropping state (nothing else
+        # touches the state before then)
+        li[l, QI_DROPPING] = 0
+    return p
