@@ -257,7 +257,9 @@ def _check_lsoda(network: Network, comp: CompiledFluid, options: dict) -> None:
 
 
 def run_compiled(network: Network, comp: CompiledFluid, options: dict | None = None) -> FluidResult:
-    """Run the Numba kernel on a compiled scenario and wrap the result."""
+    """Run the Numba kernel on a compiled scenario and wrap the result (a progress bar with
+    the time left once it has run :data:`qosmodels._progress.PROGRESS_AFTER` s)."""
+    from .._progress import Progress
     from ._kernels import STATUS_HISTORY, STATUS_NONFINITE, integrate, workspace
 
     n_save = comp.n_steps // comp.save_every + 1
@@ -272,13 +274,18 @@ def run_compiled(network: Network, comp: CompiledFluid, options: dict | None = N
     progress = np.zeros(2, np.int64)  # the next delay change; the steps done
     chunk = max(1, int(SLICE_WORK // step_work(network)))
     status, step, index = 0, -1, -1
+    # a bar with the time left once the run has taken PROGRESS_AFTER s (tqdm's delay)
+    bar = Progress(-(-(comp.n_steps + 1) // chunk), None, "solve_fluid", "slice")
     try:
         while status == 0 and step < comp.n_steps:
             status, step, index = integrate(*args, step, min(step + chunk, comp.n_steps),
                                             progress)
+            bar.update()
     except KeyboardInterrupt:
         raise KeyboardInterrupt(f"solve_fluid interrupted at t = {progress[1] * comp.dt:.6g} s "
                                 f"of {comp.n_steps * comp.dt:g} s") from None
+    finally:
+        bar.close()
     if status == STATUS_NONFINITE:
         what = (f"flow {network.flow_names[index]!r}" if index < F
                 else f"link {network.link_names[index - F]!r}")
