@@ -15,8 +15,9 @@ Section IV-B parameters unless a figure changes them; flat best effort is
   paper's statements that the Blue source gets more with ABE than without and
   the Green source less.
 * Figure 3 (the same runs): the Green flow's mean queueing delay and its
-  standard deviation with and without ABE, and with ABE over without; the bounds of Section III-B on the
-  longest Green (``L0/c``) and Blue (``L_tot/c + D``) queueing delays.
+  standard deviation with and without ABE, and with ABE over without; the
+  bounds of Section III-B on the longest Green (``L0/c``) and Blue
+  (``L_tot/c + D``) queueing delays.
 * Figure 6 (15 + 15, beta* = 1.5): the long-term Blue/Green throughput ratio
   for D = 0.1 s (1.4506), D = 0.2 s (1.37325) and flat best effort (1.058),
   measured after the paper's 30 s warm-up.  One more row runs D = 0.1 s with a Green
@@ -67,15 +68,17 @@ code: 0, TFRC rated by the paper's eq (2), the default; 1, TFRC as RFC 5348
 specifies it; 2, TCP Reno) for every figure, and for Figure 8's model the
 Blue loss ratio its biased fixed point is evaluated at
 (:data:`UNSTATED_Q_BLUE`).  A 1.5 Mb/s bottleneck brings Figure 3's delays
-within tolerance, a 1 Mb/s one its ratios with ABE over without; no capacity brings the throughput ratios to the paper's.
+within tolerance, a 1 Mb/s one its ratios with ABE over without; no capacity
+and no Green source brings every throughput ratio to the paper's.
 
 Where the rows miss (declared next to them, :class:`~qosmodels.experiments.rows.Known`):
 the Green source.  The paper's is "the rate-based TCP friendly type algorithm
 described in [6]", not given; this library's TFRC-type source takes 2.8 times
 a Reno flow's goodput under flat best effort (15 + 15 flows), where the
 paper's took about as much as Reno (ratio 1.058); Reno as the Green source
-matches the paper's flat ratios but overshoots every ABE ratio (4.4 for
-D = 0.1 s), so neither stands in for the paper's (:data:`GREEN_SOURCE`).
+comes near the paper's flat ratios but overshoots every ABE ratio (4.4 for
+D = 0.1 s), and TFRC as RFC 5348 specifies it overshoots them further (5.4),
+so none stands in for the paper's (:data:`GREEN_SOURCE`).
 
 References
 ----------
@@ -183,12 +186,13 @@ def runs(case: str, quick: bool, capacity: float = CAPACITY, green: int = GREEN)
     delivered since 0), the mean goodputs of a Blue and of a Green flow (``blue``,
     ``green``, bit/s), each colour's loss ratio (``q_green``, ``q_blue``: packets dropped
     over dropped or delivered, in the window), the share of the bottleneck's drops not drawn
-    at random (``forced_share``: forced, by Green dropping control, or overflow), the Green flows' mean queueing delay, its standard deviation
-    (pooled over the Green flows) and the longest Green and Blue queueing delays, s; and
-    Figures 6 and 8's curves, the packets received per Green and per Blue connection by
-    each sample time after the warm-up (``green_count``, ``blue_count``: the mean over the
-    colour's flows, one row per seed; times in ``count_t``, s); the bottleneck at
-    ``capacity`` bit/s and the Green source of code ``green`` (:data:`UNSTATED_GREEN`)."""
+    at random (``forced_share``: forced, by Green dropping control, or overflow), the Green
+    flows' mean queueing delay, its standard deviation (pooled over the Green flows) and
+    the longest Green and Blue queueing delays, s; and Figures 6 and 8's curves, the packets
+    received per Green and per Blue connection by each sample time after the warm-up
+    (``green_count``, ``blue_count``: the mean over the colour's flows, one row per seed;
+    times in ``count_t``, s); the bottleneck at ``capacity`` bit/s and the Green source of
+    code ``green`` (:data:`UNSTATED_GREEN`)."""
     from ..sim import simulate
 
     n_green, n_blue, queue, warmup, _ = CASES[case]
@@ -357,18 +361,20 @@ def _delay_note(v, paper, capacity=CAPACITY) -> str:
             f"capacity ({capacity / 1e6:g} Mb/s here)")
 
 
-#: What the Green source does, measured (abe_dumbbell with green_source=TcpReno() in place
-#: of TcpFriendly(), 10 seeds of 300 s at 2 Mb/s, the rows' own method otherwise).
+#: What the Green source does, measured (10 seeds of 300 s at 2 Mb/s, the rows' own method;
+#: the other sources by validate --explore, green_source=1 and 2: UNSTATED_GREEN).
 GREEN_SOURCE = (
     "The paper's Green source is 'the rate-based TCP friendly type algorithm described in "
     "[6]' (Section IV-B), a technical report's algorithm the paper does not give; the "
-    "library's TcpFriendly (TFRC's loss event rate with eq (2)) is far more aggressive than "
-    "Reno at these loss rates: flat, it takes 1/0.357 = 2.8 times a Reno flow's goodput with "
-    "15 + 15 flows and 1/0.771 = 1.3 times with 1 + 1, where the paper's Green source took "
-    "1/1.058 and 1/1.08 (about as much as Reno).  Reno as the Green source gives the paper's "
-    "flat ratios (1.025 with 15 + 15, 0.985 with 1 + 1) but overshoots with ABE (4.40 for "
-    "D = 0.1 s, 4.65 for D = 0.2 s, 22.5 for Figure 8, 2.28 for Figure 2), so the paper's "
-    "source lay between the two and no available source stands in for it.")
+    "library's TcpFriendly (TFRC's loss event rate with eq (2), green_source=0) is far more "
+    "aggressive than Reno at these loss rates: flat, it takes 1/0.357 = 2.8 times a Reno "
+    "flow's goodput with 15 + 15 flows and 1/0.771 = 1.3 times with 1 + 1, where the paper's "
+    "Green source took 1/1.058 and 1/1.08 (about as much as Reno).  Reno as the Green source "
+    "(green_source=2) comes within 10% of the paper's flat ratios (1.025 with 15 + 15, "
+    "0.985 with 1 + 1) but overshoots with ABE (4.40 for D = 0.1 s, 4.65 for D = 0.2 s, 22.5 "
+    "for Figure 8, 2.28 for Figure 2); TFRC as RFC 5348 specifies it (green_source=1) "
+    "gives 1.287 and 0.909 flat and overshoots further with ABE (5.39, 5.41, 29.2; 2.42 for "
+    "Figure 2).  No source here gives the paper's flat and ABE ratios together.")
 
 
 def _blue_gain(experiment, case, flat, what, quick, reference, capacity=CAPACITY,
@@ -529,7 +535,8 @@ FIG3_KNOWN_QUICK = {
         "1.195 ms over the quick form's 4 seeds (0.253 off; 1.21 ms, 0.242 off, over the full "
         "form's 10) against 1.599 ms at 2 Mb/s; the capacity is not given and sets the packet "
         "time the delays scale with: at 1.5 Mb/s 1.80 ms (1.79 ms over 10 seeds) is within "
-        "tolerance (--explore --quick: capacity=1.5e6).", 0.31, sides=("packets",)),
+        "tolerance (--explore --quick: capacity=1.5e6), and so is Reno as the Green source, "
+        "1.65 ms (1.66 ms over 10 seeds; green_source=2).", 0.31, sides=("packets",)),
 }
 
 
@@ -599,7 +606,9 @@ FIG6_KNOWN = {
     "Blue/Green throughput ratio, flat best effort": Known(
         "mechanism differs",
         "Packets 0.357 (quick 0.346) against 1.058; " + _CAPACITY_SWEEP + "0.23, 0.31, 0.55 "
-        "and 0.66 at 1, 1.5, 5 and 10 Mb/s.  " + GREEN_SOURCE + "  The "
+        "and 0.66 at 1, 1.5, 5 and 10 Mb/s; Reno as the Green source brings the packets "
+        "within tolerance, 1.025 (quick 1.041; --explore: green_source=2), the model's side "
+        "staying 1.  " + GREEN_SOURCE + "  The "
         "model's side, 1 (0.055 off), gives eq (2)'s equal rates for equal loss ratios and "
         "RTTs; the paper's Blue flows got 6% more.", 0.80, sides=("theory", "packets")),
     "Blue/Green throughput ratio, D = 0.1 s, Green rated by its loss ratio": Known(
@@ -669,7 +678,9 @@ _CI_EVIDENCE = (
     "packets (quick: 10.6, 28.0, 36.3, 36.3, 60.3), the largest count per connection then "
     "366, 854, 1472, 2086 and 3306 packets: the paper's 19.31 is passed near T = 80-100 s.  "
     "The capacity does not bring it down: 84.7, 87.3, 65.6 and 122.5 at 1, 1.5, 5 and "
-    "10 Mb/s (--explore).  The worst curve is flat best effort's (its Blue flows' count "
+    "10 Mb/s (--explore), nor the Green source: 51.4 with TFRC as RFC 5348 specifies it and "
+    "79.2 with Reno (quick 70.4 and 83.7; --explore: green_source=1, 2).  The worst curve is "
+    "flat best effort's (its Blue flows' count "
     "varies by 5.6% of itself against 1.5-2.8% with ABE: the library's Green source takes "
     "2.8 times a Reno flow's goodput there, see the ratios' note); the ABE curves alone "
     "give 58.6 (quick 42.6).  The paper may also mean the interval's full width, half of "
@@ -852,7 +863,8 @@ def fig8(*, sides, quick, params) -> list[Check]:
         "Packets 1.166 (quick 1.115) against 1.0293: the Figure 6 run it divides by (D = 0.1 s) "
         "falls short of beta* with the library's Green source (1.250), and the faster, "
         "unequal-gain loop of Figure 8 pushes harder towards it (1.457).  With Reno as the "
-        "Green source the bias is 22.5 / 4.40 = 5.1.  --explore reaches the row at 5 Mb/s "
+        "Green source the bias is 22.5 / 4.40 = 5.1, with TFRC as RFC 5348 specifies it "
+        "5.42 (quick 4.91; --explore: green_source=1, 2).  --explore reaches the row at 5 Mb/s "
         "only because both ratios fall to about 1 there (1.003 / 0.933: the loop loses "
         "control of the ratio), not by reproducing the paper's runs.  "
         + GREEN_SOURCE, 0.18, sides=("packets",))
