@@ -300,3 +300,89 @@ def test_the_declared_blue_loss_ratio_reaches_figure_8s_model():
         got[q] = out[0].theory.value
     assert got[0.02] == pytest.approx(1.570, abs=1e-3)
     assert got[0.005] == pytest.approx(1.535, abs=1e-3)  # within 5% of the paper's 1.4931
+
+
+def test_the_green_source_is_declared_with_the_papers_eq2_source_as_default():
+    from qosmodels.experiments import experiments
+
+    regs = experiments()
+    for name in NAMES:
+        u = {x.name: x for x in regs[name].unstated}["green_source"]
+        assert (u.default, u.values) == (0, (1, 2)) and af.GREEN == 0
+        assert "[6]" in u.why and "5348" in u.why and "eq (2)" in u.why
+    assert af.GREEN_SOURCES == ("tfrc-eq2", "tfrc", "reno")
+
+
+def test_the_green_source_reaches_the_network():
+    from qosmodels.mechanisms import TcpFriendly, TcpReno
+    from qosmodels.topologies import abe_dumbbell
+
+    # each code's Green flows (the first 15), for an ABE router and flat best effort; the
+    # Blue flows stay Reno
+    want = {0: TcpFriendly(green=True), 1: TcpFriendly(green=True, equation="rfc5348"),
+            2: TcpReno(green=True)}
+    for case in ("fig6-d0.1", "fig6-flat", "fig2-abe"):
+        n_green = af.CASES[case][0]
+        for code, source in want.items():
+            net = af.network(case, af.CAPACITY, code)
+            assert {f.source for f in net.flows[:n_green]} == {source}, (case, code)
+            assert {f.source for f in net.flows[n_green:]} == {TcpReno(green=False)}
+            assert f"green_source={af.GREEN_SOURCES[code]!r}" in af._method(case, True,
+                                                                            af.CAPACITY, code)
+    # the default is the network every ABE run used before the parameter was declared:
+    # TcpFriendly(loss="events"), eq (2)
+    before = abe_dumbbell(15, 15, capacity=2e6, queue=af.CASES["fig6-d0.2"][2],
+                          green_source=TcpFriendly(loss="events"))
+    assert af.network("fig6-d0.2") == before
+    # the loss-ratio row keeps its own Green source whatever the choice
+    for code in want:
+        net = af.network("fig6-d0.1-ratio", af.CAPACITY, code)
+        assert net.flows[0].source == TcpFriendly(green=True, loss="packets")
+        assert "TcpFriendly(loss='packets')" in af._method("fig6-d0.1-ratio", True,
+                                                           af.CAPACITY, code)
+
+
+@pytest.mark.parametrize("bad", [3, -1, 0.5])
+def test_a_green_source_code_out_of_range_is_refused(bad):
+    from qosmodels.errors import ScenarioError
+
+    with pytest.raises(ScenarioError, match="green_source.*0 'tfrc-eq2', 1 'tfrc', 2 'reno'"):
+        af.network("fig2-abe", af.CAPACITY, bad)
+
+
+def test_every_figure_passes_its_green_source_to_every_run(monkeypatch):
+    # each experiment's runs and networks, asked with a green_source, get that code: a
+    # recording runs() (no simulation: every per-seed quantity 1) and the real network()
+    from qosmodels.experiments import experiments
+
+    seen_runs, seen_nets = [], []
+    real_network = af.network
+
+    def recording_runs(case, quick, capacity=af.CAPACITY, green=af.GREEN):
+        seen_runs.append((case, green))
+        ones = np.ones(af.SEEDS[bool(quick)])
+        out = {k: ones for k in ("ratio", "blue", "green", "q_green", "q_blue",
+                                 "forced_share", "green_delay", "green_std", "green_max",
+                                 "blue_max")}
+        out.update(green_count=np.ones((len(ones), 3)), blue_count=np.ones((len(ones), 3)),
+                   count_t=np.arange(3.0))
+        return out
+
+    def recording_network(case, capacity=af.CAPACITY, green=af.GREEN):
+        seen_nets.append((case, green))
+        return real_network(case, capacity, green)
+
+    monkeypatch.setattr(af, "runs", recording_runs)
+    monkeypatch.setattr(af, "network", recording_network)
+    regs = experiments()
+    for code in (1, 2):
+        for name in NAMES:
+            seen_runs.clear()
+            seen_nets.clear()
+            got = regs[name].call(sides=frozenset({"theory", "packets"}), quick=True,
+                                  params={"green_source": code})
+            assert got and seen_runs, name
+            assert {g for _, g in seen_runs + seen_nets} == {code}, (name, code)
+            methods = [c.packets.method for c in got if c.packets is not None]
+            want = f"green_source={af.GREEN_SOURCES[code]!r}"
+            assert all(want in m or "TcpFriendly(loss='packets')" in m for m in methods)
