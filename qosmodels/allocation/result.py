@@ -144,7 +144,9 @@ class Allocation:
                 ax[1].set_title("link utilisation")
             else:
                 ax[1].bar(net.link_names, self.prices, **kwargs)
-                ax[1].set_ylabel("price")
+                # Kelly's prices are in weight per bit/s: seconds when the weights are bits
+                ax[1].set_ylabel("price (weight per bit/s)" if self.alpha in (None, 1.0)
+                                 else f"price ((weight per bit/s)^{self.alpha:g})")
                 ax[1].set_title("link prices")
             ax[1].tick_params(axis="x", labelrotation=90)
         return drawn(ax)

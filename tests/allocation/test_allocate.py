@@ -305,6 +305,9 @@ def test_allocation_plot():
     matplotlib.use("Agg")
     ax = allocate(parking_lot(2, C)).plot()
     assert len(ax) == 2 and ax[0].get_ylabel() == "rate (Mb/s)"
+    assert ax[1].get_ylabel() == "price (weight per bit/s)"  # its unit (issue 38)
+    ax = allocate(parking_lot(2, C), "alpha", alpha=2.0).plot()
+    assert ax[1].get_ylabel() == "price ((weight per bit/s)^2)"
     ax = allocate(parking_lot(2, C), "maxmin").plot()
     assert ax[1].get_ylabel() == "utilisation"
 
