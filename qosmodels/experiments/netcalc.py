@@ -1,0 +1,134 @@
+"""Network-calculus bounds against packets: a token-bucket flow through a constant-rate link.
+
+``netcalc-tokenbucket`` (issue 36) holds the textbook bounds of Le Boudec and Thiran's
+Network Calculus, chapter 1, against the packet simulator.  A flow shaped to the token
+bucket ``(b, r)`` crosses one FIFO link of rate ``R >= r`` (a constant-rate server, the
+service curve ``R t``: ``RateLatency(R, 0)``):
+
+* the delay of every bit is at most ``b / R`` (Theorem 1.4.2, ``T = 0``);
+* the backlog is at most ``b`` (Theorem 1.4.1).
+
+References are these closed forms, written out here (``b / R``, ``b``); the theory side
+is :mod:`qosmodels.netcalc`'s ``delay_bound`` and ``backlog_bound``; the packets side is
+the worst case a packet run shows.  Two kinds of source:
+
+* **greedy** (the bounds' worst case): a constant-rate source 200 times faster than ``r``
+  behind an exact token-bucket shaper (``AggregateBucket(rate=r, depth=b, timer=0)``), so
+  that the bucket's ``b`` bytes leave at once and ``r`` afterwards.  The bounds are tight
+  there: the observed worst case is the bound up to the burst's spread (the source's
+  packets come ``L / (200 r)`` apart, so the burst's last packet waits ``(b - L) / (200 r)``
+  less: 1-4% of the bound here), so the delay rows ask for the bound within that spread
+  plus 0.5% and the backlog rows (whole packets) within 0.5% (:func:`greedy_tolerance`;
+  the tightness, observed / bound, is in the method text);
+* **on/off** (random): exponential on and off periods at 200 times ``r`` during "on",
+  shaped by the same bucket; the rows ask only that nothing exceeds the bound
+  (``Bounds(upper=...)``), over seeds.
+
+Measured in packets: a packet's delay is its queueing delay plus its own transmission
+``L / R`` (when its last bit has left, the fluid curves' departure); the backlog is the
+most packets waiting plus the one in transmission, times ``L``.  Units: s and bytes.
+"""
+
+from __future__ import annotations
+
+from ..netcalc import RateLatency, TokenBucketCurve, backlog_bound, delay_bound
+from .registry import Bounds, Check, Side, register
+
+#: The cases: (burst b, bytes; token rate r, bit/s; link rate R, bit/s).
+CASES = ((20_000, 1e6, 2e6), (50_000, 2e6, 2.5e6), (8_000, 0.5e6, 4e6))
+#: Packet size, bytes.
+PACKET = 1000
+#: The source's rate over the token rate (the greedy source's burst spread: L / (200 r)).
+SPEED = 200.0
+#: Added to the greedy delay rows' tolerance beyond the burst's own spread (see
+#: :func:`greedy_tolerance`).
+GREEDY_SLACK = 0.005
+
+
+def greedy_tolerance(b: float, r: float, R: float) -> float:
+    """The greedy delay row's tolerance: the source sends the bucket's ``b`` bytes as
+    packets ``L / (SPEED r)`` apart, not at one instant, so the last of them arrives
+    ``(b - L) / (SPEED r)`` s after the first and waits that much less than the bound
+    ``b / R``; that relative deficit plus :data:`GREEDY_SLACK`."""
+    return 8.0 * (b - PACKET) / (SPEED * r) / (8.0 * b / R) + GREEDY_SLACK
+#: Run length (s) and on/off seeds, full and ``--quick``.
+RUNS = {False: (20.0, 5), True: (5.0, 2)}
+
+
+def network(b: float, r: float, R: float, source):
+    """One link of rate ``R`` and a flow whose ``source`` is shaped to ``(b bytes, r bit/s)``
+    by an exact token-bucket shaper (its buffers large enough never to drop)."""
+    from ..mechanisms import AggregateBucket
+    from ..network import Aggregate, Flow, Link, Network
+
+    return Network([Link("a", "b", R, 0.001, buffer=10_000)],
+                   [Flow(["a", "b"], source=source, packet_size=PACKET)],
+                   aggregates=[Aggregate("tb", flows=[0], edge=AggregateBucket(
+                       rate=r, depth=b, max_packet=PACKET, timer=0.0, limit=10**6))])
+
+
+def worst(res, R: float) -> tuple[float, float]:
+    """The largest delay (queueing plus the packet's own transmission, s) and backlog (the
+    packets waiting plus the one in transmission, bytes) of a one-link run."""
+    delay = float(res.max_queueing_delay[0]) + 8.0 * PACKET / R
+    backlog = (float(res.counters["link_max_waiting"][0]) + 1.0) * PACKET
+    return delay, backlog
+
+
+@register("netcalc-tokenbucket",
+          title="Network calculus: a token-bucket flow through a constant-rate link, the delay "
+                "and backlog bounds b/R and b against the packets' worst case",
+          paper="Le Boudec and Thiran, Network Calculus, Theorems 1.4.1-1.4.2",
+          sides=("theory", "packets"))
+def netcalc_tokenbucket(*, sides, quick) -> list[Check]:
+    """Per case of :data:`CASES`: the delay and backlog bounds, greedy and on/off, in packets."""
+    from ..mechanisms import Cbr, OnOff
+    from ..sim import simulate
+
+    duration, seeds = RUNS[bool(quick)]
+    rows = []
+    for b, r, R in CASES:
+        label = f"b = {b / 1000:g} kB, r = {r / 1e6:g} Mb/s, R = {R / 1e6:g} Mb/s"
+        d_ref, q_ref = 8.0 * b / R, float(b)  # the closed forms, bits / (bit/s) and bytes
+        curve, server = TokenBucketCurve(b=8.0 * b, r=r), RateLatency(R=R)
+        theory = {"delay": Side(delay_bound(curve, server), 1e-12,
+                                method="netcalc.delay_bound(TokenBucketCurve(8b, r), "
+                                       "RateLatency(R, 0))"),
+                  "backlog": Side(backlog_bound(curve, server) / 8.0, 1e-12,
+                                  method="netcalc.backlog_bound(...) / 8")}
+        greedy = onoff = None
+        if "packets" in sides:
+            g = simulate(network(b, r, R, Cbr(rate=SPEED * r)), duration, seed=0,
+                         progress=False)
+            greedy = worst(g, R)
+            onoff = [worst(simulate(network(b, r, R, OnOff(rate=SPEED * r, on_time=0.5,
+                                                          off_time=0.5)),
+                                    duration, seed=s, progress=False), R)
+                     for s in range(seeds)]
+        for k, (what, ref, unit) in enumerate((("delay", d_ref, "s"),
+                                                ("backlog", q_ref, "bytes"))):
+            side = None
+            if greedy is not None:
+                side = Side(greedy[k], greedy_tolerance(b, r, R) if what == "delay" else
+                            GREEDY_SLACK,
+                            method=f"simulate: Cbr at {SPEED:g} r behind AggregateBucket(rate="
+                                   f"r, depth=b, timer=0); {duration:g} s; tightness "
+                                   f"{greedy[k] / ref:.4f} of the bound")
+            rows.append(Check(
+                "netcalc-tokenbucket", f"{label}: greedy source's largest {what}", ref,
+                source="closed form", unit=unit,
+                theory=theory[what] if "theory" in sides else None, packets=side,
+                reference=("Theorem 1.4.2: delay <= T + b / R, T = 0" if what == "delay" else
+                           "Theorem 1.4.1: backlog <= b + r T, T = 0")))
+            if onoff is not None:
+                seen = max(o[k] for o in onoff)
+                rows.append(Check(
+                    "netcalc-tokenbucket", f"{label}: shaped on/off source's largest {what}",
+                    Bounds(upper=ref), source="closed form", unit=unit,
+                    packets=Side(seen, 0.0, method=f"simulate: OnOff at {SPEED:g} r (0.5 s "
+                                                   f"on and off, exponential) behind the same "
+                                                   f"shaper; the worst of {seeds} seeds of "
+                                                   f"{duration:g} s; tightness "
+                                                   f"{seen / ref:.4f}"),
+                    reference="the bound holds for every (b, r)-constrained flow"))
+    return rows
