@@ -1,6 +1,8 @@
-"""Network-calculus bounds against packets: a token-bucket flow through a constant-rate link.
+"""Network-calculus bounds against packets: a token-bucket flow through a constant-rate link,
+and PGPS against GPS.
 
-``netcalc-tokenbucket`` (issue 36) holds the textbook bounds of Le Boudec and Thiran's
+``netcalc-pgps`` checks Parekh and Gallager's per-packet bound of packetised fair queueing
+(:func:`netcalc_pgps`).  ``netcalc-tokenbucket`` (issue 36) holds the textbook bounds of Le Boudec and Thiran's
 Network Calculus, chapter 1, against the packet simulator.  A flow shaped to the token
 bucket ``(b, r)`` crosses one FIFO link of rate ``R >= r`` (a constant-rate server, the
 service curve ``R t``: ``RateLatency(R, 0)``):
@@ -131,4 +133,105 @@ def netcalc_tokenbucket(*, sides, quick) -> list[Check]:
                                                    f"{duration:g} s; tightness "
                                                    f"{seen / ref:.4f}"),
                     reference="the bound holds for every (b, r)-constrained flow"))
+    return rows
+
+
+# ------------------------------------------------------------------------------ netcalc-pgps
+#: The PGPS scenarios' seeds (random constant-rate flows with weights, start and stop times),
+#: full and ``--quick``.
+PGPS_SEEDS = {False: tuple(range(6)), True: (0, 1)}
+#: The line rate of the PGPS scenarios, bit/s.
+PGPS_CAPACITY = 1e6
+
+
+def pgps_scenario(seed: int):
+    """Random constant-rate flows on one line: (packet size bytes, rate bit/s, start s, stop
+    s, weight) each, drawn from ``seed``; together they overload the line part of the time."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 7))
+    return [(int(rng.integers(40, 1500)), float(rng.uniform(0.1, 0.6)) * PGPS_CAPACITY,
+             float(rng.uniform(0.0, 1.0)), float(rng.uniform(1.5, 4.0)),
+             float(rng.choice([0.5, 1.0, 2.0, 3.0]))) for _ in range(n)]
+
+
+def _cbr_arrivals(start, stop, size, rate):
+    """The arrival times of a constant-rate flow, as the simulator's source ticks them."""
+    out, t, gap = [], start, size * 8 / rate
+    while t < stop:
+        out.append(t)
+        t = t + gap
+    return out
+
+
+@register("netcalc-pgps",
+          title="Network calculus: PGPS (packetised weighted fair queueing) finishes every "
+                "packet no later than GPS plus L_max/C (Parekh and Gallager)",
+          paper="Parekh and Gallager, IEEE/ACM ToN 1993, Theorem 1; Demers, Keshav, Shenker "
+                "1989",
+          sides=("theory", "packets"))
+def netcalc_pgps(*, sides, quick) -> list[Check]:
+    """Per random scenario: the largest lateness of PGPS behind GPS, over ``L_max / C``.
+
+    GPS is the bit-by-bit weighted round robin of :func:`qosmodels.fq.fair_queue`
+    (``br_departure``); PGPS with ``delta = 0`` is fair queueing.  The reference is
+    Parekh and Gallager's bound, lateness <= ``L_max / C`` (``Bounds(upper=1)`` in units of
+    ``L_max / C``).  Theory: the trace engine's own PGPS departures (``fq_departure``), per
+    packet.  Packets: :class:`~qosmodels.mechanisms.FairQueueing` in the simulator, per
+    flow, its largest sojourn (queueing delay plus its own transmission) less the largest
+    GPS sojourn of its packets, the largest over flows: at most the largest lateness of the
+    flow's packets, so above the bound only if some packet is (a necessary check; the
+    per-packet one is the theory side's, whose departures the simulator's match,
+    ``tests/sim/test_fair_queueing.py``).
+    """
+    import numpy as np
+
+    from .. import fq
+    from ..mechanisms import Cbr, FairQueueing
+    from ..network import Flow, Link, Network
+    from ..sim import simulate
+
+    rows = []
+    c = PGPS_CAPACITY
+    for seed in PGPS_SEEDS[bool(quick)]:
+        specs = pgps_scenario(seed)
+        times, conv, sizes = [], [], []
+        for i, (s, r, t0, t1, _) in enumerate(specs):
+            ts = _cbr_arrivals(t0, t1, s, r)
+            times += ts
+            conv += [i] * len(ts)
+            sizes += [s] * len(ts)
+        order = np.argsort(times, kind="stable")
+        times = np.asarray(times)[order]
+        conv = np.asarray(conv)[order]
+        sizes = np.asarray(sizes, dtype=float)[order]
+        weights = [w for *_, w in specs]
+        ref = fq.fair_queue(times, conv, sizes, capacity=c, weights=weights)
+        unit = 8.0 * sizes.max() / c  # L_max / C, s
+        late = (ref.fq_departure - ref.br_departure) / unit
+        kw = {}
+        if "theory" in sides:
+            kw["theory"] = Side(float(late.max()), 0.0,
+                                method="fq.fair_queue: max over packets of (fq_departure - "
+                                       "br_departure) / (L_max / C)")
+        if "packets" in sides:
+            flows = [Flow(["a", "b"], source=Cbr(rate=r, packet_size=s), start=t0, stop=t1,
+                          weight=w) for s, r, t0, t1, w in specs]
+            net = Network([Link("a", "b", c, 1e-6, buffer=len(times) + 1,
+                                queue=FairQueueing())], flows)
+            res = simulate(net, float(times[-1] + 8.0 * sizes.sum() / c + 1.0), seed=0,
+                           progress=False)
+            gps = ref.br_departure - times
+            lateness = [(float(res.max_queueing_delay[i]) + 8.0 * specs[i][0] / c
+                         - float(gps[conv == i].max())) / unit for i in range(len(specs))]
+            kw["packets"] = Side(max(lateness), 0.0,
+                                 method="simulate(FairQueueing()): per flow, largest sojourn "
+                                        "less the largest GPS sojourn of its packets, over "
+                                        "L_max / C; the largest over flows")
+        rows.append(Check(
+            "netcalc-pgps", f"scenario {seed} ({len(specs)} flows, {len(times)} packets): "
+                            f"PGPS lateness behind GPS / (L_max / C)",
+            Bounds(upper=1.0), source="closed form", unit="L_max/C", **kw,
+            reference="Parekh and Gallager 1993, Theorem 1: F_PGPS <= F_GPS + L_max / C"))
     return rows

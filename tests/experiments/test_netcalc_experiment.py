@@ -36,3 +36,39 @@ def test_a_deeper_bucket_than_the_curve_says_breaks_the_backlog_bound():
 def test_the_greedy_tolerance_is_the_bursts_spread():
     b, r, R = 8_000, 0.5e6, 4e6  # 8 packets 80 us apart: the last waits 560 us less
     assert ne.greedy_tolerance(b, r, R) == pytest.approx(560e-6 / 0.016 + ne.GREEDY_SLACK)
+
+
+def test_pgps_is_never_more_than_l_max_over_c_behind_gps():
+    report = validate(["netcalc-pgps"], quick=True)
+    assert len(report.checks) == len(ne.PGPS_SEEDS[True])
+    for c in report.checks:
+        assert c.verdict == "reproduced"
+        assert 0.0 < c.theory.value <= 1.0  # some packet is late: the bound is not vacuous
+        assert c.packets.value <= 1.0
+
+
+def test_pgps_lateness_is_measured_against_gps_not_fifo():
+    # the check can fail: FIFO on the same trace is far more than L_max / C behind GPS
+    import numpy as np
+
+    from qosmodels import fq
+
+    specs = ne.pgps_scenario(3)
+    times, conv, sizes = [], [], []
+    for i, (s, r, t0, t1, _) in enumerate(specs):
+        ts = ne._cbr_arrivals(t0, t1, s, r)
+        times += ts
+        conv += [i] * len(ts)
+        sizes += [s] * len(ts)
+    order = np.argsort(times, kind="stable")
+    times, sizes = np.asarray(times)[order], np.asarray(sizes, float)[order]
+    conv = np.asarray(conv)[order]
+    ref = fq.fair_queue(times, conv, sizes, capacity=ne.PGPS_CAPACITY,
+                        weights=[w for *_, w in specs])
+    fifo = np.empty_like(times)
+    free = 0.0
+    for k, (t, s) in enumerate(zip(times, sizes)):
+        free = max(free, t) + 8.0 * s / ne.PGPS_CAPACITY
+        fifo[k] = free
+    unit = 8.0 * sizes.max() / ne.PGPS_CAPACITY
+    assert ((fifo - ref.br_departure) / unit).max() > 5.0
