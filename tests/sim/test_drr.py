@@ -17,7 +17,7 @@ import pytest
 
 from qosmodels import Flow, Link, Network, simulate
 from qosmodels.errors import ScenarioError
-from qosmodels.mechanisms import Cbr, Drr
+from qosmodels.mechanisms import Cbr, Drr, TcpNewReno
 
 CAP = 80_000.0  # bit/s: a 1000-byte packet takes 0.1 s
 DELAY = 1e-3    # s
@@ -192,6 +192,27 @@ def test_a_hand_trace_of_three_rounds():
     assert res.mean_queueing_delay[2] == pytest.approx(0.09 - 0.002, abs=1e-12)
 
 
+@pytest.mark.parametrize("quantum, b1_start, a4_start", [(1600, 0.17, 0.13), (1200, 0.13, 0.17)])
+def test_an_arrival_during_its_conversations_visit_is_sent_in_that_visit(quantum, b1_start,
+                                                                         a4_start):
+    # C0 (100 bytes) is sent at once at t = 0 and ends at 0.01; A's 400-byte packets arrive
+    # at 0.001, 0.005, 0.009, 0.013 and B's 400-byte packet at 0.002.  At 0.01 A's visit
+    # starts with A1-A3 waiting and the counter at the quantum; A4 arrives during it (A1 is
+    # sent 0.01-0.05).  Quantum 1600: A1, A2, A3, A4 fit (A4 in the same visit), then B1.
+    # Quantum 1200: A1-A3 leave 0, A4 waits for A's next visit, after B1.
+    tiny = 1e-6
+    flows = [Flow(["a", "b"], source=Cbr(rate=800 / tiny, packet_size=100), stop=0.5 * tiny),
+             Flow(["a", "b"], source=Cbr(rate=3200 / 0.004, packet_size=400), start=0.001,
+                  stop=0.0135),
+             Flow(["a", "b"], source=Cbr(rate=8e9, packet_size=400), start=0.002,
+                  stop=0.002 + 0.2 * tiny)]
+    res = run(flows, queue=Drr(quantum=quantum))
+    assert list(res.counters["delivered"]) == [1, 4, 1]
+    waits_a = [0.01 - 0.001, 0.05 - 0.005, 0.09 - 0.009, a4_start - 0.013]
+    assert res.mean_queueing_delay[1] == pytest.approx(np.mean(waits_a), abs=1e-9)
+    assert res.max_queueing_delay[2] == pytest.approx(b1_start - 0.002, abs=1e-9)
+
+
 def greedy(weights, sizes, *, quantum=None, duration=120.0, warmup=20.0, buffer=60):
     """CBR sources each offering the whole line, of the given weights and packet sizes."""
     flows = [Flow(["a", "b"], source=Cbr(rate=1e6, packet_size=s), weight=w)
@@ -282,3 +303,14 @@ def test_a_conversation_quantum_below_one_byte_is_refused():
     flows = [Flow(["a", "b"], source=Cbr(rate=1e4, packet_size=100), weight=1e-3)]
     with pytest.raises(ScenarioError, match=r"Drr with quantum = 500 bytes.*0\.5 bytes per round"):
         run(flows, queue=Drr(quantum=500))
+
+
+def test_acks_are_conversations_too():
+    # two NewReno flows whose data and ACKs cross the same DRR links both ways: each link has
+    # a data conversation (1000-byte packets) and an ACK conversation (40 bytes); the quantum
+    # defaults to 1000 bytes on both
+    links = [Link("a", "b", 1e6, 0.01, buffer=20, queue=Drr()),
+             Link("b", "a", 1e6, 0.01, buffer=20, queue=Drr())]
+    flows = [Flow(["a", "b"], source=TcpNewReno()), Flow(["b", "a"], source=TcpNewReno())]
+    res = simulate(Network(links, flows), 20.0, seed=3, warmup=5.0, progress=False)
+    assert res.throughput.min() > 0.8e6  # each direction nearly full despite the other's ACKs
