@@ -18,14 +18,15 @@ import pytest
 from qosmodels import Flow, Link, Network, simulate
 from qosmodels.errors import ScenarioError
 from qosmodels.mechanisms import Cbr, Drr, TcpNewReno
+from qosmodels.sim import Record
 
 CAP = 80_000.0  # bit/s: a 1000-byte packet takes 0.1 s
 DELAY = 1e-3    # s
 
 
-def run(flows, *, queue, buffer=10_000, duration=20.0, warmup=0.0, cap=CAP):
+def run(flows, *, queue, buffer=10_000, duration=20.0, warmup=0.0, cap=CAP, record=None):
     net = Network([Link("a", "b", cap, DELAY, buffer=buffer, queue=queue)], flows)
-    return simulate(net, duration, seed=1, warmup=warmup, progress=False)
+    return simulate(net, duration, seed=1, warmup=warmup, progress=False, record=record)
 
 
 def cbr_trace(start, stop, size, rate):
@@ -127,6 +128,8 @@ def cbr_flows(specs):
             for s, r, t0, t1, w in specs]
 
 
+INTERVAL = 0.0513  # s, between samples of the delivered packets
+
 #: Conversations of different packet sizes (bytes), rates (bit/s), on periods and weights:
 #: together they overload the 80 kb/s line in bursts, so the active list changes often.
 SCENARIOS = {
@@ -148,7 +151,7 @@ def test_departures_match_a_replay_of_the_pseudo_code(name, quantum):
     ref, ties = drr_replay(arr, {i: q * w for i, (*_, w) in enumerate(specs)}, CAP)
     assert not ties  # no arrival at the instant the line frees: the order is not a convention
     assert len(ref) == len(arr)
-    res = run(cbr_flows(specs), queue=Drr(quantum=quantum))
+    res = run(cbr_flows(specs), queue=Drr(quantum=quantum), record=Record(interval=INTERVAL))
     assert res.counters["dropped"].sum() == 0
     conv = np.array([d[0] for d in ref])
     wait = np.array([d[3] - d[2] for d in ref])
@@ -159,6 +162,17 @@ def test_departures_match_a_replay_of_the_pseudo_code(name, quantum):
         assert res.mean_queueing_delay[i] == pytest.approx(w.mean(), rel=1e-9, abs=1e-12)
         assert res.max_queueing_delay[i] == pytest.approx(w.max(), rel=1e-12, abs=1e-12)
         assert res.queueing_delay_std[i] == pytest.approx(w.std(), rel=1e-6, abs=1e-7)
+    # each flow's packets delivered by every sample instant (a delivery: the transmission's
+    # end plus the link's delay), none within 1 ns of a sample instant
+    done = np.array([d[3] + d[1] * 8 / CAP + DELAY for d in ref])
+    t = np.arange(1, res.throughput_series.shape[0] + 1) * INTERVAL
+    assert np.abs(done[:, None] - t[None, :]).min() > 1e-9
+    sizes = np.array([s for s, *_ in specs])
+    got = np.cumsum(res.throughput_series * INTERVAL, axis=0) / (8 * sizes)
+    want = np.array([[np.sum((conv == i) & (done <= tk)) for i in range(len(specs))]
+                     for tk in t])
+    assert want[-1].sum() == len(ref) and len(np.unique(want.sum(axis=1))) > 20
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
 
 
 def test_the_replay_is_not_first_come_first_served():
