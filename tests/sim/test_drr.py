@@ -315,7 +315,8 @@ def test_the_fairness_bound_holds_on_a_backlogged_trace(quantum, measured):
 
 def test_a_conversation_quantum_below_one_byte_is_refused():
     flows = [Flow(["a", "b"], source=Cbr(rate=1e4, packet_size=100), weight=1e-3)]
-    with pytest.raises(ScenarioError, match=r"Drr with quantum = 500 bytes.*0\.5 bytes per round"):
+    with pytest.raises(ScenarioError,
+                       match=r"Drr queue with quantum = 500 bytes.*0\.5 bytes per round"):
         run(flows, queue=Drr(quantum=500))
 
 

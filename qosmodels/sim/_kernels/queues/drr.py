@@ -70,10 +70,10 @@ def setup_link(spec, network, l, xs, x_flow, lf, li, hs, hsi) -> None:
         w = flows[x_flow[x]].weight
         if q * w < 1.0:
             raise ScenarioError(
-                f"link {network.links[l].name!r} has Drr with quantum = {q:g} bytes per unit "
-                f"weight, so flow {network.flow_names[x_flow[x]]!r} (weight {w:g}) gets "
-                f"{q * w:g} bytes per round; every conversation needs at least 1 byte per "
-                f"round: raise Drr.quantum or scale the flows' weights up together")
+                f"Link {network.links[l].name!r} has a Drr queue with quantum = {q:g} bytes "
+                f"per unit weight, so flow {network.flow_names[x_flow[x]]!r} (Flow.weight = "
+                f"{w:g}) gets {q * w:g} bytes per round; every conversation needs at least 1 "
+                f"byte per round: raise Drr.quantum or scale all the flows' weights up together")
         hs[x, HS_DEFICIT] = 0.0
         hs[x, HS_QUANTUM] = 8.0 * q * w
         hsi[x, HSI_SLOT] = li[LI_SLOT0] + k
