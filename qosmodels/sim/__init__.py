@@ -3,7 +3,8 @@
 Describe mechanisms as specs (:mod:`qosmodels.mechanisms`) -- queue
 disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio`,
-:class:`TicketRed`, :class:`AbeQueue`, :class:`Avq`, :class:`Codel`) on links, sources
+:class:`TicketRed`, :class:`AbeQueue`, :class:`Avq`, :class:`Codel`,
+:class:`Drr`) on links, sources
 (:class:`TcpReno`, :class:`TcpNewReno`, :class:`TcpTahoe`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`,
 :class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`, :class:`TcpVegas`, :class:`WebTraffic`)
@@ -26,6 +27,7 @@ from ..mechanisms import (
     Decbit,
     DecbitWindow,
     DropTail,
+    Drr,
     EdgeSpec,
     Ered,
     FairQueueing,
@@ -58,7 +60,7 @@ __all__ = [
     "Record", "Limits",
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec", "DropTail", "Red", "Ered", "Priority",
     "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "Avq", "Codel",
-    "TcpReno",
+    "Drr", "TcpReno",
     "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",
     "Accumulation", "TcpVegas", "WebTraffic",
     "AggregateBucket", "ProfileMarker", "TicketTagger",

@@ -33,6 +33,7 @@ from qosmodels.mechanisms import (
     Decbit,
     DecbitWindow,
     DropTail,
+    Drr,
     EdgeSpec,
     Ered,
     FairQueueing,
@@ -64,6 +65,7 @@ from qosmodels.sim._kernels.queues import (
     avq,
     codel,
     decbit,
+    drr,
     ered,
     fair_queueing,
     priority,
@@ -355,6 +357,8 @@ PACK_CASES = [
       (codel.CD_MARK, 1)]),
     (Codel(), [(codel.CD_TARGET, 0.005), (codel.CD_INTERVAL, 0.1), (codel.CD_MTU, 1500),
                (codel.CD_MARK, 0)]),
+    (Drr(quantum=1500), [(drr.DR_QUANTUM, 1500)]),
+    (Drr(), [(drr.DR_QUANTUM, 0)]),
 ]
 
 

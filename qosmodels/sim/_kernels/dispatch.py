@@ -23,6 +23,7 @@ from .queues import (
     codel,
     decbit,
     droptail,
+    drr,
     ered,
     fair_queueing,
     priority,
@@ -50,7 +51,7 @@ QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": pri
           "queues.random_loss": random_loss, "queues.fair_queueing": fair_queueing,
           "queues.decbit": decbit, "queues.ered": ered, "queues.rio": rio,
           "queues.ticket_red": ticket_red, "queues.abe": abe, "queues.avq": avq,
-          "queues.codel": codel}
+          "queues.codel": codel, "queues.drr": drr}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
@@ -71,6 +72,8 @@ def queue_class(S, code, l, p):
         return fair_queueing.klass(S, l, p)
     if code == abe.CODE:
         return abe.klass(S, l, p)
+    if code == drr.CODE:
+        return drr.klass(S, l, p)
     return 0
 
 
@@ -102,6 +105,8 @@ def queue_store(S, code, l, p, s):
     way: True if it did (and counted it waiting), False for the class rings."""
     if code == fair_queueing.CODE:
         return fair_queueing.store(S, l, p, s)
+    if code == drr.CODE:
+        return drr.store(S, l, p, s)
     if code == rio.CODE:  # counts an in packet, which then joins the ring
         rio.store(S, l, p)
     elif code == codel.CODE:  # counts its bits, and it joins the ring
@@ -122,6 +127,8 @@ def queue_select(S, code, l):
         return abe.select(S, l)
     if code == codel.CODE:  # drops (or marks) at dequeue, RFC 8289
         return codel.select(S, l)
+    if code == drr.CODE:  # deficit round robin over the conversations' rings
+        return drr.select(S, l)
     if code == decbit.CODE:
         decbit.on_depart(S, l)
     elif code == rio.CODE:
