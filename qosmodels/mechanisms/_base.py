@@ -115,3 +115,26 @@ def _generic_timeout(owner, spec):
     if spec.rtt_gain > 1:
         raise ScenarioError(f"{owner}.rtt_gain must be in (0, 1], got {spec.rtt_gain!r}")
     set_(spec, "initial_rtt", real(owner, "initial_rtt", spec.initial_rtt, gt=0, unit="s"))
+
+
+def _tcp_window_and_timer(owner, spec):
+    """Validate, in place, the window and retransmission-timer fields TCP senders share:
+    ``packet_size``, ``max_window`` and ``initial_window`` (packets, >= 1),
+    ``initial_ssthresh`` (None or >= 2 packets), ``min_rto <= max_rto`` and ``initial_rto``
+    (s, > 0)."""
+    set_ = object.__setattr__
+    set_(spec, "packet_size", _packet_size(owner, spec.packet_size))
+    set_(spec, "max_window", integer(owner, "max_window", spec.max_window, ge=1,
+                                     unit="packets"))
+    set_(spec, "initial_window",
+         integer(owner, "initial_window", spec.initial_window, ge=1, unit="packets"))
+    if spec.initial_ssthresh is not None:
+        set_(spec, "initial_ssthresh",
+             real(owner, "initial_ssthresh", spec.initial_ssthresh, ge=2, unit="packets"))
+    set_(spec, "min_rto", real(owner, "min_rto", spec.min_rto, gt=0, unit="s"))
+    set_(spec, "max_rto", real(owner, "max_rto", spec.max_rto, gt=0, unit="s"))
+    if spec.max_rto < spec.min_rto:
+        raise ScenarioError(f"{owner}.max_rto must be >= min_rto = {spec.min_rto!r} s, "
+                            f"got {spec.max_rto!r}; raise max_rto or lower min_rto")
+    set_(spec, "initial_rto", real(owner, "initial_rto", spec.initial_rto, gt=0, unit="s"))
+

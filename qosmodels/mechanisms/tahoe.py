@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .._validate import integer, real
-from ..errors import ScenarioError
-from ._base import SourceSpec, _colour, _packet_size, _priority
+from ._base import SourceSpec, _colour, _priority, _tcp_window_and_timer
 
 __all__ = ["TcpTahoe"]
 
@@ -152,19 +151,7 @@ class TcpTahoe(SourceSpec):
         name = type(self).__name__
         set_ = object.__setattr__
         _colour(name, self)
-        set_(self, "packet_size", _packet_size(name, self.packet_size))
-        set_(self, "max_window", integer(name, "max_window", self.max_window, ge=1, unit="packets"))
-        set_(self, "initial_window",
-             integer(name, "initial_window", self.initial_window, ge=1, unit="packets"))
-        if self.initial_ssthresh is not None:
-            set_(self, "initial_ssthresh",
-                 real(name, "initial_ssthresh", self.initial_ssthresh, ge=2, unit="packets"))
-        set_(self, "min_rto", real(name, "min_rto", self.min_rto, gt=0, unit="s"))
-        set_(self, "max_rto", real(name, "max_rto", self.max_rto, gt=0, unit="s"))
-        if self.max_rto < self.min_rto:
-            raise ScenarioError(f"{name}.max_rto must be >= min_rto = {self.min_rto!r} s, "
-                                f"got {self.max_rto!r}; raise max_rto or lower min_rto")
-        set_(self, "initial_rto", real(name, "initial_rto", self.initial_rto, gt=0, unit="s"))
+        _tcp_window_and_timer(name, self)
         set_(self, "rto_k", real(name, "rto_k", self.rto_k, gt=0))
         set_(self, "max_backoff", integer(name, "max_backoff", self.max_backoff, ge=1))
         set_(self, "dupack_threshold",

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._validate import integer, real
 from ..errors import ScenarioError, ScenarioTypeError
-from ._base import SourceSpec, _colour, _flag, _packet_size, _priority
+from ._base import SourceSpec, _colour, _flag, _priority, _tcp_window_and_timer
 
 __all__ = ["TcpReno", "TcpNewReno"]
 
@@ -280,19 +280,7 @@ class TcpReno(SourceSpec):
         name = type(self).__name__
         set_ = object.__setattr__
         _colour(name, self)
-        set_(self, "packet_size", _packet_size(name, self.packet_size))
-        set_(self, "max_window", integer(name, "max_window", self.max_window, ge=1, unit="packets"))
-        set_(self, "initial_window",
-             integer(name, "initial_window", self.initial_window, ge=1, unit="packets"))
-        if self.initial_ssthresh is not None:
-            set_(self, "initial_ssthresh",
-                 real(name, "initial_ssthresh", self.initial_ssthresh, ge=2, unit="packets"))
-        set_(self, "min_rto", real(name, "min_rto", self.min_rto, gt=0, unit="s"))
-        set_(self, "max_rto", real(name, "max_rto", self.max_rto, gt=0, unit="s"))
-        if self.max_rto < self.min_rto:
-            raise ScenarioError(f"{name}.max_rto must be >= min_rto = {self.min_rto!r} s, "
-                                f"got {self.max_rto!r}")
-        set_(self, "initial_rto", real(name, "initial_rto", self.initial_rto, gt=0, unit="s"))
+        _tcp_window_and_timer(name, self)
         _flag(name, "ecn", self.ecn)
         set_(self, "priority", _priority(name, self.priority))
         if not isinstance(self.rtt_samples, str) or self.rtt_samples not in self._RTT_SAMPLES:
