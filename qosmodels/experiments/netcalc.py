@@ -165,6 +165,22 @@ def _cbr_arrivals(start, stop, size, rate):
     return out
 
 
+def pgps_trace(specs):
+    """The packets of :func:`pgps_scenario`'s flows in arrival order: (times s, flow index,
+    size bytes), as :func:`qosmodels.fq.fair_queue` takes them."""
+    import numpy as np
+
+    times, conv, sizes = [], [], []
+    for i, (s, r, t0, t1, _) in enumerate(specs):
+        ts = _cbr_arrivals(t0, t1, s, r)
+        times += ts
+        conv += [i] * len(ts)
+        sizes += [s] * len(ts)
+    order = np.argsort(times, kind="stable")
+    return (np.asarray(times)[order], np.asarray(conv)[order],
+            np.asarray(sizes, dtype=float)[order])
+
+
 @register("netcalc-pgps",
           title="Network calculus: PGPS (packetised weighted fair queueing) finishes every "
                 "packet no later than GPS plus L_max/C (Parekh and Gallager)",
@@ -185,7 +201,6 @@ def netcalc_pgps(*, sides, quick) -> list[Check]:
     per-packet one is the theory side's, whose departures the simulator's match,
     ``tests/sim/test_fair_queueing.py``).
     """
-    import numpy as np
 
     from .. import fq
     from ..mechanisms import Cbr, FairQueueing
@@ -196,16 +211,7 @@ def netcalc_pgps(*, sides, quick) -> list[Check]:
     c = PGPS_CAPACITY
     for seed in PGPS_SEEDS[bool(quick)]:
         specs = pgps_scenario(seed)
-        times, conv, sizes = [], [], []
-        for i, (s, r, t0, t1, _) in enumerate(specs):
-            ts = _cbr_arrivals(t0, t1, s, r)
-            times += ts
-            conv += [i] * len(ts)
-            sizes += [s] * len(ts)
-        order = np.argsort(times, kind="stable")
-        times = np.asarray(times)[order]
-        conv = np.asarray(conv)[order]
-        sizes = np.asarray(sizes, dtype=float)[order]
+        times, conv, sizes = pgps_trace(specs)
         weights = [w for *_, w in specs]
         ref = fq.fair_queue(times, conv, sizes, capacity=c, weights=weights)
         unit = 8.0 * sizes.max() / c  # L_max / C, s

@@ -1006,9 +1006,10 @@ def pps_fig5(*, sides, quick, params) -> list[Check]:
 
 
 #: TRED's power in the calibrated variant (``calibrated-pps``): not the paper's text (3) but
-#: the power of 2, 3, 4, 6, 9 under which the most of the printed rates of Tables 1-9 come
-#: within 5% at the library's other defaults (measured with ``tred_exponent`` of
-#: :data:`UNSTATED`, quick form: 29 of those rows at 3, 33 at 4, 41 at 6, 39 at 9).
+#: the power of 3, 4, 6, 9 under which the most packet rows of ``pps-table1`` ...
+#: ``pps-table9`` come within 5% at the library's other defaults (measured with
+#: ``tred_exponent`` of :data:`UNSTATED`, quick form: 29 of their 55 packet rows at 3, 33 at
+#: 4, 41 at 6, 39 at 9).
 CALIBRATED_EXPONENT = 6.0
 _CAL = f"TRED power {CALIBRATED_EXPONENT:g}"
 _CAL_MEASURED = ("measured: qosmodels validate calibrated-pps (10 seeds of 600 s; --quick, 3 "

@@ -54,15 +54,7 @@ def test_pgps_lateness_is_measured_against_gps_not_fifo():
     from qosmodels import fq
 
     specs = ne.pgps_scenario(3)
-    times, conv, sizes = [], [], []
-    for i, (s, r, t0, t1, _) in enumerate(specs):
-        ts = ne._cbr_arrivals(t0, t1, s, r)
-        times += ts
-        conv += [i] * len(ts)
-        sizes += [s] * len(ts)
-    order = np.argsort(times, kind="stable")
-    times, sizes = np.asarray(times)[order], np.asarray(sizes, float)[order]
-    conv = np.asarray(conv)[order]
+    times, conv, sizes = ne.pgps_trace(specs)
     ref = fq.fair_queue(times, conv, sizes, capacity=ne.PGPS_CAPACITY,
                         weights=[w for *_, w in specs])
     fifo = np.empty_like(times)
