@@ -33,7 +33,11 @@ Sections 1.2-1.5 and 1.7 (Theorems 1.4.1-1.4.4, 1.4.6).  R. L. Cruz, "A calculus
 for network delay", IEEE Trans. Information Theory 37(1), 1991.  A. K. Parekh,
 R. G. Gallager, "A generalized processor sharing approach to flow control in
 integrated services networks: the single-node case", IEEE/ACM Trans.
-Networking 1(3), 1993 (the PGPS latency of :func:`pgps_service`).
+Networking 1(3), 1993 (the PGPS latency of :func:`pgps_service`).  L. Lenzini, E.
+Mingozzi, G. Stea, "Tradeoffs between low complexity, low latency, and fairness with
+deficit round-robin schedulers", IEEE/ACM Trans. Networking 12(4), 2004 (the DRR latency of
+:func:`drr_service`, derived again in its docstring); M. Shreedhar, G. Varghese, "Efficient
+fair queuing using deficit round robin", SIGCOMM 1995.
 """
 
 from __future__ import annotations
@@ -45,7 +49,8 @@ from . import _validate as v
 from .errors import ScenarioError, ScenarioTypeError
 
 __all__ = ["TokenBucketCurve", "RateLatency", "delay_bound", "backlog_bound", "concatenate",
-           "residual", "output_curve", "pgps_service"]
+           "residual", "output_curve", "pgps_service", "drr_service", "service_curve",
+           "FIFO_KINDS"]
 
 
 @dataclass(frozen=True)
@@ -288,3 +293,205 @@ def pgps_service(capacity: float, share: float, max_packet: float,
                                                  le=lmax, unit="bits")
     rate = s * c
     return RateLatency(R=rate, T=li / rate + lmax / c)
+
+
+def drr_service(capacity: float, quanta, flow: int, max_packets) -> RateLatency:
+    """Deficit round robin as a rate-latency server for one of its conversations.
+
+    Conversation ``i`` of a DRR link (Shreedhar and Varghese, Fig. 3) whose conversations have
+    the quanta ``Q_j`` (bits per round; ``F = sum_j Q_j``) and the largest packets ``L_j``
+    (bits) gets ``RateLatency(R_i, T_i)`` with
+
+    ``R_i = Q_i C / F``,  ``T_i = ((F - Q_i)(1 + L_i / Q_i) + sum_j L_j) / C``,
+
+    the latency of Lenzini, Mingozzi and Stea (2004, their tight bound).  Derivation (as
+    checked here): let ``i`` be backlogged from ``s``.  A conversation's deficit counter is
+    below its largest packet after every visit that leaves it backlogged, so ``k``
+    consecutive visits to ``j`` send at most ``k Q_j + L_j`` bits, and ``k`` visits to the
+    backlogged ``i`` at least ``k Q_i - L_i`` (its counter starts at 0).  Between two visits
+    to ``i`` every other conversation is visited at most once, and at most once before
+    ``i``'s first, so ``i``'s ``m``-th visit starts at the latest at ``tau_m = (m F - Q_i +
+    sum_{j != i} L_j) / C`` (the line is busy: ``i`` is backlogged), having received at
+    least ``(m - 1) Q_i - L_i`` bits; during the visit it is served at ``C`` until it has
+    received at least ``m Q_i - L_i``.  The line through these corners, of slope ``Q_i C /
+    F``, meets the time axis at ``T_i`` above, and the service stays above it between them.
+    The bound counts bits as they leave (the packet's last bit at the end of its
+    transmission), so a packet's sojourn, queueing plus its own transmission, is what the
+    delay bound bounds.
+
+    Parameters
+    ----------
+    capacity : float, bit/s
+        The line rate ``C``, > 0.
+    quanta : sequence of float, bits
+        Every conversation's quantum per round (``Drr.quantum`` times the flow's weight, in
+        bits), each > 0.
+    flow : int
+        The conversation ``i``, an index into ``quanta``.
+    max_packets : sequence of float, bits
+        Every conversation's largest packet, each > 0, as long as ``quanta``.
+
+    Examples
+    --------
+    >>> s = drr_service(1e6, [8000.0, 8000.0], 0, [8000.0, 8000.0])
+    >>> s.R, s.T
+    (500000.0, 0.032)
+    """
+    o = "drr_service"
+    c = v.real(o, "capacity", capacity, gt=0, unit="bit/s")
+    q = [v.real(o, f"quanta[{k}]", x, gt=0, unit="bits") for k, x in enumerate(quanta)]
+    lmax = [v.real(o, f"max_packets[{k}]", x, gt=0, unit="bits")
+            for k, x in enumerate(max_packets)]
+    if not q:
+        raise ScenarioError("drr_service: quanta is empty; give every conversation's quantum")
+    if len(lmax) != len(q):
+        raise ScenarioError(f"drr_service: max_packets has {len(lmax)} entries and quanta "
+                            f"{len(q)}; give one largest packet per conversation")
+    i = v.integer(o, "flow", flow, ge=0)
+    if i >= len(q):
+        raise ScenarioError(f"drr_service: flow = {i} but there are {len(q)} conversations; "
+                            f"give an index below {len(q)}")
+    frame = math.fsum(q)
+    latency = ((frame - q[i]) * (1.0 + lmax[i] / q[i]) + math.fsum(lmax)) / c
+    return RateLatency(R=q[i] * c / frame, T=latency)
+
+
+#: Queue disciplines whose packets leave first come, first served (one FIFO, whatever
+#: their drop or mark rule): the aggregate of their flows sees the line as a constant-rate
+#: server, ``RateLatency(C, 0)``.
+FIFO_KINDS = frozenset({"droptail", "red", "ered", "codel", "avq", "random-loss", "rio",
+                        "ticket-red", "decbit"})
+
+
+def _conversations(network, l: int):
+    """The conversations of link ``l``: ``(flow index, weight, largest packet bits)`` of every
+    flow whose data crosses it and of every flow whose ACKs cross it (a closed-loop source's
+    receiver sends them back along the reverse links), as the simulator forms them."""
+    from .sim.compile import ACK_SIZE
+
+    out = []
+    ptr, fwd, rev = network.route_ptr, network.route_links, network.reverse_route_links
+    sizes = network.packet_sizes
+    for i, f in enumerate(network.flows):
+        hops = slice(int(ptr[i]), int(ptr[i + 1]))
+        if l in fwd[hops]:
+            out.append((i, float(f.weight), 8.0 * float(sizes[i])))
+        if (f.source.windowed or f.source.feedback) and l in rev[hops]:
+            out.append((i, float(f.weight), 8.0 * ACK_SIZE))
+    return out
+
+
+def service_curve(queue_spec, link, flow, network=None, *, cross=None) -> RateLatency:
+    """The service curve a flow gets from a link's queue discipline.
+
+    Parameters
+    ----------
+    queue_spec : QueueSpec or None
+        The discipline (None: the link's own ``queue``).  Supported:
+
+        * the FIFO disciplines (:data:`FIFO_KINDS`): the line as a constant-rate server,
+          ``RateLatency(C, 0)``, the aggregate's service; with ``cross`` (the arrival curve of
+          the other flows together) the flow's own, :func:`residual`;
+        * ``FairQueueing(delta=0)`` (PGPS): :func:`pgps_service` with the flow's weight share
+          of the conversations crossing the link (``network`` needed);
+        * ``Drr``: :func:`drr_service` with every conversation's quantum ``quantum x weight``
+          (``quantum=None``: the largest packet crossing the link), ``network`` needed;
+        * ``Priority``: class 0 waits at most for one lower-class packet in transmission,
+          ``RateLatency(C, L_low / C)`` (non-preemptive); a lower class gets that less the
+          higher classes, which ``cross`` must bound (:func:`residual`).
+    link : Link, str or int
+        The link (a ``Link``; with ``network`` also its name or index).
+    flow : Flow, str or int
+        The flow (with ``network`` its index or name; its data must cross ``link``).
+    network : Network or None
+        The network both belong to; needed where the flow's share depends on the others.
+    cross : TokenBucketCurve or None, keyword
+        The arrival curve of the traffic served before or with the flow (FIFO, lower
+        priority classes).
+
+    Returns
+    -------
+    RateLatency
+
+    Raises
+    ------
+    ScenarioError, ScenarioTypeError
+        For a discipline without a known rate-latency curve (named), ``FairQueueing`` with
+        ``delta > 0``, a missing ``network`` or ``cross``, or a flow that does not cross
+        the link.
+
+    Examples
+    --------
+    >>> from qosmodels import Flow, Link, Network
+    >>> from qosmodels.mechanisms import Cbr, Drr
+    >>> net = Network([Link("a", "b", 1e6, 0.001, queue=Drr(quantum=1000))],
+    ...               [Flow(["a", "b"], source=Cbr(rate=1e5), packet_size=1000),
+    ...                Flow(["a", "b"], source=Cbr(rate=1e5), packet_size=1000)])
+    >>> service_curve(None, "a->b", 0, net)
+    RateLatency(R=500000.0, T=0.032)
+    """
+    from .network import Flow, Link
+
+    if network is None:
+        if not isinstance(link, Link):
+            raise ScenarioTypeError(f"service_curve: link must be a Link when no network is "
+                                    f"given, got {link!r}; pass network= to name it")
+        lk, l, i = link, None, None
+    else:
+        l = network.link_id(link.key if isinstance(link, Link) else link)
+        lk = network.links[l]
+        i = (network.flows.index(flow) if isinstance(flow, Flow) and flow in network.flows
+             else network._flow_id(flow))
+        if l not in network.flow_links(i):
+            raise ScenarioError(f"service_curve: flow {network.flow_names[i]!r} does not cross "
+                                f"link {lk.name!r}; give a link on its route "
+                                f"{' -> '.join(network.flows[i].route)}")
+    spec = lk.queue if queue_spec is None else queue_spec
+    kind = getattr(spec, "kind", None)
+    c = float(lk.capacity)
+
+    def need_network(what):
+        if network is None:
+            raise ScenarioError(f"service_curve: {type(spec).__name__} shares the link by "
+                                f"{what}, so the other flows matter; pass network= (the "
+                                f"Network the link and the flow belong to)")
+
+    if kind in FIFO_KINDS:
+        line = RateLatency(R=c, T=0.0)
+        return line if cross is None else residual(line, cross)
+    if kind == "fq":
+        if spec.delta != 0.0:
+            raise ScenarioError(f"service_curve: FairQueueing(delta={spec.delta:g}) is not "
+                                f"PGPS; no rate-latency curve is known for delta > 0; use "
+                                f"delta = 0")
+        need_network("weight")
+        conv = _conversations(network, l)
+        share = network.flows[i].weight / math.fsum(w for _, w, _ in conv)
+        return pgps_service(c, share, max(s for *_, s in conv),
+                            8.0 * float(network.packet_sizes[i]))
+    if kind == "drr":
+        need_network("quantum")
+        conv = _conversations(network, l)
+        q = spec.quantum
+        if q is None:
+            q = max(s for *_, s in conv) / 8.0
+        k = next(k for k, (j, *_) in enumerate(conv) if j == i)  # its data conversation
+        return drr_service(c, [8.0 * q * w for _, w, _ in conv], k, [s for *_, s in conv])
+    if kind == "priority":
+        need_network("class")
+        mine = network.flows[i].source.priority
+        conv = _conversations(network, l)
+        low = [s for j, _, s in conv if network.flows[j].source.priority > mine]
+        line = RateLatency(R=c, T=(max(low) if low else 0.0) / c)
+        if mine == 0:
+            return line
+        if cross is None:
+            raise ScenarioError(f"service_curve: flow {network.flow_names[i]!r} is in "
+                                f"priority class {mine}; the classes before it take what "
+                                f"they need, so give cross= (a TokenBucketCurve bounding "
+                                f"their traffic together)")
+        return residual(line, cross)
+    raise ScenarioError(f"service_curve: no rate-latency service curve is known here for "
+                        f"{type(spec).__name__} (kind {kind!r}); supported: the FIFO "
+                        f"disciplines ({', '.join(sorted(FIFO_KINDS))}), FairQueueing "
+                        f"(delta = 0), Drr and Priority")

@@ -64,3 +64,27 @@ def test_pgps_lateness_is_measured_against_gps_not_fifo():
         fifo[k] = free
     unit = 8.0 * sizes.max() / ne.PGPS_CAPACITY
     assert ((fifo - ref.br_departure) / unit).max() > 5.0
+
+
+def test_drr_rows_hold_and_are_not_vacuous():
+    report = validate(["netcalc-drr"], quick=True)
+    tagged = sum(1 for s in ne.DRR_SEEDS[True] for *_, tagged, _ in ne.drr_scenario(s)[1]
+                 if tagged)
+    assert len(report.checks) == tagged
+    for c in report.checks:
+        assert c.verdict == "reproduced", c.quantity
+        assert 0.2 < c.packets.value <= 1.0, c.quantity  # the bound is within 5x of the worst
+
+
+def test_drr_sojourn_exceeds_the_bound_above_the_guaranteed_rate():
+    # the check can fail: a tagged flow sending at 1.5 R_i is not (L_i, r_i <= R_i)-bounded,
+    # and its sojourn grows past the bound within the quick run
+    from qosmodels.netcalc import service_curve
+
+    net = ne.drr_network(0)
+    r_i = service_curve(None, 0, 0, net).R
+    size = net.flows[0].packet_size
+    bound = (service_curve(None, 0, 0, net).T + 8.0 * size / r_i)
+    net = net.replace_flow(0, source=Cbr(rate=1.5 * r_i, packet_size=size))
+    res = simulate(net, ne.DRR_RUN[True], seed=0, progress=False)
+    assert res.max_queueing_delay[0] + 8.0 * size / ne.DRR_CAPACITY > 2.0 * bound
