@@ -45,12 +45,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import _validate as v
+from ._repr import ShortRepr
 from .errors import ScenarioError, ScenarioTypeError
 
 __all__ = ["TokenBucketCurve", "RateLatency", "delay_bound", "backlog_bound", "concatenate",
            "residual", "output_curve", "pgps_service", "drr_service", "service_curve",
-           "FIFO_KINDS"]
+           "FIFO_KINDS", "trace_envelope", "PathBound", "path_bound"]
 
 
 @dataclass(frozen=True)
@@ -495,3 +498,196 @@ def service_curve(queue_spec, link, flow, network=None, *, cross=None) -> RateLa
                         f"{type(spec).__name__} (kind {kind!r}); supported: the FIFO "
                         f"disciplines ({', '.join(sorted(FIFO_KINDS))}), FairQueueing "
                         f"(delta = 0), Drr and Priority")
+
+
+def trace_envelope(times, sizes, rates) -> list[TokenBucketCurve]:
+    """The smallest token-bucket arrival curves of a packet trace, one per rate.
+
+    For each ``r`` in ``rates`` the least ``b`` with ``A(t) - A(s) <= b + r (t - s)`` for
+    every ``s <= t``, where ``A`` counts the trace's bits with each packet arriving whole at
+    its instant: ``b(r) = max over k <= m of (L_k + ... + L_m - r (t_m - t_k))``, computed in
+    one pass per rate (the running minimum of ``S_{k-1} - r t_k``, ``S`` the cumulative
+    bits).  Every curve bounds the trace; which to use depends on the server (the one with
+    the smallest :func:`delay_bound`, say).
+
+    Parameters
+    ----------
+    times : array_like, s
+        The packets' arrival instants, non-decreasing, finite.
+    sizes : array_like, bits
+        Their sizes, > 0, as many as ``times``.
+    rates : array_like, bit/s
+        The token rates to fit, each >= 0 and finite.
+
+    Returns
+    -------
+    list of TokenBucketCurve
+        ``TokenBucketCurve(b(r), r)`` per rate, in the order given.
+
+    Examples
+    --------
+    >>> [a.b for a in trace_envelope([0.0, 0.001, 0.002], [8000.0] * 3, [4e6, 8e6])]
+    [16000.0, 8000.0]
+    """
+    o = "trace_envelope"
+    t = np.asarray(times, dtype=float)
+    x = np.asarray(sizes, dtype=float)
+    rs = np.atleast_1d(np.asarray(rates, dtype=float))
+    if t.ndim != 1 or x.shape != t.shape or t.size == 0:
+        raise ScenarioError(f"{o}: times and sizes must be non-empty 1-D arrays of one length, "
+                            f"got shapes {t.shape} and {x.shape}")
+    if not np.all(np.isfinite(t)) or np.any(np.diff(t) < 0):
+        raise ScenarioError(f"{o}: times must be finite and non-decreasing (sort the trace "
+                            f"by arrival)")
+    if not np.all(np.isfinite(x)) or np.any(x <= 0):
+        raise ScenarioError(f"{o}: sizes must be finite and > 0 bits, got min {x.min()!r}")
+    if rs.ndim != 1 or not np.all(np.isfinite(rs)) or np.any(rs < 0):
+        raise ScenarioError(f"{o}: rates must be finite and >= 0 bit/s, got {rates!r}")
+    cum = np.cumsum(x)
+    before = cum - x  # S_{k-1}
+    out = []
+    for r in rs:
+        low = np.minimum.accumulate(before - r * t)
+        out.append(TokenBucketCurve(b=float(np.max(cum - r * t - low)), r=float(r)))
+    return out
+
+
+@dataclass(frozen=True, repr=False)
+class PathBound(ShortRepr):
+    """A flow's end-to-end bounds along its route (:func:`path_bound`).
+
+    Attributes
+    ----------
+    flow : str
+        The flow's name.
+    arrival : TokenBucketCurve
+        Its arrival curve at the first hop, bits.
+    links : tuple of str
+        The links of its route, in order.
+    hops : tuple of RateLatency
+        The service curve used at each hop (with the packetizer's latency where it applies).
+    service : RateLatency
+        Their concatenation, the end-to-end service curve.
+    delay : float, s
+        The bound on a packet's time from its arrival at the first hop to its last bit
+        leaving the last (queueing and transmission; propagation apart).
+    propagation : float, s
+        The links' propagation delays, summed.
+    backlog : float, bits
+        The bound on the flow's bits inside the path's queues and lines.
+    """
+
+    flow: str
+    arrival: TokenBucketCurve
+    links: tuple
+    hops: tuple
+    service: RateLatency
+    delay: float
+    propagation: float
+    backlog: float
+
+    @property
+    def total_delay(self) -> float:
+        """``delay + propagation``, s."""
+        return self.delay + self.propagation
+
+    def to_pandas(self):
+        """One row per hop (its rate and latency) and one for the path (the bounds)."""
+        import pandas as pd
+
+        rows = [{"link": name, "rate_bps": h.R, "latency_s": h.T} for name, h in
+                zip(self.links, self.hops)]
+        rows.append({"link": "end to end", "rate_bps": self.service.R,
+                     "latency_s": self.service.T, "delay_bound_s": self.delay,
+                     "propagation_s": self.propagation, "backlog_bound_bits": self.backlog})
+        return pd.DataFrame(rows).set_index("link")
+
+    def plot(self, ax=None, observed: float | None = None, **kwargs):
+        """The arrival curve and the end-to-end service curve, with the delay bound as their
+        horizontal distance (and, if given, the ``observed`` worst delay, s, beside it).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure if omitted.
+        observed : float or None, s
+            A measured worst delay (queueing and transmission), drawn as a second arrow.
+        **kwargs
+            Passed to the curves' ``plot`` calls.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        from ._plot import drawn, panels
+
+        ax = panels(ax, 1)
+        a = ax[0]
+        horizon = 2.0 * (self.service.T + self.delay) + 1e-12
+        t = np.linspace(0.0, horizon, 400)
+        kb = 1e3
+        a.plot(t, [self.arrival(x) / kb for x in t], label="arrival curve", **kwargs)
+        a.plot(t, [self.service(x) / kb for x in t], label="service curve (end to end)",
+               **kwargs)
+        burst = self.arrival(1e-15) / kb
+        a.annotate("", xy=(self.delay, burst), xytext=(0.0, burst),
+                   arrowprops={"arrowstyle": "<->", "color": "k"})
+        a.text(self.delay / 2, burst, f"bound {self.delay * 1e3:.3g} ms", ha="center",
+               va="bottom")
+        if observed is not None:
+            a.annotate("", xy=(observed, 0.6 * burst), xytext=(0.0, 0.6 * burst),
+                       arrowprops={"arrowstyle": "<->", "color": "tab:red"})
+            a.text(observed / 2, 0.6 * burst, f"observed {observed * 1e3:.3g} ms",
+                   ha="center", va="bottom", color="tab:red")
+        a.set_xlabel("time (s)")
+        a.set_ylabel("kbit")
+        a.set_title(f"{self.flow}: delay bound {self.delay * 1e3:.3g} ms")
+        a.legend()
+        return drawn(ax)
+
+
+def path_bound(network, flow, arrival: TokenBucketCurve, *, cross=None) -> PathBound:
+    """A flow's end-to-end delay and backlog bounds through its route.
+
+    Each hop's curve is :func:`service_curve` of its link's queue discipline; a packet is
+    forwarded whole, when its last bit has left, so every hop but the last is followed by a
+    packetizer, which costs the flow's largest packet ``L_i`` at the hop's rate (the
+    combined system offers ``[beta - L_i]+``, Le Boudec and Thiran Theorem 1.7.1), except
+    ``FairQueueing`` hops, whose PGPS curve already counts whole packets.  The hops are
+    concatenated (Theorem 1.4.6: the burst is paid once) and the bounds are the deviations
+    from ``arrival``.
+
+    Parameters
+    ----------
+    network : Network
+    flow : int or str
+        The flow.
+    arrival : TokenBucketCurve
+        Its arrival curve where it enters (bits; its rate must be below every hop's rate).
+    cross : mapping of link (name, index or pair) to TokenBucketCurve, optional
+        The cross traffic's arrival curve at the hops that need one (FIFO for a flow's own
+        curve, lower priority classes; see :func:`service_curve`).
+
+    Returns
+    -------
+    PathBound
+    """
+    if not isinstance(arrival, TokenBucketCurve):
+        raise ScenarioTypeError(f"path_bound: arrival must be a TokenBucketCurve, got "
+                                f"{type(arrival).__name__}")
+    i = network._flow_id(flow)
+    crossing = {network.link_id(k): c for k, c in (cross or {}).items()}
+    links = [int(x) for x in network.flow_links(i)]
+    li = 8.0 * float(network.packet_sizes[i])
+    hops = []
+    for k, l in enumerate(links):
+        h = service_curve(None, l, i, network, cross=crossing.get(l))
+        if k + 1 < len(links) and network.links[l].queue.kind != "fq":
+            h = RateLatency(R=h.R, T=h.T + li / h.R)
+        hops.append(h)
+    total = concatenate(*hops)
+    return PathBound(flow=network.flow_names[i], arrival=arrival,
+                     links=tuple(network.link_names[l] for l in links), hops=tuple(hops),
+                     service=total, delay=delay_bound(arrival, total),
+                     propagation=math.fsum(float(network.links[l].delay) for l in links),
+                     backlog=backlog_bound(arrival, total))

@@ -19,9 +19,11 @@ from qosmodels.netcalc import (
     delay_bound,
     drr_service,
     output_curve,
+    path_bound,
     pgps_service,
     residual,
     service_curve,
+    trace_envelope,
 )
 
 
@@ -311,3 +313,83 @@ def test_service_curve_refusals_name_the_problem():
                         (lambda: drr_service(1e6, [0.0], 0, [1.0]), r"quanta\[0\]")):
         with pytest.raises(ScenarioError, match=match):
             call()
+
+
+# ------------------------------------------------------------------ traces and paths
+@pytest.mark.parametrize("seed", range(5))
+def test_trace_envelope_is_the_least_bucket_over_every_pair(seed):
+    rng = np.random.default_rng(seed)
+    n = 120
+    times = np.sort(rng.uniform(0.0, 1.0, n))
+    times[10:14] = times[10]  # simultaneous arrivals
+    sizes = rng.integers(320, 12_000, n).astype(float)
+    rates = [0.0, 1e5, 5e5, float(sizes.sum() / times[-1]), 5e6]
+    got = trace_envelope(times, sizes, rates)
+    for curve, r in zip(got, rates):
+        brute = max(sizes[k:m + 1].sum() - r * (times[m] - times[k])
+                    for k in range(n) for m in range(k, n))
+        assert curve.r == r and curve.b == pytest.approx(brute, rel=1e-12)
+    bursts = [c.b for c in got]
+    assert bursts == sorted(bursts, reverse=True) and bursts[0] == sizes.sum()
+
+
+def test_trace_envelope_refuses_bad_traces():
+    with pytest.raises(ScenarioError, match="non-decreasing"):
+        trace_envelope([0.0, 1.0, 0.5], [1.0, 1.0, 1.0], [1.0])
+    with pytest.raises(ScenarioError, match="one length"):
+        trace_envelope([0.0, 1.0], [1.0], [1.0])
+    with pytest.raises(ScenarioError, match="sizes"):
+        trace_envelope([0.0, 1.0], [1.0, 0.0], [1.0])
+    with pytest.raises(ScenarioError, match="rates"):
+        trace_envelope([0.0, 1.0], [1.0, 1.0], [-1.0])
+
+
+def _chain(queue):
+    from qosmodels import Flow, Link, Network
+    from qosmodels.mechanisms import Cbr
+
+    hops = (("a", "b"), ("b", "c"), ("c", "d"))
+    links = [Link(x, y, 2e6, 0.002, queue=queue) for x, y in hops]
+    flows = [Flow(["a", "b", "c", "d"], source=Cbr(rate=1e5), packet_size=1000)]
+    flows += [Flow([x, y], source=Cbr(rate=1e5, packet_size=1500), packet_size=1500)
+              for x, y in hops]
+    return Network(links, flows)
+
+
+def test_path_bound_composes_the_hops_by_hand():
+    from qosmodels.mechanisms import DropTail, FairQueueing
+
+    arrival = TokenBucketCurve(b=40_000.0, r=3e5)
+    # PGPS hops, share 1/2 of 2 Mb/s: T = 8000/1e6 + 12000/2e6 = 0.014 s each, no packetizer
+    pb = path_bound(_chain(FairQueueing()), 0, arrival)
+    assert [(h.R, h.T) for h in pb.hops] == [(1e6, pytest.approx(0.014))] * 3
+    assert (pb.service.R, pb.service.T) == (1e6, pytest.approx(0.042))
+    assert pb.delay == pytest.approx(0.042 + 40_000.0 / 1e6)
+    assert pb.backlog == pytest.approx(40_000.0 + 3e5 * 0.042)
+    assert pb.propagation == pytest.approx(0.006) and pb.total_delay == pb.delay + 0.006
+    # FIFO hops with a (12000 bits, 5e5 bit/s) cross flow: residual R = 1.5e6, T = 0.008,
+    # plus the packetizer's 8000 / 1.5e6 on the first two hops
+    cross = TokenBucketCurve(b=12_000.0, r=5e5)
+    pb = path_bound(_chain(DropTail()), 0, arrival, cross={"a->b": cross, "b->c": cross,
+                                                            "c->d": cross})
+    t = 12_000.0 / 1.5e6
+    assert [h.T for h in pb.hops] == pytest.approx([t + 8000.0 / 1.5e6] * 2 + [t])
+    assert pb.delay == pytest.approx(3 * t + 2 * 8000.0 / 1.5e6 + 40_000.0 / 1.5e6)
+    table = pb.to_pandas()
+    assert list(table.index) == ["a->b", "b->c", "c->d", "end to end"]
+    assert table.loc["end to end", "delay_bound_s"] == pytest.approx(pb.delay)
+
+
+def test_path_bound_plots_and_refuses():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from qosmodels.mechanisms import FairQueueing
+
+    pb = path_bound(_chain(FairQueueing()), 0, TokenBucketCurve(b=40_000.0, r=3e5))
+    ax = pb.plot(observed=0.05)
+    assert len(ax.lines) == 2
+    with pytest.raises(ScenarioTypeError, match="TokenBucketCurve"):
+        path_bound(_chain(FairQueueing()), 0, RateLatency(1e6))
+    with pytest.raises(ScenarioError, match="exceeds the service rate"):
+        path_bound(_chain(FairQueueing()), 0, TokenBucketCurve(b=1.0, r=1.5e6))

@@ -240,7 +240,67 @@ def netcalc_pgps(*, sides, quick) -> list[Check]:
                             f"PGPS lateness behind GPS / (L_max / C)",
             Bounds(upper=1.0), source="closed form", unit="L_max/C", **kw,
             reference="Parekh and Gallager 1993, Theorem 1: F_PGPS <= F_GPS + L_max / C"))
+    if "packets" in sides:
+        rows += [pgps_chain_row(seed, quick) for seed in PGPS_CHAIN_SEEDS[bool(quick)]]
     return rows
+
+
+#: The 3-hop chains' seeds, full and ``--quick``, and their run (s).
+PGPS_CHAIN_SEEDS = {False: (0, 1, 2), True: (0,)}
+PGPS_CHAIN_RUN = {False: 20.0, True: 5.0}
+
+
+def pgps_chain(seed: int):
+    """A 3-hop chain of ``FairQueueing`` links of 2 Mb/s: a tagged flow shaped greedily to a
+    token bucket ``(b, r)`` (a constant-rate source 200 times faster than ``r`` behind an
+    exact shaper) crosses all three; at each hop a constant-rate cross flow of random packet
+    size, rate and weight overloads its share.  Returns ``(network, arrival curve of the
+    tagged flow, bits and bit/s)``."""
+    import numpy as np
+
+    from ..mechanisms import AggregateBucket, Cbr, FairQueueing
+    from ..netcalc import TokenBucketCurve
+    from ..network import Aggregate, Flow, Link, Network
+
+    rng = np.random.default_rng(2000 + seed)
+    cap, size = 2e6, 1000
+    b, r = float(rng.choice([5_000, 20_000, 50_000])), float(rng.uniform(0.2e6, 0.6e6))
+    hops = (("a", "b"), ("b", "c"), ("c", "d"))
+    links = [Link(x, y, cap, 0.002, buffer=10_000, queue=FairQueueing()) for x, y in hops]
+    flows = [Flow(["a", "b", "c", "d"], source=Cbr(rate=200.0 * r), packet_size=size)]
+    for x, y in hops:
+        sc = int(rng.integers(40, 1501))
+        flows.append(Flow([x, y], source=Cbr(rate=float(rng.uniform(1.0, 1.8)) * cap,
+                                             packet_size=sc),
+                          packet_size=sc, weight=float(rng.choice([0.5, 1.0, 2.0]))))
+    net = Network(links, flows, aggregates=[Aggregate("tb", flows=[0], edge=AggregateBucket(
+        rate=r, depth=b, max_packet=size, timer=0.0, limit=10**6))])
+    return net, TokenBucketCurve(b=8.0 * b, r=r)
+
+
+def pgps_chain_row(seed: int, quick: bool) -> Check:
+    """The tagged flow of :func:`pgps_chain`: its largest end-to-end delay (queueing and
+    transmission at the three hops) over the bound of :func:`qosmodels.netcalc.path_bound`."""
+    from ..netcalc import path_bound
+    from ..sim import simulate
+
+    net, arrival = pgps_chain(seed)
+    bound = path_bound(net, 0, arrival)
+    res = simulate(net, PGPS_CHAIN_RUN[bool(quick)], seed=0, progress=False)
+    size = 8.0 * float(net.packet_sizes[0])
+    seen = float(res.max_queueing_delay[0]) + sum(size / lk.capacity for lk in net.links)
+    return Check(
+        "netcalc-pgps", f"3-hop chain {seed} (b = {arrival.b / 8000:g} kB, r = "
+                        f"{arrival.r / 1e6:.3g} Mb/s): end-to-end delay / bound",
+        Bounds(upper=1.0), source="closed form", unit="bound",
+        packets=Side(seen / bound.delay, 0.0,
+                     method=f"simulate(FairQueueing() x 3): largest delay {seen * 1e3:.2f} ms "
+                            f"(queueing + transmissions) over path_bound's "
+                            f"{bound.delay * 1e3:.2f} ms"),
+        reference="PGPS per hop (Parekh and Gallager 1993) as RateLatency(g, L_i/g + "
+                  "L_max/C), concatenated (Le Boudec and Thiran, Theorem 1.4.6): delay <= "
+                  "b/g_min + sum_h (L_i/g_h + L_max/C_h); Parekh and Gallager 1994's RPPS "
+                  "bound is L_i/g_min below it")
 
 
 # ------------------------------------------------------------------------------ netcalc-drr
