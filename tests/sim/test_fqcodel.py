@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from qosmodels import Flow, Link, Network, simulate
-from qosmodels.mechanisms import Cbr, DropTail, FqCodel, TcpReno
+from qosmodels.mechanisms import Cbr, DropTail, FqCodel, OnOff, TcpReno
 
 DELAY = 1e-3  # s
 
@@ -165,12 +165,17 @@ def replay(arrivals, fq, capacity):
     return sent, ties
 
 
-def cbr_trace(start, stop, size, rate):
-    """A CBR flow's send times as the simulator's ticks compute them."""
-    out, t, gap = [], start, size * 8 / rate
+def source_trace(start, stop, size, rate, on=math.inf, off=0.0):
+    """A CBR (``on`` infinite) or deterministic on/off source's send times as the
+    simulator's ticks compute them (``next = now + bits / rate``; past the on period's
+    end, the next on period's start)."""
+    out, t, gap, on_end = [], start, size * 8 / rate, start + on
     while t < stop:
         out.append(t)
         t = t + gap
+        if t >= on_end:
+            t = on_end + off
+            on_end = t + on
     return out
 
 
@@ -180,14 +185,25 @@ CAP = 1e6  # bit/s
 SPECS = [(1000, 420_011.0, 0.0, 6.0), (500, 390_007.0, 0.0213, 5.5), (120, 20_003.0, 0.1117, 6.0),
          (1400, 260_009.0, 2.0371, 4.2), (333, 80_021.0, 0.5093, 6.0), (700, 150_013.0, 1.3,
                                                                           3.0)]
+#: On/off flows (bytes, bit/s, start, stop, on, off): queues that drain and refill, so
+#: queues leave the lists, come back new, and CoDel's dropping state ends and restarts.
+ONOFF = [(1000, 900_017.0, 0.0, 6.0, 0.7, 0.4), (600, 500_009.0, 0.0311, 6.0, 0.45, 0.35),
+         (150, 30_011.0, 0.0719, 6.0, 0.25, 0.05), (1500, 1_300_021.0, 0.9137, 5.0, 0.2, 0.9)]
 
 
 def arrivals_of(specs):
-    arr = sorted((t, size, i) for i, (size, rate, t0, t1) in enumerate(specs)
-                 for t in cbr_trace(t0, t1, size, rate))
+    arr = sorted((t, spec[0], i) for i, spec in enumerate(specs)
+                 for t in source_trace(*spec[2:4], *spec[:2], *spec[4:]))
     times = [a[0] for a in arr]
     assert len(set(times)) == len(times)
     return arr
+
+
+def sources(specs):
+    return [Flow(["a", "b"], start=sp[2], stop=sp[3],
+                 source=Cbr(rate=sp[1], packet_size=sp[0]) if len(sp) == 4 else
+                 OnOff(rate=sp[1], packet_size=sp[0], on_time=sp[4], off_time=sp[5],
+                       exponential=False)) for sp in specs]
 
 
 def run(flows, queue, *, buffer, duration, cap=CAP, warmup=0.0):
@@ -195,14 +211,18 @@ def run(flows, queue, *, buffer, duration, cap=CAP, warmup=0.0):
     return simulate(net, duration, seed=1, warmup=warmup, progress=False)
 
 
-@pytest.mark.parametrize("queue, buffer", [
-    (FqCodel(exact=True), 10_000),          # CoDel's drops only
-    (FqCodel(exact=True), 12),              # and overflow drops from the fattest queue
-    (FqCodel(flows=4), 8),                  # hashed: flows share queues
-    (FqCodel(flows=3, perturbation=7, quantum=600), 8),
-])
-def test_departures_and_drops_match_a_replay_of_the_rfc(queue, buffer):
-    arr = arrivals_of(SPECS)
+@pytest.mark.parametrize("specs, queue, buffer", [
+    (SPECS, FqCodel(exact=True), 10_000),          # CoDel's drops only
+    (SPECS, FqCodel(exact=True), 12),              # and overflow drops from the fattest queue
+    (SPECS, FqCodel(flows=4), 8),                  # hashed: flows share queues
+    (SPECS, FqCodel(flows=3, perturbation=7, quantum=600), 8),
+    (ONOFF, FqCodel(exact=True), 10_000),
+    (ONOFF, FqCodel(exact=True, quantum=300, target=0.01, interval=0.05), 12),
+    (ONOFF, FqCodel(flows=2, perturbation=3), 10_000),
+], ids=["cbr", "cbr-overflow", "cbr-hash4", "cbr-hash3", "onoff", "onoff-overflow",
+        "onoff-hash2"])
+def test_departures_and_drops_match_a_replay_of_the_rfc(specs, queue, buffer):
+    arr = arrivals_of(specs)
     if queue.exact:
         def classify(f):
             return f
@@ -215,14 +235,12 @@ def test_departures_and_drops_match_a_replay_of_the_rfc(queue, buffer):
     assert len(sent) + len(fq.early) + len(fq.overflow) == len(arr)
     assert len(fq.early) > 20  # CoDel acts
     assert (len(fq.overflow) > 20) == (buffer < 100)
-    flows = [Flow(["a", "b"], source=Cbr(rate=r, packet_size=s), start=t0, stop=t1)
-             for s, r, t0, t1 in SPECS]
-    res = run(flows, queue, buffer=buffer, duration=12.0)
+    res = run(sources(specs), queue, buffer=buffer, duration=12.0)
     assert res.link_drops["early"][0] == len(fq.early)
     assert res.link_drops["overflow"][0] == len(fq.overflow)
     flow_of = np.array([p[2] for p in sent])
     wait = np.array([p[3] - p[0] for p in sent])
-    for i in range(len(SPECS)):
+    for i in range(len(specs)):
         dropped = sum(p[2] == i for p in fq.early + fq.overflow)
         assert res.counters["dropped"][i] == dropped
         w = wait[flow_of == i]
