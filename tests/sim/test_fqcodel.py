@@ -362,3 +362,44 @@ def test_two_way_traffic_hashes_acks_apart_and_conserves_packets():
     res = simulate(net, 10.0, seed=1, progress=False)
     assert_packets_conserved(res.counters)
     assert res.counters["acks_sent"].sum() > 1000 and res.counters["dropped"].sum() > 0
+
+
+_NOJIT = """
+import json
+from qosmodels import Flow, Link, Network, simulate
+from qosmodels.mechanisms import Cbr, FqCodel, OnOff, TcpReno
+q = FqCodel(flows=2, perturbation=11, ecn=True, quantum=900)
+links = [Link("a", "b", 1e6, 0.005, buffer=15, queue=q), Link("b", "a", 1e6, 0.005, buffer=15,
+         queue=FqCodel(exact=True, target=0.002, interval=0.03))]
+flows = [Flow(["a", "b"], source=TcpReno(ecn=True)), Flow(["b", "a"], source=TcpReno()),
+         Flow(["a", "b"], source=TcpReno(), start=0.2),
+         Flow(["a", "b"], source=OnOff(rate=6e5, on_time=0.3, off_time=0.2, exponential=False)),
+         Flow(["b", "a"], source=Cbr(rate=3e4, packet_size=100))]
+r = simulate(Network(links, flows), 3.0, seed=3, progress=False)
+print(json.dumps(dict(events=int(r.events), delivered=r.counters["delivered"].tolist(),
+                      dropped=r.counters["dropped"].tolist(),
+                      delay=r.mean_queueing_delay.tolist(),
+                      drops={k: v.tolist() for k, v in r.link_drops.items()})))
+"""
+
+
+def test_kernel_equals_pure_python_run():
+    # DESIGN.md practice 6: the same scenario (hashed and exact queues, ECN marks, CoDel
+    # and overflow drops, both directions) with and without the JIT, exactly
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    out = {}
+    for flag in ("0", "1"):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=flag, PYTHONPATH=root)
+        proc = subprocess.run([sys.executable, "-c", _NOJIT], env=env, capture_output=True,
+                              text=True, timeout=600, cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        out[flag] = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["0"]["events"] > 1000
+    assert sum(out["0"]["drops"]["early"]) > 0 and sum(out["0"]["drops"]["marks"]) > 0
+    assert sum(out["0"]["drops"]["overflow"]) > 0
+    assert out["0"] == out["1"]
