@@ -4,7 +4,7 @@ Describe mechanisms as specs (:mod:`qosmodels.mechanisms`) -- queue
 disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio`,
 :class:`TicketRed`, :class:`AbeQueue`, :class:`Avq`, :class:`Codel`,
-:class:`Drr`) on links, sources
+:class:`Drr`, :class:`FqCodel`) on links, sources
 (:class:`TcpReno`, :class:`TcpNewReno`, :class:`TcpTahoe`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`,
 :class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`, :class:`TcpVegas`, :class:`WebTraffic`)
@@ -31,6 +31,7 @@ from ..mechanisms import (
     EdgeSpec,
     Ered,
     FairQueueing,
+    FqCodel,
     GenericWindow,
     OnOff,
     Poisson,
@@ -60,7 +61,7 @@ __all__ = [
     "Record", "Limits",
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec", "DropTail", "Red", "Ered", "Priority",
     "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "Avq", "Codel",
-    "Drr", "TcpReno",
+    "Drr", "FqCodel", "TcpReno",
     "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",
     "Accumulation", "TcpVegas", "WebTraffic",
     "AggregateBucket", "ProfileMarker", "TicketTagger",

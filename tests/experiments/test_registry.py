@@ -32,6 +32,7 @@ NAMES = {
     "pps-fig5", "pps-fig7", "pps-fig11", "pps-udp", "calibrated-pps",
     "tokenbucket-window-increase", "tokenbucket-conformance", "tokenbucket-fairness",
     "netcalc-tokenbucket", "netcalc-pgps", "netcalc-drr",
+    "aqm-fqcodel",
     "md1", "parking-lot-proportional", "parking-lot-maxmin", "fluid-reno-red",
     "dks-table2", "dks-table3", "dks-table4", "dks-table5", "dks-table6", "dks-table7",
 }

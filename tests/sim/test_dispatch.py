@@ -37,6 +37,7 @@ from qosmodels.mechanisms import (
     EdgeSpec,
     Ered,
     FairQueueing,
+    FqCodel,
     GenericWindow,
     OnOff,
     Poisson,
@@ -68,6 +69,7 @@ from qosmodels.sim._kernels.queues import (
     drr,
     ered,
     fair_queueing,
+    fqcodel,
     priority,
     random_loss,
     red,
@@ -359,6 +361,11 @@ PACK_CASES = [
                (codel.CD_MARK, 0)]),
     (Drr(quantum=1500), [(drr.DR_QUANTUM, 1500)]),
     (Drr(), [(drr.DR_QUANTUM, 0)]),
+    (FqCodel(quantum=300, target=0.01, interval=0.2, mtu=9000, ecn=True, flows=8),
+     [(fqcodel.FQ_TARGET, 0.01), (fqcodel.FQ_INTERVAL, 0.2), (fqcodel.FQ_MTU, 9000),
+      (fqcodel.FQ_ECN, 1), (fqcodel.FQ_QUANTUM, 300)]),
+    (FqCodel(), [(fqcodel.FQ_TARGET, 0.005), (fqcodel.FQ_INTERVAL, 0.1),
+                 (fqcodel.FQ_MTU, 1514), (fqcodel.FQ_ECN, 0), (fqcodel.FQ_QUANTUM, 1514)]),
 ]
 
 

@@ -26,6 +26,7 @@ from .queues import (
     drr,
     ered,
     fair_queueing,
+    fqcodel,
     priority,
     random_loss,
     red,
@@ -51,7 +52,8 @@ QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": pri
           "queues.random_loss": random_loss, "queues.fair_queueing": fair_queueing,
           "queues.decbit": decbit, "queues.ered": ered, "queues.rio": rio,
           "queues.ticket_red": ticket_red, "queues.abe": abe, "queues.avq": avq,
-          "queues.codel": codel, "queues.drr": drr}
+          "queues.codel": codel, "queues.drr": drr,
+          "queues.fqcodel": fqcodel}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
@@ -74,6 +76,8 @@ def queue_class(S, code, l, p):
         return abe.klass(S, l, p)
     if code == drr.CODE:
         return drr.klass(S, l, p)
+    if code == fqcodel.CODE:
+        return fqcodel.klass(S, l, p)
     return 0
 
 
@@ -96,6 +100,8 @@ def queue_admit(S, code, l, p):
         return abe.admit(S, l, p)
     if code == avq.CODE:
         return avq.admit(S, l, p)
+    if code == fqcodel.CODE:  # an idle link's packet: its queue's state; a full buffer
+        return fqcodel.admit(S, l, p)
     return -1
 
 
@@ -107,6 +113,8 @@ def queue_store(S, code, l, p, s):
         return fair_queueing.store(S, l, p, s)
     if code == drr.CODE:
         return drr.store(S, l, p, s)
+    if code == fqcodel.CODE:
+        return fqcodel.store(S, l, p, s)
     if code == rio.CODE:  # counts an in packet, which then joins the ring
         rio.store(S, l, p)
     elif code == codel.CODE:  # counts its bits, and it joins the ring
@@ -129,6 +137,8 @@ def queue_select(S, code, l):
         return codel.select(S, l)
     if code == drr.CODE:  # deficit round robin over the conversations' rings
         return drr.select(S, l)
+    if code == fqcodel.CODE:  # RFC 8290's dequeue, CoDel on the chosen queue
+        return fqcodel.select(S, l)
     if code == decbit.CODE:
         decbit.on_depart(S, l)
     elif code == rio.CODE:

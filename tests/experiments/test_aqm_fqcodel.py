@@ -1,0 +1,33 @@
+"""aqm-fqcodel: a sparse flow's latency and the bulk shares under FQ-CoDel, against the
+closed forms derived from RFC 8290's scheduler (module docstring)."""
+
+from __future__ import annotations
+
+import pytest
+
+from qosmodels.experiments import aqm_fqcodel as aq
+from qosmodels.experiments import validate
+from qosmodels.mechanisms import DropTail
+from qosmodels.sim import simulate
+
+
+def test_every_quick_row_is_reproduced():
+    report = validate(["aqm-fqcodel"], quick=True)
+    assert [c.quantity for c in report.checks if c.verdict != "reproduced"] == []
+    ns = aq.RUNS[True][0]
+    assert len(report.checks) == len(ns) + 2 * sum(2 <= n <= 8 for n in ns)
+
+
+def test_the_closed_forms_by_hand():
+    # 1500 bytes at 10 Mb/s: 1.2 ms, half of it on average
+    assert aq.sparse_delay() == pytest.approx(0.6e-3)
+    # sparse while 1.2 ms + N * 1514 * 8 / 10e6 s < 50.0311 ms: N < 40.3
+    assert aq.sparse_limit(1514.0) == 40
+    # a gap exactly at the edge: N = 10 gives equality, which is not sparse
+    assert aq.sparse_limit(1514.0, gap=1.2e-3 + 10 * 1514 * 8 / 10e6) == 9
+
+
+def test_the_delay_row_can_fail_behind_a_fifo():
+    # the same flows behind drop-tail: the sparse flow waits for the standing queue
+    res = simulate(aq.network(4, DropTail()), 8.0, seed=1, warmup=3.0, progress=False)
+    assert res.mean_queueing_delay[4] > 10 * aq.sparse_delay() * (1 + aq.TOL_DELAY)
