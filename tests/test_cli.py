@@ -429,3 +429,10 @@ def test_python_dash_m_qosmodels_runs_the_same_command():
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr == ("qosmodels: error: random_network.seed must be a non-negative int, a "
                           "numpy SeedSequence or Generator, got the negative integer -1\n")
+
+
+def test_warmup_of_a_topology_compiles_only_what_it_needs(capsys):
+    # the whole kernel is ready in the test session, so nothing is compiled; the line names it
+    assert main(["warmup", "dumbbell", "-p", "n_flows=2"]) == 0
+    out = capsys.readouterr().out
+    assert "packet kernel for dumbbell's mechanisms ready" in out and "fluid kernel ready" in out

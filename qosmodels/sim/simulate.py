@@ -172,8 +172,9 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
     duration = float(c.gf[K.GF_END])
     budget = np.int64(limits.max_events if limits.max_events is not None else DEFAULT_MAX_EVENTS)
 
-    from ._kernels.engine import run  # numba is imported here, not with qosmodels
+    from ._variant import kernel_for  # numba is imported here, not with qosmodels
 
+    run = kernel_for(network)  # the whole kernel if ready, else the network's variant
     compile_time = _ensure_compiled(run, c, budget)
     t0 = time.perf_counter()
     bar = Progress(CHUNKS, progress, "simulate", unit="chunk")
@@ -300,17 +301,27 @@ def _drop_stale_cache(run) -> None:
         return
 
 
-def compile_kernel() -> float:
+def compile_kernel(network=None) -> float:
     """Compile the packet kernel now, or load it from Numba's cache; return the seconds spent.
 
     :func:`simulate` does this itself on its first call, so there is no need to
     call it; it is for doing it at a chosen time: in a notebook's first cell, in
     a container image's build (``python -c "import qosmodels.sim as s;
     s.compile_kernel()"``), or before a test suite fills memory (the compile
-    from scratch is the simulator's largest use of memory, about 0.45 GB, and
+    from scratch is the simulator's largest use of memory, about 0.5 GB, and
     takes some :data:`COMPILE_ESTIMATE` s on a 2-core machine; a cache load
     takes about a second).  Prints the same note as :func:`simulate` when it
     really compiles.
+
+    Parameters
+    ----------
+    network : Network or None
+        None (default): the whole kernel, every mechanism; once it is compiled (or
+        cached) every run uses it.  A ``Network``: only what its mechanisms need, the
+        variant :func:`simulate` would compile for it (:mod:`qosmodels.sim._variant`:
+        the network's mechanisms and the common NewReno, Reno, drop-tail, RED and
+        open-loop set), which is faster to compile; nothing when the whole kernel is
+        ready.
 
     Returns
     -------
@@ -319,8 +330,16 @@ def compile_kernel() -> float:
     """
     from ..network import Flow, Link, Network
     from ._kernels.engine import run
+    from ._variant import kernel_for
 
-    c = compile_scenario(Network([Link("a", "b", 1e6, 0.01)], [Flow(["a", "b"])]), 1.0, seed=0)
+    if network is not None and not isinstance(network, Network):
+        raise ScenarioTypeError(f"compile_kernel: network must be a qosmodels.Network or None "
+                                f"(None: the whole kernel), got {type(network).__name__}")
+    if network is not None:
+        run = kernel_for(network)
+    net = network if network is not None else Network([Link("a", "b", 1e6, 0.01)],
+                                                      [Flow(["a", "b"])])
+    c = compile_scenario(net, 1.0, seed=0)
     return _ensure_compiled(run, c, np.int64(DEFAULT_MAX_EVENTS))
 
 

@@ -1,0 +1,266 @@
+"""Packet kernels specialised to the mechanisms a network uses.
+
+The packet kernel (:mod:`._kernels`) compiles one event loop with every
+mechanism's handlers inlined behind the dispatch hooks
+(:mod:`._kernels.dispatch`, :mod:`._kernels.dispatch_edges`): a branch per
+mechanism, chosen at run time by the codes in the compiled arrays.  Compiling
+all of it from scratch costs about a minute of CPU, and each new mechanism
+adds to it, even for a user who only ever runs NewReno over drop-tail.
+
+A *variant* is the same kernel with the dispatch branches of unused
+mechanisms taken out: the kernel's sources are copied into a directory of
+their own, the two dispatch modules rewritten (:func:`specialise`), and the
+copy imported as a package of its own (``qosmodels.sim._kv_<digest>``), which
+Numba compiles and caches apart.  Everything else is the kernel's own code, so
+a variant computes exactly what the whole kernel computes for the networks it
+serves (``tests/sim/test_variant.py`` checks it bit for bit).  A branch is taken
+out only when its test is nothing but comparisons of ``code`` with the
+``CODE`` of mechanisms outside the set; a default arm (what runs when no branch
+matched) stays.
+
+Which kernel a run uses (:func:`kernel_for`):
+
+* the whole kernel when it is compiled in this process or cached on disk
+  (loading it takes about a second): a session that has compiled it once, or
+  ran ``qosmodels warmup``, never compiles a variant;
+* otherwise the variant for the network's mechanisms together with
+  :data:`CORE` (the common teaching set, so that NewReno, Reno, RED,
+  drop-tail and the open-loop sources share one variant), cached per set.
+
+Variants live under :func:`variant_root` (``$QOSMODELS_KERNEL_CACHE``, else
+``~/.cache/qosmodels/kernels``), in a directory named by the digest of the
+kernel's sources and Numba's version (:func:`~.simulate.kernel_sources_digest`)
+and of the mechanism set, so an edited kernel never reuses an old variant.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import importlib
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+#: Kernel modules every variant keeps (the common case: NewReno or Reno over drop-tail or
+#: RED, and the open-loop sources), by their specs' ``kernel`` names.
+CORE = frozenset({"queues.droptail", "queues.red", "sources.reno", "sources.cbr",
+                  "sources.poisson", "sources.onoff", "sources.window"})
+
+#: The dispatch modules a variant rewrites.
+DISPATCH_FILES = ("dispatch.py", "dispatch_edges.py")
+
+#: Environment variable naming where variants are written.
+CACHE_ENV = "QOSMODELS_KERNEL_CACHE"
+
+_KERNELS = Path(__file__).parent / "_kernels"
+_LOCK = threading.Lock()
+
+
+def all_kernels() -> frozenset:
+    """Every kernel module's name (``"queues.red"``, ``"sources.reno"``, ...)."""
+    from ._kernels.dispatch import QUEUES, SOURCES
+    from ._kernels.dispatch_edges import EDGES
+
+    return frozenset(QUEUES) | frozenset(SOURCES) | frozenset(EDGES)
+
+
+def kernels_of(network) -> frozenset:
+    """The kernel modules ``network``'s links, flows and aggregates name (their specs'
+    ``kernel``)."""
+    names = {link.queue.kernel for link in network.links}
+    names |= {flow.source.kernel for flow in network.flows}
+    names |= {a.edge.kernel for a in network.aggregates if a.edge is not None}
+    return frozenset(names)
+
+
+def _module_names(tree: ast.Module) -> dict[str, str]:
+    """The dispatch module's names for the kernel modules it imports: ``{"decbit_window":
+    "sources.decbit", "red": "queues.red", ...}``."""
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module in (
+                "queues", "sources", "edges"):
+            for a in node.names:
+                out[a.asname or a.name] = f"{node.module}.{a.name}"
+    return out
+
+
+def _codes_tested(test, modules: dict[str, str]) -> set[str] | None:
+    """The kernel modules whose ``CODE`` an ``if`` test compares ``code`` with, if the test
+    is nothing else than such comparisons joined by ``or``; else None."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        out: set[str] = set()
+        for v in test.values:
+            sub = _codes_tested(v, modules)
+            if sub is None:
+                return None
+            out |= sub
+        return out
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+            and isinstance(test.left, ast.Name) and test.left.id == "code"):
+        right = test.comparators[0]
+        if (isinstance(right, ast.Attribute) and right.attr == "CODE"
+                and isinstance(right.value, ast.Name) and right.value.id in modules):
+            return {modules[right.value.id]}
+    return None
+
+
+class _Prune(ast.NodeTransformer):
+    """Replace every ``if code == X.CODE ...`` whose mechanisms are all outside ``keep`` by
+    its ``else`` part."""
+
+    def __init__(self, modules, keep):
+        self.modules, self.keep = modules, keep
+
+    def _body(self, stmts):
+        out = []
+        for s in stmts:
+            r = self.visit(s)
+            out.extend(r if isinstance(r, list) else [r])
+        return out
+
+    def visit_If(self, node):
+        node.body = self._body(node.body)
+        node.orelse = self._body(node.orelse)
+        codes = _codes_tested(node.test, self.modules)
+        if codes is not None and not codes & self.keep:
+            return node.orelse  # may be empty: the statement goes
+        return node
+
+    def generic_visit(self, node):
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
+                new = self._body(stmts)
+                setattr(node, field, new or [ast.Pass()])
+        return node
+
+
+def specialise(source: str, keep: frozenset) -> str:
+    """A dispatch module's ``source`` with the branches of mechanisms outside ``keep``
+    taken out (see the module docstring)."""
+    tree = ast.parse(source)
+    modules = _module_names(tree)
+    tree = _Prune(modules, keep).visit(tree)
+    ast.fix_missing_locations(tree)
+    return ast.unparse(tree) + "\n"
+
+
+def variant_root() -> Path:
+    """Where variants are written: ``$QOSMODELS_KERNEL_CACHE``, else
+    ``~/.cache/qosmodels/kernels`` (a temporary directory if neither can be written)."""
+    env = os.environ.get(CACHE_ENV)
+    root = Path(env) if env else Path.home() / ".cache" / "qosmodels" / "kernels"
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        probe = root / ".probe"
+        probe.write_text("")
+        probe.unlink()
+        return root
+    except OSError:
+        return Path(tempfile.gettempdir()) / "qosmodels-kernels"
+
+
+@functools.lru_cache(maxsize=1)
+def _sources_digest() -> str:
+    """:func:`~.simulate.kernel_sources_digest`, once per process (it parses every kernel
+    source, some 0.2 s; the sources do not change under a running process)."""
+    from .simulate import kernel_sources_digest
+
+    return kernel_sources_digest()
+
+
+def variant_key(keep: frozenset) -> str:
+    """The variant's name: digest of the kernel's sources, Numba's version and the set."""
+    h = hashlib.sha256(_sources_digest().encode())
+    h.update("\n".join(sorted(keep)).encode())
+    return h.hexdigest()[:16]
+
+
+def _write(target: Path, keep: frozenset) -> None:
+    """Copy the kernel's sources to ``target`` with the dispatch modules specialised (into
+    a fresh directory, renamed into place, so a reader never sees half of it)."""
+    tmp = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
+    try:
+        for src in _KERNELS.rglob("*.py"):
+            dst = tmp / src.relative_to(_KERNELS)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            text = src.read_text()
+            if src.parent == _KERNELS and src.name in DISPATCH_FILES:
+                text = specialise(text, keep)
+            dst.write_text(text)
+        try:
+            tmp.rename(target)
+        except OSError:  # another process wrote it first
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def variant_package(keep: frozenset):
+    """The kernel package for the mechanism set ``keep`` (the whole kernel,
+    :mod:`qosmodels.sim._kernels`, when ``keep`` holds every mechanism): imported, its
+    sources written first if need be."""
+    keep = frozenset(keep)
+    if keep >= all_kernels():
+        return importlib.import_module("qosmodels.sim._kernels")
+    key = variant_key(keep)
+    name = f"{__package__}._kv_{key}"
+    with _LOCK:
+        if name in sys.modules:
+            return sys.modules[name]
+        target = variant_root() / key
+        if not (target / "engine.py").is_file():
+            _write(target, keep)
+        spec = importlib.util.spec_from_file_location(
+            name, target / "__init__.py", submodule_search_locations=[str(target)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+        return module
+
+
+def variant_run(keep: frozenset):
+    """The event loop (``engine.run``) of the kernel for ``keep``."""
+    package = variant_package(keep)
+    return importlib.import_module(f"{package.__name__}.engine").run
+
+
+def full_kernel_ready() -> bool:
+    """Whether the whole kernel is compiled in this process or in Numba's cache for these
+    sources (then loading it takes about a second)."""
+    from ._kernels.engine import run
+
+    if not hasattr(run, "signatures") or run.signatures:
+        return True  # compiled (or Numba disabled: nothing to compile)
+    cache = getattr(run, "_cache", None)
+    path = getattr(cache, "_cache_path", None)
+    if path is None:
+        return False
+    stamp = Path(path) / "qosmodels-kernel-sources.sha256"
+    try:
+        fresh = stamp.read_text().strip() == _sources_digest()
+    except OSError:
+        return False
+    return fresh and any(Path(path).glob("engine.run-*.nbi"))
+
+
+def kernel_for(network):
+    """The event loop a run of ``network`` uses: the whole kernel if it is ready (compiled
+    here or cached), else the variant for the network's mechanisms and :data:`CORE`."""
+    if full_kernel_ready():
+        from ._kernels.engine import run
+
+        return run
+    return variant_run(kernels_of(network) | CORE)
