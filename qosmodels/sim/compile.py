@@ -24,6 +24,7 @@ from .._validate import integer, real
 from ..budget import check_memory, memory_budget, parse_size
 from ..errors import ScenarioError, ScenarioTypeError
 from ._kernels import layout as K
+from .contract import provides
 
 __all__ = ["Record", "Limits", "Compiled", "compile_scenario", "kernel_module", "pack_params",
            "trace_channels", "ACK_SIZE"]
@@ -231,7 +232,7 @@ def _owners(network) -> list[tuple[int, int, object, str, int]]:
 
 def _channels(spec, kind=K.OWNER_LINK, members=0) -> tuple[str, ...]:
     """The trace channels ``spec``'s kernel module records for it (its ``traces(spec)``;
-    an edge element's ``traces(spec, members)``)."""
+    an edge element's ``traces(spec, n_members)``)."""
     fn = getattr(kernel_module(spec), "traces", None)
     if not fn:
         return ()
@@ -497,7 +498,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         fi[i, K.FI_APP_LIMIT] = _GREEDY
         fi[i, K.FI_MARK0] = K.MARK_GREEN if src.green else 0
         window = kmod.setup(src, ff[i], fi[i])  # the mechanism's initial state; its window
-        if hasattr(kmod, "setup_flow"):  # the mechanism's state that depends on the network
+        if provides(kmod, "source", "setup_flow"):  # its state that depends on the network
             kmod.setup_flow(src, network, i, ff[i], fi[i])
         if windowed:
             ooo_sizes[i] = 1 << max(int(window), 1).bit_length()  # power of two > window
@@ -643,7 +644,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     # class slots: a FIFO ring of ``buffer`` packets each; a queue mechanism may ask for
     # a number of its own (``slots(spec, n_crossings)``: fair queueing's one per conversation)
     n_link_slots = [kmod.slots(link.queue, int(lk_ptr[l + 1] - lk_ptr[l]))
-                    if hasattr(kmod, "slots") else link.queue.n_classes
+                    if provides(kmod, "queue", "slots") else link.queue.n_classes
                     for l, (link, kmod) in enumerate(zip(links, queue_kmods))]
     n_edge_slots = sum(len(members) for _, members in edges)
     mem.need(8.0 * K.N_SL * (sum(n_link_slots) + n_edge_slots),
@@ -666,7 +667,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
             slot[s, K.SL_CAP] = link.buffer
             off += link.buffer
             s += 1
-        if hasattr(kmod, "setup_link"):  # the mechanism's initial state of the link and its crossings
+        if provides(kmod, "queue", "setup_link"):  # the link's and its crossings' first state
             kmod.setup_link(link.queue, network, l, lk_pos[lk_ptr[l]:lk_ptr[l + 1]], x_flow,
                             lf[l], li[l], hs, hsi)
     # an edge element's members' holds: a FIFO ring each, of the element's
@@ -708,7 +709,7 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     from ._kernels.sorted_queue import sorted_queue_layout
 
     caps = [kmod.sorted_queues(link.queue, link.buffer, int(lk_ptr[l + 1] - lk_ptr[l]))
-            if hasattr(kmod, "sorted_queues") else (0, 0)
+            if provides(kmod, "queue", "sorted_queues") else (0, 0)
             for l, (link, kmod) in enumerate(zip(links, queue_kmods))]
     sq_meta, sq_key, sq_seq, sq_pkt = sorted_queue_layout([c[0] for c in caps]
                                                           + [c[1] for c in caps])

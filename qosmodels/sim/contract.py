@@ -1,0 +1,233 @@
+"""The contract between the packet kernel and a mechanism's kernel module, declared.
+
+A mechanism is a spec (``qosmodels/mechanisms/``), a kernel module
+(``qosmodels/sim/_kernels/{queues,sources,edges}/``), one branch per hook it
+implements in the dispatch modules, and its tests (the simulator guide,
+"Adding a mechanism").  This module states what the kernel expects of each
+part, in one place:
+
+* :data:`ATTRIBUTES`: the plain-Python attributes the compile step
+  (:mod:`qosmodels.sim.compile`) reads from a kernel module, per owner (queue,
+  source, edge), required or optional, with their signatures;
+* :data:`HOOKS`: the dispatch hooks, their parameters, where the kernel calls
+  them from and what the mechanism answers (the guide's hook table is checked
+  against it, ``tests/sim/test_contract.py``);
+* :data:`STATE`: each owner's state columns, so that a kernel module's named
+  columns (``Q_ROUND = LF_QS + 0``, ...) can be checked against the block's size.
+
+:func:`provides` is how the compile step asks whether a module has an optional
+attribute (it refuses a name the contract does not declare);
+:func:`check_module` lists what a kernel module gets wrong.  Plain Python: it
+imports no Numba.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+__all__ = ["Attribute", "Hook", "ATTRIBUTES", "HOOKS", "STATE", "OWNERS", "provides",
+           "check_module", "attribute"]
+
+#: The owners of kernel modules, by the package they live in.
+OWNERS = ("queue", "source", "edge")
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A plain-Python attribute of a kernel module that the compile step reads.
+
+    Attributes
+    ----------
+    name : str
+    owners : tuple of str
+        The owners whose modules may have it (:data:`OWNERS`).
+    required : bool
+        Every such module must have it.
+    params : tuple of str or None
+        A function's parameter names, in order; None for a constant.
+    doc : str
+        What it is or returns.
+    """
+
+    name: str
+    owners: tuple
+    required: bool
+    params: tuple | None
+    doc: str
+
+
+@dataclass(frozen=True)
+class Hook:
+    """A dispatch hook: one function with a branch per mechanism that implements it.
+
+    Attributes
+    ----------
+    name : str
+    owner : str
+        Whose code it dispatches on (:data:`OWNERS`).
+    params : tuple of str
+        Its parameters (``S`` the compiled state, ``code`` the owner's mechanism code).
+    module : str
+        The dispatch module defining it (``dispatch`` or ``dispatch_edges``).
+    called_from : str
+        The kernel function that calls it.
+    answer : str
+        What the mechanism does or returns.
+    """
+
+    name: str
+    owner: str
+    params: tuple
+    module: str
+    called_from: str
+    answer: str
+
+
+ATTRIBUTES = (
+    Attribute("CODE", OWNERS, True, None,
+              "an integer unique among the owner's modules, the branch key of every hook"),
+    Attribute("PARAMS", OWNERS, True, None,
+              "the spec fields packed into the owner's parameter row, in column order: a field "
+              "name or a pair (label, function of the spec)"),
+    Attribute("TIMERS", OWNERS, False, None,
+              "the number of timer slots the owner needs (default 0)"),
+    Attribute("traces", ("queue", "source"), False, ("spec",),
+              "the trace channels the spec records"),
+    Attribute("traces", ("edge",), False, ("spec", "n_members"),
+              "the trace channels the edge element records for its members"),
+    Attribute("setup", ("source",), True, ("spec", "ff", "fi"),
+              "the flow's initial state in its rows; returns its largest window, packets (0: "
+              "open loop)"),
+    Attribute("setup_flow", ("source",), False, ("spec", "network", "i", "ff", "fi"),
+              "the flow's state that depends on the network, after setup"),
+    Attribute("slots", ("queue",), False, ("spec", "n_crossings"),
+              "the FIFO rings the link needs (default the spec's n_classes)"),
+    Attribute("sorted_queues", ("queue",), False, ("spec", "buffer", "n_crossings"),
+              "the sizes of the link's two sorted queues"),
+    Attribute("setup_link", ("queue",), False,
+              ("spec", "network", "l", "xs", "x_flow", "lf", "li", "hs", "hsi"),
+              "the link's and its crossings' initial state; ScenarioError for a network it "
+              "cannot run"),
+    Attribute("setup_edge", ("edge",), True, ("spec", "network", "members", "ef", "ff", "fi"),
+              "the element's and its members' initial state"),
+    Attribute("hold_capacity", ("edge",), True, ("spec",),
+              "the packets the element may hold per member"),
+)
+
+HOOKS = (
+    Hook("queue_class", "queue", ("S", "code", "l", "p"), "dispatch", "link.enqueue",
+         "the class slot packet `p` joins at link `l` (-1: no such class)"),
+    Hook("queue_admit", "queue", ("S", "code", "l", "p"), "dispatch", "link.enqueue",
+         "-1 to admit (possibly marked), else the drop cause's column (`LI_DROP_EARLY`, ...)"),
+    Hook("queue_store", "queue", ("S", "code", "l", "p", "s"), "dispatch", "link.enqueue",
+         "store admitted packet `p` (class slot `s`) at a busy link the discipline's way and "
+         "return `True`, or `False` for the class rings"),
+    Hook("queue_select", "queue", ("S", "code", "l"), "dispatch", "link.dequeue",
+         "the packet link `l` sends next, taken out of the discipline's store (-1: none), or "
+         "`RINGS` for the class rings; called as a transmission ends, before the link's counts "
+         "change"),
+    Hook("queue_timer", "queue", ("S", "code", "l", "k"), "dispatch", "engine.on_timer_event",
+         "link `l`'s queue's timer slot `k` has come due"),
+    Hook("source_start", "source", ("S", "code", "f"), "dispatch", "flows.on_start",
+         "schedule an open-loop source's first packet; `False` for window sources"),
+    Hook("source_next_tick", "source", ("S", "code", "f", "now"), "dispatch",
+         "flows.on_source_tick", "time of an open-loop source's next packet"),
+    Hook("source_send_limit", "source", ("S", "code", "f"), "dispatch", "flows.send_packets",
+         "one past the last sequence number a window source may send now"),
+    Hook("source_ack", "source", ("S", "code", "f", "a", "ece"), "dispatch", "engine.run",
+         "a window source's reaction to cumulative ACK `a` (`ece`: it echoes a congestion "
+         "indication, an ECN echo or a DECbit)"),
+    Hook("source_timeout", "source", ("S", "code", "f"), "dispatch", "flows.on_timer",
+         "a window source's reaction to its retransmission timeout, before going back N"),
+    Hook("source_timer", "source", ("S", "code", "f", "k"), "dispatch", "flows.on_timer",
+         "flow `f`'s source timer slot `k` (>= 1) has come due; `True` to let the flow send"),
+    Hook("source_echo", "source", ("S", "code", "f", "p"), "dispatch", "flows.ack_arrives",
+         "a control packet's echo reaches the sender (the caller frees it)"),
+    Hook("source_window", "source", ("S", "code", "f", "windowed"), "dispatch",
+         "record.on_sample", "the window to record, packets (NaN for open-loop sources)"),
+    Hook("receiver_echo", "source", ("S", "code", "f", "p"), "dispatch", "receiver.on_data",
+         "the mark bits the ACK of data packet `p` carries (an ECN echo by default; a DECbit "
+         "receiver copies `MARK_DECBIT`)"),
+    Hook("receiver_control", "source", ("S", "code", "f", "p"), "dispatch",
+         "receiver.on_data", "a control packet reaches the receiver: the source's receiver "
+         "side takes it (frees it or turns it into an echo)"),
+    Hook("receiver_feedback", "source", ("S", "code", "f", "p"), "dispatch",
+         "receiver.on_data", "whether the receiver of an open-loop flow turns data packet `p` "
+         "into a feedback packet (setting its `PI_SEQ`); `False`: the packet is freed"),
+    Hook("edge_ingress", "edge", ("S", "code", "e", "f", "p"), "dispatch_edges",
+         "sender.transmit", "edge `e`'s verdict on data packet `p` of its member `f`: "
+         "`EDGE_PASS` or `EDGE_GONE` (dropped, or held to forward later)"),
+    Hook("edge_gate", "edge", ("S", "code", "e", "f", "more"), "dispatch_edges",
+         "flows.send_packets", "whether window sender `f` may send a packet now (`more`), or "
+         "that it has nothing more to send"),
+    Hook("edge_timer", "edge", ("S", "code", "e", "k"), "dispatch_edges",
+         "engine.on_timer_event", "edge `e`'s timer slot `k` has come due"),
+    Hook("edge_ack", "edge", ("S", "code", "e", "f", "p", "acked"), "dispatch_edges",
+         "flows.ack_arrives", "an ACK of member `f` reaches the sender, newly acknowledging "
+         "`acked` packets (before the source reacts)"),
+    Hook("edge_echo", "edge", ("S", "code", "e", "f", "p"), "dispatch_edges",
+         "receiver.on_data", "member `f`'s receiver has just turned a data packet into its "
+         "ACK `p`"),
+)
+
+#: Each owner's state blocks in the kernel's arrays: (array, first column constant, size
+#: constant), the constants named in :mod:`qosmodels.sim._kernels.layout`.  A kernel module
+#: names its columns ``FIRST + k`` with ``0 <= k < SIZE``.
+STATE = {
+    "queue": (("lf", "LF_QS", "N_QS"), ("li", "LI_QS", "N_QSI")),
+    "source": (("ff", "FF_SS", "N_SS"), ("fi", "FI_SS", "N_SSI")),
+    "edge": (("ef", "EF_ES", "N_EFS"), ("ff", "FF_ES", "N_ES"), ("fi", "FI_ES", "N_ESI")),
+}
+
+
+def attribute(owner: str, name: str) -> Attribute:
+    """The declared attribute ``name`` of ``owner``'s modules.
+
+    Raises
+    ------
+    KeyError
+        If the contract declares no such attribute for that owner.
+    """
+    for a in ATTRIBUTES:
+        if a.name == name and owner in a.owners:
+            return a
+    raise KeyError(f"the kernel-module contract declares no {name!r} for {owner} modules "
+                   f"(qosmodels/sim/contract.py)")
+
+
+def provides(kmod, owner: str, name: str) -> bool:
+    """Whether kernel module ``kmod`` (of ``owner``) has the declared attribute ``name``;
+    a name the contract does not declare is a programming error (KeyError)."""
+    attribute(owner, name)
+    return hasattr(kmod, name)
+
+
+def check_module(kmod, owner: str) -> list[str]:
+    """What kernel module ``kmod`` of ``owner`` gets wrong against :data:`ATTRIBUTES`: a
+    missing required attribute, a constant of the wrong type, a function whose parameters
+    differ from the declared ones.  Empty when it keeps the contract."""
+    problems = []
+    for a in ATTRIBUTES:
+        if owner not in a.owners:
+            continue
+        if not hasattr(kmod, a.name):
+            if a.required:
+                problems.append(f"{kmod.__name__}: no {a.name} ({a.doc})")
+            continue
+        value = getattr(kmod, a.name)
+        if a.params is None:
+            ok = {"CODE": lambda x: isinstance(x, int) and not isinstance(x, bool),
+                  "TIMERS": lambda x: isinstance(x, int) and x >= 0,
+                  "PARAMS": lambda x: isinstance(x, tuple)}.get(a.name, lambda x: True)
+            if not ok(value):
+                problems.append(f"{kmod.__name__}.{a.name} = {value!r}: {a.doc}")
+            continue
+        if not callable(value):
+            problems.append(f"{kmod.__name__}.{a.name} is not a function")
+            continue
+        got = tuple(inspect.signature(value).parameters)
+        if got != a.params:
+            problems.append(f"{kmod.__name__}.{a.name}{got}: the contract says "
+                            f"{a.name}({', '.join(a.params)})")
+    return problems

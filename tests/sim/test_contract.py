@@ -1,0 +1,123 @@
+"""The kernel-module contract (``qosmodels/sim/contract.py``) held against the kernel.
+
+Every kernel module keeps the declared attributes and its state columns inside its owner's
+blocks; every dispatch hook exists with the declared parameters and is called from where the
+contract says; the simulator guide's hook table is the contract's.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+from qosmodels.sim import contract
+from qosmodels.sim._kernels import dispatch, dispatch_edges, layout
+
+KERNELS = Path(dispatch.__file__).parent
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "simulator.md"
+MODULES = ([("queue", m) for m in dispatch.QUEUES.values()]
+           + [("source", m) for m in dispatch.SOURCES.values()]
+           + [("edge", m) for m in dispatch_edges.EDGES.values()])
+
+
+@pytest.mark.parametrize("owner, kmod", MODULES, ids=lambda x: getattr(x, "__name__", x))
+def test_every_kernel_module_keeps_the_contract(owner, kmod):
+    assert contract.check_module(kmod, owner) == []
+
+
+def test_check_module_finds_what_is_wrong():
+    class Bad:
+        CODE = True  # a bool is not a code
+        PARAMS = ["x"]  # a list, not a tuple
+
+        @staticmethod
+        def setup(spec, ff):  # a parameter missing
+            return 0
+
+    problems = contract.check_module(Bad, "source")
+    assert any("CODE" in p for p in problems) and any("PARAMS" in p for p in problems)
+    assert any("setup('spec', 'ff')" in p and "setup(spec, ff, fi)" in p for p in problems)
+    assert contract.check_module(Bad, "edge")[-2:] == [
+        "Bad: no setup_edge (the element's and its members' initial state)",
+        "Bad: no hold_capacity (the packets the element may hold per member)"]
+
+
+def test_provides_refuses_a_name_the_contract_does_not_declare():
+    assert contract.provides(dispatch.SOURCES["sources.reno"], "source", "setup_flow")
+    assert not contract.provides(dispatch.QUEUES["queues.droptail"], "queue", "setup_link")
+    with pytest.raises(KeyError, match="declares no 'setup_links'"):
+        contract.provides(dispatch.QUEUES["queues.drr"], "queue", "setup_links")
+    with pytest.raises(KeyError, match="for queue modules"):
+        contract.provides(dispatch.QUEUES["queues.drr"], "queue", "setup")
+
+
+def _hooks_defined():
+    out = {}
+    for mod in (dispatch, dispatch_edges):
+        for name, obj in vars(mod).items():
+            fn = getattr(obj, "py_func", None)
+            if fn is not None and fn.__module__ == mod.__name__:
+                out[name] = (mod.__name__.rsplit(".", 1)[1], tuple(inspect.signature(fn).parameters))
+    return out
+
+
+def test_the_dispatch_modules_define_exactly_the_declared_hooks():
+    declared = {h.name: (h.module, h.params) for h in contract.HOOKS}
+    assert _hooks_defined() == declared
+
+
+@pytest.mark.parametrize("hook", contract.HOOKS, ids=lambda h: h.name)
+def test_each_hook_is_called_from_where_the_contract_says(hook):
+    mod, fn = hook.called_from.split(".")
+    tree = ast.parse((KERNELS / f"{mod}.py").read_text())
+    callers = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
+               for c in ast.walk(node)
+               if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+               and c.func.id == hook.name}
+    assert callers == {fn}
+
+
+def test_the_guides_hook_table_is_the_contracts():
+    text = GUIDE.read_text()
+    rows = re.findall(r"^\| `(\w+)\(([^)]*)\)` \| `([\w.]+)` \|", text, re.M)
+    assert [(n, tuple(p.split(", ")), c) for n, p, c in rows] == [
+        (h.name, h.params, h.called_from) for h in contract.HOOKS]
+
+
+def _state_columns(kmod):
+    """``(name, first constant, offset)`` for every module-level ``NAME = FIRST + k`` (or
+    ``NAME = FIRST``) of a state block's first column, the offset from the module's value."""
+    tree = ast.parse(Path(kmod.__file__).read_text())
+    firsts = {first for blocks in contract.STATE.values() for _, first, _ in blocks}
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)):
+            continue
+        v = node.value
+        base = (v.id if isinstance(v, ast.Name) else
+                v.left.id if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Add)
+                and isinstance(v.left, ast.Name) else None)
+        if base in firsts:
+            name = node.targets[0].id
+            yield name, base, getattr(kmod, name) - getattr(layout, base)
+
+
+@pytest.mark.parametrize("owner, kmod", MODULES, ids=lambda x: getattr(x, "__name__", x))
+def test_state_columns_stay_inside_the_owners_blocks(owner, kmod):
+    blocks = {first: getattr(layout, size) for _, first, size in contract.STATE[owner]}
+    for name, first, k in _state_columns(kmod):
+        assert first in blocks, f"{kmod.__name__}.{name} uses {first}, not a {owner}'s block"
+        assert 0 <= k < blocks[first], (f"{kmod.__name__}.{name} = {first} + {k}: the block "
+                                        f"has {blocks[first]} columns")
+
+
+def test_the_state_scan_sees_the_columns_it_checks():
+    # fair queueing names its round number QS_ROUND = LF_QS; CoDel its integer state LI_QS + k
+    fq = dict((n, (f, k)) for n, f, k in _state_columns(dispatch.QUEUES["queues.fair_queueing"]))
+    assert fq["QS_ROUND"] == ("LF_QS", 0)
+    codel = {n: (f, k) for n, f, k in _state_columns(dispatch.QUEUES["queues.codel"])}
+    assert codel["QI_DROPPING"][0] == "LI_QS" and codel["QI_DROPPING"][1] >= 1
