@@ -79,7 +79,9 @@ class Dctcp(TcpNewReno):
         Must be True (DCTCP's packets are always ECN-capable).
     max_window, initial_window, min_rto, ... : as :class:`TcpNewReno`
         Every field of :class:`TcpNewReno` (its ``recovery``, ``timer`` and
-        ``window_arithmetic`` options too).
+        ``window_arithmetic`` options too; with ``window_arithmetic="bytes"``
+        the growth is ns-3's whole-byte arithmetic, but the reduction
+        ``cwnd (1 - alpha/2)`` is not rounded to whole bytes).
 
     References
     ----------
