@@ -804,7 +804,7 @@ class Network:
         >>> net = topologies.dumbbell(2)
         >>> d = net.to_dict()
         >>> d["links"][0]["queue"]
-        {'type': 'DropTail'}
+        {'type': 'DropTail', 'mark_threshold': None}
         >>> Network.from_dict(d) == net
         True
         """

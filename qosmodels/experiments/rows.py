@@ -82,6 +82,7 @@ PAPERS = {
     "abe": "Asymmetric Best-Effort (ABE)",
     "pps": "Probabilistic Packet Scheduling (PPS)",
     "tokenbucket": "Rate control of TCP aggregates (token buckets)",
+    "dctcp": "Data Center TCP (DCTCP, Alizadeh et al.)",
     "textbook": "Textbook checks (M/D/1, parking lots, Reno/RED fluid)",
     "calibrated": "Calibrated variants (a parameter fitted to a paper, not its text)",
 }

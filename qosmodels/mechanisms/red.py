@@ -31,6 +31,23 @@ def curve_fields(owner: str, spec, lo: str, hi: str, mp: str, curve: str = "") -
             f"{getattr(spec, mp)!r}")
 
 
+def _ecn_synonym(owner: str, spec) -> None:
+    """Resolve, in place, RED's ``ecn`` and its older synonym ``mark`` to one bool in both
+    (None: the other's value, both None: False); given both, they must agree."""
+    ecn, mark = spec.ecn, spec.mark
+    if ecn is not None:
+        _flag(owner, "ecn", ecn)
+    if mark is not None:
+        _flag(owner, "mark", mark)
+    if ecn is not None and mark is not None and ecn != mark:
+        raise ScenarioError(
+            f"{owner}.ecn = {ecn!r} and {owner}.mark = {mark!r} disagree: mark is the older "
+            f"name of ecn (ECN-mark instead of dropping early); give one of them")
+    value = bool(ecn if ecn is not None else (mark if mark is not None else False))
+    object.__setattr__(spec, "ecn", value)
+    object.__setattr__(spec, "mark", value)
+
+
 @dataclass(frozen=True)
 class Red(QueueSpec):
     """Random early detection (Floyd and Jacobson 1993).
@@ -56,10 +73,18 @@ class Red(QueueSpec):
         Weight of the exponential average, in (0, 1].
     gentle : bool
         Ramp from ``max_p`` to 1 between ``max_th`` and ``2 max_th``.
-    mark : bool
+    ecn : bool or None
         Mark packets (ECN congestion experienced) instead of dropping them
         early; forced drops above ``max_th`` (or ``2 max_th`` if gentle) remain
-        drops.  Senders with ``ecn=True`` halve their window on a mark.
+        drops.  Only data packets of ECN-capable flows are marked (senders
+        built with ``ecn=True``, which halve their window on a mark, and
+        :class:`Dctcp`); others are dropped early as without ``ecn``.
+        ``None`` (default): as ``mark``, else False.
+    mark : bool or None
+        The older name of ``ecn``, kept as a synonym: ``Red(mark=True)`` and
+        ``Red(ecn=True)`` are the same queue (equal specs, the same results).
+        Given both, they must agree.  After construction both fields hold
+        the same bool.
     typical_packet_size : int, bytes
         Size used to convert idle time into "empty arrivals".
     record_average : bool
@@ -79,9 +104,10 @@ class Red(QueueSpec):
     max_p: float = 0.1
     w_q: float = 0.002
     gentle: bool = False
-    mark: bool = False
+    mark: bool | None = None
     typical_packet_size: int = 1000
     record_average: bool = False
+    ecn: bool | None = None
 
     kind: ClassVar[str] = "red"
     kernel: ClassVar[str] = "queues.red"
@@ -94,7 +120,7 @@ class Red(QueueSpec):
         if self.w_q > 1:
             raise ScenarioError(f"{owner}.w_q must be in (0, 1], got {self.w_q!r}")
         _flag(owner, "gentle", self.gentle)
-        _flag(owner, "mark", self.mark)
+        _ecn_synonym(owner, self)
         _flag(owner, "record_average", self.record_average)
         set_(self, "typical_packet_size",
              integer(owner, "typical_packet_size", self.typical_packet_size, ge=1, unit="bytes"))

@@ -7,8 +7,8 @@ disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`Drr`, :class:`FqCodel`) on links, sources
 (:class:`TcpReno`, :class:`TcpNewReno`, :class:`TcpTahoe`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`,
-:class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`, :class:`TcpVegas`, :class:`WebTraffic`)
-on flows and edge elements
+:class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`, :class:`TcpVegas`, :class:`WebTraffic`,
+:class:`Dctcp`) on flows and edge elements
 (:class:`AggregateBucket`, :class:`ProfileMarker`, :class:`TicketTagger`) on aggregates -- and
 run the network with :func:`simulate`.  Every spec is re-exported here.  Each spec names its kernel module
 (``_kernels/queues/``, ``_kernels/sources/``), which packs its parameters
@@ -24,6 +24,7 @@ from ..mechanisms import (
     Avq,
     Cbr,
     Codel,
+    Dctcp,
     Decbit,
     DecbitWindow,
     DropTail,
@@ -63,6 +64,6 @@ __all__ = [
     "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "Avq", "Codel",
     "Drr", "FqCodel", "TcpReno",
     "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",
-    "Accumulation", "TcpVegas", "WebTraffic",
+    "Accumulation", "TcpVegas", "WebTraffic", "Dctcp",
     "AggregateBucket", "ProfileMarker", "TicketTagger",
 ]

@@ -27,7 +27,7 @@ def test_bad_red(make, match):
         make()
 
 
-@pytest.mark.parametrize("field", ["gentle", "mark"])
+@pytest.mark.parametrize("field", ["gentle", "mark", "ecn"])
 def test_red_flags_must_be_booleans(field):
     with pytest.raises(ScenarioTypeError, match=rf"Red.{field} must be True or False, got 1"):
         Red(**{field: 1})
@@ -48,3 +48,20 @@ def test_red_accepts_its_boundaries_and_normalises_types():
 def test_red_is_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         Red().max_p = 0.5
+
+
+def test_ecn_is_the_name_and_mark_its_older_synonym():
+    # issue 35: Red(ecn=True) marks instead of dropping early, as Red(mark=True) always did
+    assert Red(ecn=True) == Red(mark=True) == Red(ecn=True, mark=True)
+    assert (Red(ecn=True).mark, Red(mark=True).ecn) == (True, True)
+    assert (Red().ecn, Red().mark) == (False, False)
+    assert Red(ecn=False) == Red(mark=False) == Red()
+    # a copy of every field (as pps.tred_network makes) gives the same queue
+    r = Red(ecn=True)
+    assert Red(**{f.name: getattr(r, f.name) for f in dataclasses.fields(Red)}) == r
+
+
+def test_ecn_and_mark_must_agree_when_both_are_given():
+    with pytest.raises(ScenarioError, match=r"Red.ecn = True and Red.mark = False disagree: "
+                                            r"mark is the older name of ecn"):
+        Red(ecn=True, mark=False)

@@ -36,6 +36,7 @@ from .queues import (
 from .sources import (
     accumulation,
     cbr,
+    dctcp,
     onoff,
     poisson,
     reno,
@@ -57,7 +58,8 @@ QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": pri
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
-           "sources.vegas": vegas, "sources.web": web, "sources.tahoe": tahoe}
+           "sources.vegas": vegas, "sources.web": web, "sources.tahoe": tahoe,
+           "sources.dctcp": dctcp}
 #: (Edge elements, :data:`EDGES`, have their hooks in :mod:`.dispatch_edges`.)
 
 #: ``queue_select``'s answer for a discipline that keeps its packets in the class rings.
@@ -84,6 +86,8 @@ def queue_class(S, code, l, p):
 @handler
 def queue_admit(S, code, l, p):
     """The queue's verdict on an arrival: -1 to admit (possibly marked), else a drop cause."""
+    if code == droptail.CODE:  # admits; CE-marks above DCTCP's threshold if it has one
+        return droptail.admit(S, l, p)
     if code == red.CODE or code == ered.CODE:  # ERED: RED, its probability divided (one copy)
         return red.admit_divided(S, l, p, ered.divisor(S, code, l, p))
     if code == ticket_red.CODE:
@@ -187,7 +191,8 @@ def source_next_tick(S, code, f, now):
 @handler
 def source_send_limit(S, code, f):
     """One past the last sequence number a window source may send now."""
-    if code == reno.CODE or code == vegas.CODE or code == web.CODE:  # (they send as NewReno)
+    if (code == reno.CODE or code == vegas.CODE or code == web.CODE
+            or code == dctcp.CODE):  # (they send as NewReno)
         return reno.send_limit(S, f)
     if code == decbit_window.CODE:
         return decbit_window.send_limit(S, f)
@@ -218,6 +223,8 @@ def source_ack(S, code, f, a, ece):
         accumulation.on_ack(S, f, a)
     elif code == tahoe.CODE:
         tahoe.on_ack(S, f, a)
+    elif code == dctcp.CODE:  # NewReno's processing, then RFC 8257's alpha and reduction
+        dctcp.on_ack(S, f, a, ece)
     else:
         window.on_ack(S, f, a)
 
@@ -225,7 +232,7 @@ def source_ack(S, code, f, a, ece):
 @handler
 def source_timeout(S, code, f):
     """A window source's reaction to its retransmission timeout (before going back N)."""
-    if code == reno.CODE or code == web.CODE:
+    if code == reno.CODE or code == web.CODE or code == dctcp.CODE:
         reno.on_timeout(S, f)
     elif code == vegas.CODE:
         vegas.on_timeout(S, f)
@@ -287,7 +294,7 @@ def receiver_feedback(S, code, f, p):
 @handler
 def source_window(S, code, f, windowed):
     """The window to record, packets (NaN for open-loop sources)."""
-    if code == reno.CODE or code == vegas.CODE or code == web.CODE:
+    if code == reno.CODE or code == vegas.CODE or code == web.CODE or code == dctcp.CODE:
         return reno.window(S, f)
     if code == decbit_window.CODE:
         return decbit_window.window(S, f)

@@ -1,0 +1,192 @@
+"""DCTCP's sawtooth: N flows behind a step-marking queue, packets against the synchronised
+analysis of Alizadeh et al. (SIGCOMM 2010, Section 3.3).
+
+``dctcp-sawtooth`` (issue 35) runs ``N`` = 2, 5, 10, 20, 40 greedy
+:class:`~qosmodels.mechanisms.Dctcp` flows (RFC 8257's sender, ``g = 1/16``) with equal
+round-trip times through one bottleneck whose
+:class:`~qosmodels.mechanisms.DropTail` queue marks above ``K`` packets, and compares,
+per ``N``:
+
+* the queue's peak ``Q_max = K + N``;
+* the queue's amplitude ``A = N (W* + 1) alpha / 2`` (the paper's closed form
+  ``sqrt(2 N (C RTT + K)) / 2`` in the method text);
+* the senders' ``alpha``, the root of ``alpha^2 (1 - alpha/4) = (2 W* + 1)/(W* + 1)^2``
+  (``sqrt(2 / W*)`` in the method text);
+* the link utilisation, 1 since ``K > C RTT / 7`` keeps the synchronised queue from
+  emptying.
+
+References (``expected``) are the paper's closed forms, written out here (the cubic solved
+by ``numpy.roots``, independently of :mod:`qosmodels.dctcp`'s bisection); the theory side
+is :mod:`qosmodels.dctcp`; the packets side one run of the simulator (no randomness: the
+flows start together with equal RTTs).  Packets: ``Q_max`` and the trough are the 99th
+and 1st percentiles of the bottleneck queue sampled every 20 us after the warm-up (the
+peak and trough of every cycle in the synchronised model; percentiles rather than the
+extremes, which one rare alignment of many flows sets), the amplitude their difference;
+``alpha`` the mean over flows of each flow's ``dctcp_alpha`` trace (one point per
+observation window) after the warm-up.
+
+Measured (full form): ``Q_max`` within 5 % of ``K + N`` and the amplitude within 14 % at
+every N (the flows' cycles stay close to the synchronised sawtooth), utilisation 1.0000 and
+no loss; ``alpha`` 24-31 % below the analysis's at every N, large or small: the senders'
+``alpha`` equals the fraction of packets marked (as RFC 8257 intends), and fewer packets
+are marked than the analysis counts (:data:`KNOWN` gives the numbers; the cause is not
+established: at N = 2 the queue is above K for 0.205 of the time, near the analysis's
+1/T_C = 0.190, but only 0.146 of the arrivals are marked).
+
+Scenario (chosen here; the analysis holds for any): 1 Gb/s, 1 ms of propagation, 1500-byte
+packets, so ``C RTT = 84.4`` packets with the transmission times (the same bandwidth-delay
+product as 10 Gb/s and 100 us), ``K = 20`` packets (the paper's choice for 1 Gb/s, Section
+3.4; ``C RTT / 7 = 12.1``), a buffer of 1000 packets (no loss).  The analysis assumes the
+flows synchronised, which the paper notes holds for small ``N``; rows where the packets
+part from it are declared with the numbers measured.
+"""
+
+from __future__ import annotations
+
+from .registry import Check, Known, Side, register
+
+#: The numbers of flows.
+FLOWS = (2, 5, 10, 20, 40)
+#: Bottleneck capacity bit/s, propagation round trip s, packet size bytes, K packets.
+CAPACITY, RTT, PACKET, K = 1e9, 1e-3, 1500, 20.0
+#: Bottleneck buffer, packets (never reached).
+BUFFER = 1000
+#: Run length and warm-up, s, full and ``--quick``.
+RUNS = {False: (1.5, 0.5), True: (0.5, 0.2)}
+#: Queue sampling interval, s.
+SAMPLE = 2e-5
+#: Tolerances of the packets side (relative): the analysis is a fluid account of a
+#: discrete, and for large N unsynchronised, process; utilisation is measured exactly.
+TOL = {"Q_max": 0.10, "amplitude": 0.25, "alpha": 0.25, "utilisation": 0.01}
+
+
+def bdp() -> float:
+    """``C RTT`` in packets, the RTT with the data packet's transmission on the bottleneck
+    and on the two access links (100 times faster) and the ACK's (40 bytes) on neither
+    (ACKs cross no declared link)."""
+    rtt = RTT + 8.0 * PACKET / CAPACITY + 2 * 8.0 * PACKET / (100 * CAPACITY)
+    return CAPACITY * rtt / (8.0 * PACKET)
+
+
+def closed_forms(n: int, b: float, k: float) -> dict:
+    """The paper's closed forms for ``n`` flows, written out: ``W*``, ``alpha`` (the cubic's
+    root in (0, 1], by ``numpy.roots``), ``A``, ``Q_max``."""
+    import numpy as np
+
+    w = (b + k) / n
+    roots = np.roots([-0.25, 1.0, 0.0, -(2 * w + 1) / (w + 1) ** 2])
+    a = min(float(r.real) for r in roots if abs(r.imag) < 1e-12 and 0 < r.real <= 1 + 1e-12)
+    return {"W*": w, "alpha": a, "amplitude": n * (w + 1) * a / 2, "Q_max": k + n,
+            "amplitude_approx": 0.5 * (2 * n * (b + k)) ** 0.5, "alpha_approx": (2 / w) ** 0.5}
+
+
+def network(n: int):
+    """``n`` Dctcp flows on a dumbbell whose bottleneck marks above :data:`K`."""
+    import dataclasses
+
+    from ..mechanisms import Dctcp, DropTail
+    from ..topologies import dumbbell
+
+    net = dumbbell(n, capacity=CAPACITY, delay=RTT / 2, buffer=BUFFER, packet_size=PACKET)
+    links = [dataclasses.replace(lk, queue=DropTail(mark_threshold=K))
+             if lk.name == "r0->r1" else lk for lk in net.links]
+    src = Dctcp(record_alpha=True)
+    return net.replace(links=links,
+                       flows=[dataclasses.replace(f, source=src) for f in net.flows])
+
+
+def measure(n: int, quick: bool) -> dict:
+    """One packet run of :func:`network`: the queue's 99th and 1st percentiles, the mean
+    ``alpha`` and the bottleneck's utilisation, after the warm-up."""
+    import numpy as np
+
+    from ..sim import Record, simulate
+
+    duration, warmup = RUNS[bool(quick)]
+    r = simulate(network(n), duration, seed=0, warmup=warmup, progress=False,
+                 record=Record(interval=SAMPLE, cwnd=False))
+    bott = list(r.network.link_names).index("r0->r1")
+    q = r.queue_series[r.t >= warmup, bott]
+    hi, lo = (float(x) for x in np.percentile(q, [99.0, 1.0]))
+    alphas = []
+    for name, s in r.traces.items():
+        if name.startswith("dctcp_alpha"):
+            alphas.append(float(s[s.index >= warmup].mean()))
+    marked = float(r.link_drops["marks"][bott]) / max(int(r.counters["link_arrivals"][bott]), 1)
+    return {"Q_max": hi, "Q_min": lo, "amplitude": hi - lo, "alpha": float(np.mean(alphas)),
+            "utilisation": float(r.utilisation[bott]),
+            "drops": int(r.link_drops["overflow"][bott]), "marked": marked,
+            "above_k": float(np.mean(q > K))}
+
+
+#: What the packets measured for alpha, per N (full form, 1.5 s, warm-up 0.5 s): the mean
+#: alpha, the fraction of the bottleneck's arrivals marked, and the fraction of the time
+#: the queue was above K (the analysis: 1 / T_C).  The quick form measured within 0.01.
+_ALPHA_SEEN = {2: (0.144, 0.146, 0.205, 0.190), 5: (0.237, 0.245, 0.281, 0.294),
+               10: (0.327, 0.340, 0.367, 0.404), 20: (0.430, 0.450, 0.465, 0.546),
+               40: (0.532, 0.572, 0.585, 0.721)}
+
+#: Rows where the packets part from the synchronised analysis, declared with the numbers
+#: measured (full form: 1.5 s, warm-up 0.5 s; quick: 0.5 s, 0.2 s).  Keys: (N, quantity).
+#: ``alpha`` is 24-31 % below the analysis at every N (full: 27.2, 23.7, 24.5, 27.1, 30.8 %
+#: for N = 2 .. 40; quick within 1 point), so the rows at N = 5 and 10 fall inside the
+#: 25 % tolerance by a small margin (and reproduce) and the others, declared, outside.
+KNOWN: dict = {
+    (n, "alpha"): Known(
+        "mechanism differs",
+        f"the senders' alpha ({a:.3f}) is the fraction of packets the queue marked "
+        f"({m:.3f} of its arrivals), as RFC 8257's estimator should be; fewer packets are "
+        f"marked than the analysis counts (every packet sent while the synchronised windows "
+        f"grow from W* to W* + 1, one round trip per cycle, 1/T_C = {t:.3f} of the time; "
+        f"the queue was above K {q:.3f} of the time).  Why the marked share of arrivals "
+        f"falls below the share of time above K is not established here",
+        0.35, sides=("packets",))
+    for n, (a, m, q, t) in _ALPHA_SEEN.items() if n in (2, 20, 40)}
+
+
+@register("dctcp-sawtooth",
+          title="DCTCP: N flows behind a queue marking above K, the queue's peak K + N, its "
+                "amplitude, alpha and the utilisation against the synchronised analysis",
+          paper="Alizadeh et al., Data Center TCP (DCTCP), SIGCOMM 2010, Section 3.3",
+          sides=("theory", "packets"))
+def dctcp_sawtooth(*, sides, quick) -> list[Check]:
+    """Per ``N`` of :data:`FLOWS`: ``Q_max``, the amplitude, ``alpha`` and the utilisation."""
+    from .. import dctcp
+
+    b = bdp()
+    rows = []
+    for n in FLOWS:
+        ref = closed_forms(n, b, K)
+        theory = {"Q_max": dctcp.q_max(n, K), "amplitude": dctcp.amplitude(n, b, K),
+                  "alpha": dctcp.alpha(n, b, K), "utilisation": dctcp.utilisation(n, b, K)}
+        expected = {"Q_max": ref["Q_max"], "amplitude": ref["amplitude"],
+                    "alpha": ref["alpha"], "utilisation": 1.0}
+        seen = measure(n, quick) if "packets" in sides else None
+        for what, unit, how in (
+                ("Q_max", "packets", "99th percentile of the bottleneck queue"),
+                ("amplitude", "packets", "99th minus 1st percentile of the queue"),
+                ("alpha", "", "mean of the flows' dctcp_alpha traces"),
+                ("utilisation", "", "bottleneck busy time over the measured window")):
+            packets = None
+            if seen is not None:
+                packets = Side(seen[what], TOL[what],
+                               method=f"simulate: {n} Dctcp flows, DropTail(mark_threshold="
+                                      f"{K:g}), 1 Gb/s, 1 ms, {RUNS[bool(quick)][0]:g} s "
+                                      f"(warm-up {RUNS[bool(quick)][1]:g} s); {how}; queue "
+                                      f"1st-99th percentile {seen['Q_min']:g}-"
+                                      f"{seen['Q_max']:g}, {seen['drops']} losses")
+            note = {"Q_max": "Q_max = N (W* + 1) - C RTT = K + N",
+                    "amplitude": f"closed form sqrt(2N(C RTT + K))/2 = "
+                                 f"{ref['amplitude_approx']:.2f}",
+                    "alpha": f"sqrt(2/W*) = {ref['alpha_approx']:.4f}, W* = {ref['W*']:.2f}",
+                    "utilisation": f"K = {K:g} > C RTT / 7 = {b / 7:.2f}: Q_min = "
+                                   f"{dctcp.q_min(n, b, K):.2f} > 0"}[what]
+            rows.append(Check(
+                "dctcp-sawtooth", f"N = {n}: {what}", expected[what], source="closed form",
+                unit=unit,
+                theory=Side(theory[what], 1e-9, method=f"qosmodels.dctcp.{what.lower()}")
+                if "theory" in sides else None,
+                packets=packets, note=note,
+                reference="Alizadeh et al. 2010, Section 3.3 (synchronised flows)",
+                known=KNOWN.get((n, what))))
+    return rows

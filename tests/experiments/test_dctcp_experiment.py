@@ -1,0 +1,48 @@
+"""dctcp-sawtooth: packets against the synchronised analysis of Alizadeh et al. (2010,
+Section 3.3), in its quick form."""
+
+from __future__ import annotations
+
+import pytest
+
+from qosmodels import dctcp
+from qosmodels.experiments import dctcp as ex
+from qosmodels.experiments import validate
+
+
+@pytest.fixture(scope="module")
+def quick():
+    return validate(["dctcp-sawtooth"], quick=True)
+
+
+def test_no_row_fails_and_only_the_declared_alpha_rows_differ(quick):
+    assert [c.quantity for c in quick.checks if c.verdict == "fails"] == []
+    assert len(quick.checks) == 4 * len(ex.FLOWS)
+    known = sorted(c.quantity for c in quick.checks if c.verdict == "known difference")
+    assert known == sorted(f"N = {n}: alpha" for n, q in ex.KNOWN)
+
+
+def test_the_queue_peaks_near_k_plus_n_and_the_link_stays_busy(quick):
+    rows = {c.quantity: c for c in quick.checks}
+    for n in ex.FLOWS:
+        q = rows[f"N = {n}: Q_max"]
+        assert q.expected == ex.K + n
+        assert abs(q.packets.value - q.expected) <= 3  # measured: within 1 (N < 40), 3 (40)
+        assert rows[f"N = {n}: utilisation"].packets.value > 0.999
+
+
+def test_the_references_are_independent_of_the_module():
+    # numpy.roots on the cubic against qosmodels.dctcp's bisection, and by hand for W* = 50
+    ref = ex.closed_forms(2, 80.0, 20.0)
+    assert 0.2022 < ref["alpha"] < 0.2023
+    assert ref["alpha"] == pytest.approx(dctcp.alpha(2, 80.0, 20.0), rel=1e-10)
+    assert ref["amplitude_approx"] == pytest.approx(10.0)
+    assert ex.bdp() == pytest.approx(84.35, abs=0.01)  # 1 Gb/s x 1.01224 ms / 1500 bytes
+
+
+def test_the_senders_alpha_is_the_fraction_marked():
+    # RFC 8257's estimator: alpha tracks the fraction of packets marked (measured 0.145
+    # and 0.144 at N = 2), which the analysis's alpha overestimates (0.198)
+    m = ex.measure(2, True)
+    assert m["alpha"] == pytest.approx(m["marked"], rel=0.05)
+    assert m["drops"] == 0
