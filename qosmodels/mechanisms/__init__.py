@@ -20,7 +20,8 @@ paper's JK: Tahoe-like, no fast recovery), :class:`GenericWindow`,
 :class:`TcpFriendly` (a rate-based TCP-friendly source, ABE's Green source),
 :class:`Accumulation` (ACC's window source: P, AIAD or Mo-Walrand law, Vegas estimators),
 :class:`TcpVegas` (Brakmo and Peterson's TCP Vegas), :class:`WebTraffic` (web
-connections: Pareto transfers over NewReno, exponential think times).
+connections: Pareto transfers over NewReno, exponential think times), :class:`Cubic`
+(CUBIC, RFC 9438).
 Every source takes ``green=True`` to send ABE Green packets.
 Edge elements: :class:`AggregateBucket`, :class:`ProfileMarker` (Clark and Fang's TSW
 tagger), :class:`TicketTagger` (PPS's ticket tagger).
@@ -31,6 +32,7 @@ from .abe import AbeQueue
 from .acc import Accumulation
 from .avq import Avq
 from .codel import Codel
+from .cubic import Cubic
 from .decbit import Decbit, DecbitWindow
 from .droptail import DropTail
 from .drr import Drr
@@ -55,6 +57,6 @@ __all__ = [
     "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit", "Rio",
     "AbeQueue", "Avq", "Codel", "Drr",
     "TcpReno", "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
-    "TcpFriendly", "Accumulation", "TcpVegas", "WebTraffic",
+    "TcpFriendly", "Accumulation", "TcpVegas", "WebTraffic", "Cubic",
     "AggregateBucket", "ProfileMarker", "TicketTagger", "TicketRed",
 ]

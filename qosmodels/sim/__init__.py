@@ -7,7 +7,8 @@ disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`Drr`) on links, sources
 (:class:`TcpReno`, :class:`TcpNewReno`, :class:`TcpTahoe`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`,
-:class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`, :class:`TcpVegas`, :class:`WebTraffic`)
+:class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`, :class:`TcpVegas`, :class:`WebTraffic`,
+:class:`Cubic`)
 on flows and edge elements
 (:class:`AggregateBucket`, :class:`ProfileMarker`, :class:`TicketTagger`) on aggregates -- and
 run the network with :func:`simulate`.  Every spec is re-exported here.  Each spec names its kernel module
@@ -24,6 +25,7 @@ from ..mechanisms import (
     Avq,
     Cbr,
     Codel,
+    Cubic,
     Decbit,
     DecbitWindow,
     DropTail,
@@ -62,6 +64,6 @@ __all__ = [
     "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "Avq", "Codel",
     "Drr", "TcpReno",
     "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",
-    "Accumulation", "TcpVegas", "WebTraffic",
+    "Accumulation", "TcpVegas", "WebTraffic", "Cubic",
     "AggregateBucket", "ProfileMarker", "TicketTagger",
 ]

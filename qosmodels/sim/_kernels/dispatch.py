@@ -35,6 +35,7 @@ from .queues import (
 from .sources import (
     accumulation,
     cbr,
+    cubic,
     onoff,
     poisson,
     reno,
@@ -55,7 +56,8 @@ QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": pri
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
-           "sources.vegas": vegas, "sources.web": web, "sources.tahoe": tahoe}
+           "sources.vegas": vegas, "sources.web": web, "sources.tahoe": tahoe,
+           "sources.cubic": cubic}
 #: (Edge elements, :data:`EDGES`, have their hooks in :mod:`.dispatch_edges`.)
 
 #: ``queue_select``'s answer for a discipline that keeps its packets in the class rings.
@@ -187,6 +189,8 @@ def source_send_limit(S, code, f):
         return accumulation.send_limit(S, f)
     if code == tahoe.CODE:
         return tahoe.send_limit(S, f)
+    if code == cubic.CODE:
+        return cubic.send_limit(S, f)
     return window.send_limit(S, f)
 
 
@@ -208,6 +212,8 @@ def source_ack(S, code, f, a, ece):
         accumulation.on_ack(S, f, a)
     elif code == tahoe.CODE:
         tahoe.on_ack(S, f, a)
+    elif code == cubic.CODE:
+        cubic.on_ack(S, f, a)
     else:
         window.on_ack(S, f, a)
 
@@ -225,6 +231,8 @@ def source_timeout(S, code, f):
         accumulation.on_timeout(S, f)
     elif code == tahoe.CODE:
         tahoe.on_timeout(S, f)
+    elif code == cubic.CODE:
+        cubic.on_timeout(S, f)
 
 
 @handler
@@ -285,6 +293,8 @@ def source_window(S, code, f, windowed):
         return accumulation.window(S, f)
     if code == tahoe.CODE:
         return tahoe.window(S, f)
+    if code == cubic.CODE:
+        return cubic.window(S, f)
     if windowed:
         return window.window(S, f)
     return np.nan
