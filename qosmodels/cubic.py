@@ -18,8 +18,8 @@ beta) / (1 + beta)`` (Section 4.3), chosen so that it averages Reno's (AIMD(1,
 0.5)) ``sqrt(3 / (2 p))`` whatever ``beta``.  CUBIC takes the larger of the two
 windows on every ACK (Section 4.2), so its response function is their maximum
 (:func:`response_window`); it is Reno-friendly (follows ``W_est``) where the
-AIMD window is the larger, below the crossing ``RTT / p^(1/3)`` of
-:func:`reno_friendly_limit`.
+AIMD window is the larger: for round-trip times below :func:`reno_friendly_limit`,
+``1.22 p^(1/3)`` s with the defaults.
 
 RFC 9438's Tables 1 and 2 (Section 5.1) print this maximum for ``RTT`` = 0.1 s
 and 0.01 s with Reno's window taken as RFC 3649's ``1.2 / sqrt(p)``, rounded to
