@@ -22,7 +22,8 @@ paper's JK: Tahoe-like, no fast recovery), :class:`GenericWindow`,
 :class:`Accumulation` (ACC's window source: P, AIAD or Mo-Walrand law, Vegas estimators),
 :class:`TcpVegas` (Brakmo and Peterson's TCP Vegas), :class:`WebTraffic` (web
 connections: Pareto transfers over NewReno, exponential think times), :class:`Dctcp`
-(Data Center TCP, RFC 8257: NewReno whose ECN reaction scales with the fraction marked).
+(Data Center TCP, RFC 8257: NewReno whose ECN reaction scales with the fraction marked),
+:class:`Cubic` (CUBIC, RFC 9438).
 Every source takes ``green=True`` to send ABE Green packets.
 Edge elements: :class:`AggregateBucket`, :class:`ProfileMarker` (Clark and Fang's TSW
 tagger), :class:`TicketTagger` (PPS's ticket tagger).
@@ -33,6 +34,7 @@ from .abe import AbeQueue
 from .acc import Accumulation
 from .avq import Avq
 from .codel import Codel
+from .cubic import Cubic
 from .dctcp import Dctcp
 from .decbit import Decbit, DecbitWindow
 from .droptail import DropTail
@@ -59,6 +61,6 @@ __all__ = [
     "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit", "Rio",
     "AbeQueue", "Avq", "Codel", "Drr", "FqCodel",
     "TcpReno", "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
-    "TcpFriendly", "Accumulation", "TcpVegas", "WebTraffic", "Dctcp",
+    "TcpFriendly", "Accumulation", "TcpVegas", "WebTraffic", "Dctcp", "Cubic",
     "AggregateBucket", "ProfileMarker", "TicketTagger", "TicketRed",
 ]

@@ -36,6 +36,7 @@ from .queues import (
 from .sources import (
     accumulation,
     cbr,
+    cubic,
     dctcp,
     onoff,
     poisson,
@@ -59,7 +60,7 @@ SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
            "sources.vegas": vegas, "sources.web": web, "sources.tahoe": tahoe,
-           "sources.dctcp": dctcp}
+           "sources.dctcp": dctcp, "sources.cubic": cubic}
 #: (Edge elements, :data:`EDGES`, have their hooks in :mod:`.dispatch_edges`.)
 
 #: ``queue_select``'s answer for a discipline that keeps its packets in the class rings.
@@ -202,6 +203,8 @@ def source_send_limit(S, code, f):
         return accumulation.send_limit(S, f)
     if code == tahoe.CODE:
         return tahoe.send_limit(S, f)
+    if code == cubic.CODE:
+        return cubic.send_limit(S, f)
     return window.send_limit(S, f)
 
 
@@ -225,6 +228,8 @@ def source_ack(S, code, f, a, ece):
         tahoe.on_ack(S, f, a)
     elif code == dctcp.CODE:  # NewReno's processing, then RFC 8257's alpha and reduction
         dctcp.on_ack(S, f, a, ece)
+    elif code == cubic.CODE:
+        cubic.on_ack(S, f, a)
     else:
         window.on_ack(S, f, a)
 
@@ -242,6 +247,8 @@ def source_timeout(S, code, f):
         accumulation.on_timeout(S, f)
     elif code == tahoe.CODE:
         tahoe.on_timeout(S, f)
+    elif code == cubic.CODE:
+        cubic.on_timeout(S, f)
 
 
 @handler
@@ -302,6 +309,8 @@ def source_window(S, code, f, windowed):
         return accumulation.window(S, f)
     if code == tahoe.CODE:
         return tahoe.window(S, f)
+    if code == cubic.CODE:
+        return cubic.window(S, f)
     if windowed:
         return window.window(S, f)
     return np.nan

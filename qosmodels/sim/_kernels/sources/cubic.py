@@ -1,0 +1,304 @@
+"""CUBIC sender, RFC 9438 (spec: :class:`qosmodels.mechanisms.Cubic`).
+
+Congestion avoidance by the cubic window ``W_cubic(t) = C (t - K)^3 + W_max``
+and the Reno-friendly estimate ``W_est``, multiplicative decrease by ``beta``
+with fast convergence, NewReno's fast recovery with window inflation (RFC 6582)
+and go-back-N timeouts with RFC 6298's timer; the spec's docstring gives the
+rules and where RFC 9438 leaves a choice.
+
+A module of its own, as :mod:`.tahoe`: it shares with Reno the state columns,
+the generic sender (:mod:`..sender`, :mod:`..flows`) and the shape of the
+recovery, not the ACK handler (Reno's has the ns-3 pipe, ECN, the byte
+arithmetic and three timer rules); Reno's kernel stays untouched.
+
+References
+----------
+RFC 9438, Sections 4.2-4.8 and 4.10; RFC 5681; RFC 6582, Section 3.2; RFC 6298.
+"""
+
+import math
+
+import numpy as np
+
+from .._jit import POS, handler, rare_handler
+from ..layout import (
+    FF_CWND,
+    FF_RTO,
+    FF_RTT_T0,
+    FF_RTTVAR,
+    FF_SP,
+    FF_SRTT,
+    FF_SS,
+    FF_SSTHRESH,
+    FI_DUPACKS,
+    FI_EARLY_TIMER,
+    FI_FAST_RTX,
+    FI_IN_REC,
+    FI_MAXSEQ,
+    FI_OOO_MASK,
+    FI_OOO_OFF,
+    FI_PER_ACK,
+    FI_RECOVER,
+    FI_RTT_SEQ,
+    FI_SND_NXT,
+    FI_SND_UNA,
+    FI_TIMER0,
+    FI_TIMING,
+    FI_TRACE0,
+    GF_NOW,
+)
+from ..sender import arm_timer, record_rtt, transmit
+from ..timers import cancel
+from ..trace import record
+
+CODE = 13
+
+# parameter columns (offsets into the flow's parameter row), in PARAMS order
+CUB_MAX_WINDOW = 0
+CUB_INIT_WINDOW = 1
+CUB_INIT_SSTHRESH = 2   # 0: max_window
+CUB_MIN_RTO = 3
+CUB_MAX_RTO = 4
+CUB_INIT_RTO = 5
+CUB_C = 6               # segments/s^3
+CUB_BETA = 7
+CUB_FAST_CONV = 8       # 1: fast convergence (RFC 9438, Section 4.7)
+CUB_FRIENDLY = 9        # 1: the Reno-friendly region (Section 4.3)
+CUB_RTT_PER_ACK = 10    # 1: an RTT sample from every new ACK; 0: one timed segment per RTT
+CUB_RECORD = 11         # 1: the three trace channels
+
+#: The spec fields packed into the parameter row, in column order.
+PARAMS = (
+    "max_window", "initial_window", "initial_ssthresh", "min_rto", "max_rto", "initial_rto",
+    "c", "beta", "fast_convergence", "tcp_friendliness",
+    ("rtt_per_ack", lambda s: s.rtt_samples == "ack"),
+    "record",
+)
+
+# float state columns (FF_SS + ...), RFC 9438 Section 4.1.2's variables
+CS_WMAX = 0        # W_max, packets; NaN: none (no congestion event yet, or a timeout since)
+CS_K = 1           # K, s
+CS_T_EPOCH = 2     # t_epoch, s; < 0: no congestion-avoidance stage under way
+CS_CWND_EPOCH = 3  # cwnd_epoch, packets
+CS_WEST = 4        # W_est, packets
+CS_CWND_PRIOR = 5  # cwnd_prior, packets; NaN: not set yet
+
+# trace channels (FI_TRACE0 + ...), recorded in step when ``record``
+TR_ACK = 0
+TR_RTT = 1
+TR_CWND = 2
+
+#: Timer slots of a flow: its retransmission timer.
+TIMERS = 1
+
+
+def setup(spec, ff, fi) -> int:
+    """Initial state of a flow (its rows ``ff``, ``fi``); returns its largest window, packets."""
+    ff[FF_CWND] = spec.initial_window
+    ff[FF_SSTHRESH] = spec.max_window if spec.initial_ssthresh is None else spec.initial_ssthresh
+    ff[FF_RTO] = spec.initial_rto
+    ff[FF_SS + CS_WMAX] = np.nan
+    ff[FF_SS + CS_K] = 0.0
+    ff[FF_SS + CS_T_EPOCH] = -1.0
+    ff[FF_SS + CS_CWND_EPOCH] = 0.0
+    ff[FF_SS + CS_WEST] = 0.0
+    ff[FF_SS + CS_CWND_PRIOR] = np.nan
+    fi[FI_PER_ACK] = int(spec.rtt_samples == "ack")
+    fi[FI_EARLY_TIMER] = 0   # restarted on every new ACK and the fast retransmit
+    return spec.max_window
+
+
+def traces(spec) -> tuple[str, ...]:
+    """Trace channels, if ``record``: at every ACK and timeout, in step, the cumulative
+    ACK (-1: a timeout), the RTT sample it gave (s, NaN: none) and ``cwnd`` after it."""
+    return ("cubic_ack", "cubic_rtt", "cubic_cwnd") if spec.record else ()
+
+
+@handler
+def send_limit(S, f):
+    """One past the last sequence number the window allows now: ``min(cwnd,
+    max_window)`` packets unacknowledged."""
+    w = S.ff[f, FF_CWND]
+    wmax = S.ff[f, FF_SP + CUB_MAX_WINDOW]
+    if w > wmax:
+        w = wmax
+    return S.fi[f, FI_SND_UNA] + np.int64(w)
+
+
+@handler
+def _rtt_sample(S, f, r):
+    """RFC 6298's estimator (alpha 1/8, beta 1/4), RTO clamped to [min_rto, max_rto]."""
+    ff = S.ff
+    if ff[f, FF_SRTT] < 0.0:
+        ff[f, FF_SRTT] = r
+        ff[f, FF_RTTVAR] = r / 2.0
+    else:
+        e = r - ff[f, FF_SRTT]
+        ff[f, FF_RTTVAR] = 0.75 * ff[f, FF_RTTVAR] + 0.25 * abs(e)
+        ff[f, FF_SRTT] = 0.875 * ff[f, FF_SRTT] + 0.125 * r
+    rto = ff[f, FF_SRTT] + 4.0 * ff[f, FF_RTTVAR]
+    lo = ff[f, FF_SP + CUB_MIN_RTO]
+    hi = ff[f, FF_SP + CUB_MAX_RTO]
+    ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
+    record_rtt(S, f, r)
+
+
+@handler
+def _cbrt(x):
+    return math.copysign(abs(x) ** (1.0 / 3.0), x)
+
+
+@handler
+def _avoid(S, f, c, acked):
+    """Congestion avoidance on a new ACK of ``acked`` packets, ``cwnd`` being ``c``: the
+    new ``cwnd`` (RFC 9438, Sections 4.2-4.5)."""
+    ff = S.ff
+    now = S.gf[GF_NOW]
+    cc = ff[f, FF_SP + CUB_C]
+    if ff[f, FF_SS + CS_T_EPOCH] < 0.0:  # a congestion-avoidance stage starts
+        ff[f, FF_SS + CS_T_EPOCH] = now
+        ff[f, FF_SS + CS_CWND_EPOCH] = c
+        ff[f, FF_SS + CS_WEST] = c
+        if math.isnan(ff[f, FF_SS + CS_WMAX]):  # Sections 4.8 and 4.10: K = 0
+            ff[f, FF_SS + CS_WMAX] = c
+            ff[f, FF_SS + CS_K] = 0.0
+            if math.isnan(ff[f, FF_SS + CS_CWND_PRIOR]):
+                ff[f, FF_SS + CS_CWND_PRIOR] = c
+        else:  # eq. 2
+            ff[f, FF_SS + CS_K] = _cbrt((ff[f, FF_SS + CS_WMAX] - c) / cc)
+    t = now - ff[f, FF_SS + CS_T_EPOCH]
+    k = ff[f, FF_SS + CS_K]
+    wmax = ff[f, FF_SS + CS_WMAX]
+    if ff[f, FF_SP + CUB_FRIENDLY] > 0.0:
+        west = ff[f, FF_SS + CS_WEST]
+        if west >= ff[f, FF_SS + CS_CWND_PRIOR]:
+            alpha = 1.0
+        else:
+            beta = ff[f, FF_SP + CUB_BETA]
+            alpha = 3.0 * (1.0 - beta) / (1.0 + beta)
+        west += alpha * acked / c  # eq. 4
+        ff[f, FF_SS + CS_WEST] = west
+        d = t - k
+        if cc * d * d * d + wmax < west:  # the Reno-friendly region
+            return west if west > c else c
+    rtt = ff[f, FF_SRTT]
+    d = t + (rtt if rtt > 0.0 else 0.0) - k
+    target = cc * d * d * d + wmax  # W_cubic(t + RTT), bounded to [cwnd, 1.5 cwnd]
+    if target < c:
+        target = c
+    elif target > 1.5 * c:
+        target = 1.5 * c
+    return c + (target - c) / c
+
+
+@handler
+def _decrease(S, f, flight):
+    """A congestion event: W_max (fast convergence, Section 4.7), cwnd_prior and
+    ssthresh (Section 4.6); the next congestion-avoidance ACK starts a new stage."""
+    ff = S.ff
+    c = ff[f, FF_CWND]
+    beta = ff[f, FF_SP + CUB_BETA]
+    if ff[f, FF_SP + CUB_FAST_CONV] > 0.0 and c < ff[f, FF_SS + CS_WMAX]:
+        ff[f, FF_SS + CS_WMAX] = c * (1.0 + beta) / 2.0
+    else:
+        ff[f, FF_SS + CS_WMAX] = c
+    ff[f, FF_SS + CS_CWND_PRIOR] = c
+    ss = flight * beta
+    ff[f, FF_SSTHRESH] = ss if ss > 2.0 else 2.0
+    ff[f, FF_SS + CS_T_EPOCH] = -1.0
+
+
+@handler
+def _trace(S, f, a, r):
+    if S.ff[f, FF_SP + CUB_RECORD] > 0.0:
+        ch = S.fi[f, FI_TRACE0]
+        record(S, ch + TR_ACK, a)
+        record(S, ch + TR_RTT, r)
+        record(S, ch + TR_CWND, S.ff[f, FF_CWND])
+
+
+@rare_handler
+def on_timeout(S, f):
+    """The window's reaction to a retransmission timeout (go-back-N is the caller's):
+    RFC 9438 Section 4.8, ssthresh from beta, cwnd = 1, the next stage with K = 0."""
+    ff, fi = S.ff, S.fi
+    _decrease(S, f, fi[f, FI_SND_NXT] - fi[f, FI_SND_UNA])
+    ff[f, FF_SS + CS_WMAX] = np.nan
+    ff[f, FF_CWND] = 1.0
+    fi[f, FI_RECOVER] = fi[f, FI_MAXSEQ] - 1
+    fi[f, FI_IN_REC] = 0
+    fi[f, FI_DUPACKS] = 0
+    rto = 2.0 * ff[f, FF_RTO]
+    hi = ff[f, FF_SP + CUB_MAX_RTO]
+    ff[f, FF_RTO] = rto if rto < hi else hi
+    _trace(S, f, -1.0, np.nan)
+
+
+@rare_handler
+def on_ack(S, f, a):
+    """Cumulative ACK ``a``: a new ACK, or a duplicate (``a`` = SND.UNA with data
+    outstanding); NewReno's recovery (RFC 6582) with window inflation."""
+    ff, fi = S.ff, S.fi
+    una = fi[f, FI_SND_UNA]
+    r = np.nan
+    if a > una:
+        newly = a - una
+        resend_head = False
+        if fi[f, FI_PER_ACK] != 0:
+            # the oldest packet this ACK covers, unless it was retransmitted (Karn)
+            t0 = S.stime[(fi[f, FI_OOO_OFF] + (una & fi[f, FI_OOO_MASK])) & POS]
+            if t0 >= 0.0:
+                r = S.gf[GF_NOW] - t0
+        elif fi[f, FI_TIMING] != 0 and a > fi[f, FI_RTT_SEQ]:
+            r = S.gf[GF_NOW] - ff[f, FF_RTT_T0]
+            fi[f, FI_TIMING] = 0
+        if r >= 0.0:
+            _rtt_sample(S, f, r)
+        fi[f, FI_SND_UNA] = a
+        if fi[f, FI_SND_NXT] < a:
+            fi[f, FI_SND_NXT] = a
+        if fi[f, FI_IN_REC] != 0:
+            if a > fi[f, FI_RECOVER]:  # a full ACK: leave fast recovery
+                ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
+                fi[f, FI_IN_REC] = 0
+                fi[f, FI_DUPACKS] = 0
+            else:  # a partial ACK: deflate, resend the next hole
+                c = ff[f, FF_CWND] - newly + 1.0
+                ff[f, FF_CWND] = c if c > 1.0 else 1.0
+                resend_head = True
+        else:
+            fi[f, FI_DUPACKS] = 0
+            c = ff[f, FF_CWND]
+            if c < ff[f, FF_SSTHRESH]:
+                c += 1.0
+            else:
+                c = _avoid(S, f, c, np.float64(newly))
+            wmax = ff[f, FF_SP + CUB_MAX_WINDOW]
+            ff[f, FF_CWND] = c if c < wmax else wmax
+        if resend_head:
+            transmit(S, f, a)
+        if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
+            cancel(S, fi[f, FI_TIMER0] & POS)
+        else:
+            arm_timer(S, f)
+    elif a == una and fi[f, FI_SND_NXT] > una:
+        if fi[f, FI_IN_REC] != 0:
+            ff[f, FF_CWND] += 1.0
+        else:
+            d = fi[f, FI_DUPACKS] + 1
+            fi[f, FI_DUPACKS] = d
+            if d == 3 and a > fi[f, FI_RECOVER]:
+                _decrease(S, f, fi[f, FI_SND_NXT] - una)
+                ff[f, FF_CWND] = ff[f, FF_SSTHRESH] + 3.0
+                fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
+                fi[f, FI_IN_REC] = 1
+                fi[f, FI_FAST_RTX] += 1
+                transmit(S, f, a)
+                arm_timer(S, f)
+    _trace(S, f, np.float64(a), r)
+
+
+@handler
+def window(S, f):
+    """The congestion window, packets (for the recorded series)."""
+    return S.ff[f, FF_CWND]
