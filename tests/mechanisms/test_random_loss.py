@@ -25,3 +25,9 @@ def test_loss_probability_must_be_a_number():
 def test_zero_loss_is_allowed():
     assert RandomLoss(0).p == 0.0
     assert RandomLoss().n_classes == 1
+
+
+def test_periodic_must_be_a_flag():
+    with pytest.raises(ScenarioTypeError, match=r"RandomLoss.periodic must be True or False"):
+        RandomLoss(0.1, periodic=1)
+    assert RandomLoss(0.1, periodic=True).periodic
