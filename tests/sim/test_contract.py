@@ -121,3 +121,38 @@ def test_the_state_scan_sees_the_columns_it_checks():
     assert fq["QS_ROUND"] == ("LF_QS", 0)
     codel = {n: (f, k) for n, f, k in _state_columns(dispatch.QUEUES["queues.codel"])}
     assert codel["QI_DROPPING"][0] == "LI_QS" and codel["QI_DROPPING"][1] >= 1
+
+
+def _named_in(hook: str) -> set[str]:
+    """The kernel modules (``"sources.reno"``, ...) a dispatch hook has a branch for."""
+    from qosmodels.sim._variant import _codes_tested, _module_names
+
+    tree = ast.parse((KERNELS / "dispatch.py").read_text())
+    modules = _module_names(tree)
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == hook)
+    out = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.If):
+            out |= _codes_tested(node.test, modules) or set()
+    return out
+
+
+def _source_specs():
+    import qosmodels.mechanisms as m
+
+    return [cls for cls in vars(m).values() if isinstance(cls, type)
+            and issubclass(cls, m.SourceSpec) and cls is not m.SourceSpec]
+
+
+@pytest.mark.parametrize("spec", _source_specs(), ids=lambda c: c.__name__)
+def test_every_source_has_its_own_branch_in_the_hooks_it_needs(spec):
+    # no source runs another's code by falling through to a default arm: a window source
+    # is named where the window is consulted and moved, an open-loop one where it ticks; one
+    # whose windowed is a property (Poisson, windowed when given a window) in all four
+    windowed = spec.windowed
+    needs = (("source_send_limit", "source_ack", "source_start", "source_next_tick")
+             if isinstance(windowed, property) else
+             ("source_send_limit", "source_ack") if windowed
+             else ("source_start", "source_next_tick"))
+    for hook in needs:
+        assert spec.kernel in _named_in(hook), f"{spec.__name__} has no branch in {hook}"

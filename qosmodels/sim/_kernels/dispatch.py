@@ -15,7 +15,7 @@ sources import the sender).
 import numpy as np
 
 from ._jit import handler
-from .layout import MARK_CE, MARK_DECBIT, MARK_ECE, PI_MARK
+from .layout import FI_SND_UNA, MARK_CE, MARK_DECBIT, MARK_ECE, PI_MARK
 from .pool import release
 from .queues import (
     abe,
@@ -186,7 +186,9 @@ def source_next_tick(S, code, f, now):
         return poisson.next_tick(S, f, now)
     if code == tcp_friendly.CODE:
         return tcp_friendly.next_tick(S, f, now)
-    return onoff.next_tick(S, f, now)
+    if code == onoff.CODE:
+        return onoff.next_tick(S, f, now)
+    return np.inf  # not an open-loop source: no tick
 
 
 @handler
@@ -205,7 +207,9 @@ def source_send_limit(S, code, f):
         return tahoe.send_limit(S, f)
     if code == cubic.CODE:
         return cubic.send_limit(S, f)
-    return window.send_limit(S, f)
+    if code == window.CODE or code == poisson.CODE:  # (Poisson with a window: generic)
+        return window.send_limit(S, f)
+    return S.fi[f, FI_SND_UNA]  # not a window source: nothing beyond what is acknowledged
 
 
 @handler
@@ -230,7 +234,7 @@ def source_ack(S, code, f, a, ece):
         dctcp.on_ack(S, f, a, ece)
     elif code == cubic.CODE:
         cubic.on_ack(S, f, a)
-    else:
+    elif code == window.CODE or code == poisson.CODE:
         window.on_ack(S, f, a)
 
 
