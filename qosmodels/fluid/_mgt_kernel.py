@@ -10,7 +10,8 @@ averaged queue) follows Heun's method (predictor-corrector); the delayed ``W(t-R
 the past steps (before time 0: the initial values).  The queue is clamped to ``[0, buffer]``
 (its derivative is zeroed at a bound it would cross, and the step's result clamped), the
 window to ``>= 0``.  The loss probability: RED's ramp of ``x`` (Hollot et al. 2001: 0 below
-``min_th``, linear to ``max_p`` at ``max_th``, 1 above), or the discrete PI controller
+``min_th``, linear to ``max_p`` at ``max_th``, 1 above; "gentle": linear from ``max_p`` to 1
+between ``max_th`` and ``2 max_th``), or the discrete PI controller
 ``p[k] = p[k-1] + a (q[k] - q_ref) - b (q[k-1] - q_ref)`` updated at the sampling instants
 ``k / sampling_rate`` (clamped to [0, 1], as ns-2's ``pi.cc`` does), held between them.
 """
@@ -39,11 +40,13 @@ def _lookup(h, n, u, mask, before):
 
 
 @njit(cache=True)
-def _ramp(x, min_th, max_th, max_p):
+def _ramp(x, min_th, max_th, max_p, gentle):
     if x < min_th:
         return 0.0
     if x <= max_th:
         return max_p * (x - min_th) / (max_th - min_th)
+    if gentle != 0.0 and x < 2.0 * max_th:
+        return max_p + (1.0 - max_p) * (x - max_th) / max_th
     return 1.0
 
 
@@ -52,7 +55,7 @@ def integrate_mgt(N, C, Tp, buffer, dt, n_steps, save_every, law, prm, W_init, q
                   x_init, p_init, ring, out_t, out_W, out_q, out_p, out_x, out_R):
     """Integrate; fill the ``out_*`` arrays (one row per ``save_every`` steps); return a status.
 
-    ``prm``: RED ``(min_th, max_th, max_p, K)``; PI ``(a, b, T, q_ref)``.
+    ``prm``: RED ``(min_th, max_th, max_p, K, gentle)``; PI ``(a, b, T, q_ref)``.
     """
     mask = ring - 1
     hW = np.empty(ring)
@@ -62,7 +65,7 @@ def integrate_mgt(N, C, Tp, buffer, dt, n_steps, save_every, law, prm, W_init, q
     q = q_init
     x = x_init
     if law == LAW_RED:
-        p = _ramp(x, prm[0], prm[1], prm[2])
+        p = _ramp(x, prm[0], prm[1], prm[2], prm[4])
     else:
         p = p_init
     q_old = q  # PI: the queue at the previous sample
@@ -120,7 +123,7 @@ def integrate_mgt(N, C, Tp, buffer, dt, n_steps, save_every, law, prm, W_init, q
             return STATUS_NONFINITE
         # ---- the loss probability at t + dt
         if law == LAW_RED:
-            p = _ramp(x, prm[0], prm[1], prm[2])
+            p = _ramp(x, prm[0], prm[1], prm[2], prm[4])
         else:
             while (n + 1) * dt >= next_sample - 1e-12 * dt:
                 p = p + prm[0] * (q - prm[3]) - prm[1] * (q_old - prm[3])

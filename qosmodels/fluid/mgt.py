@@ -14,7 +14,8 @@ The loss (mark) probability ``p`` comes from a law:
   (INFOCOM 2001 "A control theoretic analysis of RED", Section II):
   ``dx/dt = (ln(1 - w_q)/delta) (x - q)`` with ``delta = 1/C`` (the queue is sampled at
   every packet), and the ramp ``p = 0`` below ``min_th``, ``max_p (x - min_th)/(max_th -
-  min_th)`` up to ``max_th``, 1 above (RED without the "gentle" option, as in the paper).
+  min_th)`` up to ``max_th``, 1 above (RED without the "gentle" option, as in the paper;
+  ``gentle=True`` ramps on to 1 at ``2 max_th``).
 - :class:`PiLaw` -- the discrete PI controller of Hollot et al. (INFOCOM 2001 "On designing
   improved controllers ...", Section IV; ns-2 ``pi.cc``): at ``sampling_rate`` Hz,
   ``p[k] = p[k-1] + a (q[k] - q_ref) - b (q[k-1] - q_ref)``, clamped to ``[0, 1]``.
@@ -53,7 +54,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..aqm_control import OperatingPoint
 
-__all__ = ["RedLaw", "PiLaw", "solve_mgt", "MgtResult", "DEFAULT_MAX_STEPS"]
+__all__ = ["RedLaw", "PiLaw", "solve_mgt", "MgtResult", "MgtScenario", "mgt_scenario",
+           "DEFAULT_MAX_STEPS"]
 
 #: Steps ``solve_mgt`` runs without being given ``max_steps`` (about 10-20 s of the kernel).
 DEFAULT_MAX_STEPS = 10 ** 8
@@ -73,18 +75,24 @@ class RedLaw:
         Probability at ``max_th``, in (0, 1].
     w_q : float
         EWMA weight per packet arrival, in (0, 1).
+    gentle : bool
+        Above ``max_th``, rise linearly from ``max_p`` to 1 at ``2 max_th`` (Floyd's "gentle"
+        RED) instead of jumping to 1 (the papers' RED; default).
     """
 
     min_th: float
     max_th: float
     max_p: float
     w_q: float
+    gentle: bool = False
 
     def __post_init__(self):
         v.real("RedLaw", "min_th", self.min_th, ge=0, unit="packets")
         v.real("RedLaw", "max_th", self.max_th, gt=self.min_th, unit="packets")
         v.real("RedLaw", "max_p", self.max_p, gt=0, le=1)
         v.real("RedLaw", "w_q", self.w_q, gt=0, lt=1)
+        if not isinstance(self.gentle, bool):
+            raise ScenarioTypeError(f"RedLaw.gentle must be a bool, got {self.gentle!r}")
 
     def K(self, C: float) -> float:
         """The averaging filter's pole ``-ln(1 - w_q) C``, rad/s, at capacity C (packet/s)."""
@@ -97,7 +105,8 @@ class RedLaw:
         return RedController.from_red(self.min_th, self.max_th, self.max_p, self.w_q, C)
 
     def operating_point(self, N, C, Tp) -> OperatingPoint:
-        """The equilibrium (:func:`~qosmodels.aqm_control.red_operating_point`)."""
+        """The equilibrium on the ramp (:func:`~qosmodels.aqm_control.red_operating_point`;
+        refused when it lies above ``max_th``)."""
         from ..aqm_control import red_operating_point
 
         return red_operating_point(N, C, Tp, self.min_th, self.max_th, self.max_p)
@@ -208,6 +217,103 @@ class MgtResult(ShortRepr):
         return drawn(axes)
 
 
+@dataclass(frozen=True)
+class MgtScenario:
+    """The MGT model's inputs read from a :class:`~qosmodels.Network` (:func:`mgt_scenario`).
+
+    Attributes
+    ----------
+    N : int
+        Flows through the bottleneck.
+    C : float, packet/s
+        Its capacity over the flows' packet size.
+    Tp : float, s
+        The flows' round-trip propagation delay.
+    buffer : float, packets
+        The bottleneck's buffer.
+    law : RedLaw
+        Its RED.
+    link : str
+        The bottleneck's name.
+    packet_size : int, bytes
+    """
+
+    N: int
+    C: float
+    Tp: float
+    buffer: float
+    law: RedLaw
+    link: str
+    packet_size: int
+
+    def solve(self, t_end, **options) -> MgtResult:
+        """:func:`solve_mgt` on this scenario (``options``: ``dt``, ``W_init``, ...)."""
+        return solve_mgt(self.N, self.C, self.Tp, self.law, self.buffer, t_end, **options)
+
+
+def mgt_scenario(network, link) -> MgtScenario:
+    """Read N, C, Tp, the buffer and RED from a network whose flows share one RED bottleneck.
+
+    The same :class:`~qosmodels.Network` the packet simulator and ``solve_fluid`` run (for
+    instance ``dumbbell(n, queue=...)`` with a :class:`~qosmodels.mechanisms.Red` on
+    ``"r0->r1"``) is lowered to the single-bottleneck model: every flow must cross ``link``,
+    start at 0 and never stop, and all flows must have the same round-trip propagation delay
+    and packet size; ``link.queue`` must be a ``Red`` (its ``min_th``, ``max_th``, ``max_p``,
+    ``w_q``, ``gentle``; ``mark`` and the idle-time decay have no counterpart in the model).
+    Other links are assumed never to queue (the model has one queue), which is for the
+    caller to ensure (a dumbbell's access links are 100 times faster by default).
+
+    Examples
+    --------
+    >>> from qosmodels import Link, Network
+    >>> from qosmodels.mechanisms import Red
+    >>> from qosmodels.topologies import dumbbell
+    >>> net = dumbbell(60, 30e6, 0.1, packet_size=1000)
+    >>> bott = net.links[net.link_id("r0->r1")]
+    >>> net = net.replace(links=[l if l is not bott else Link(l.src, l.dst, l.capacity,
+    ...                          l.delay, buffer=800, queue=Red(50, 590, 0.1, 5e-5))
+    ...                          for l in net.links])
+    >>> sc = mgt_scenario(net, "r0->r1")
+    >>> sc.N, sc.C, round(sc.Tp, 3), sc.buffer
+    (60, 3750.0, 0.2, 800.0)
+    """
+    from ..mechanisms import Red
+    from ..network import Network
+
+    if not isinstance(network, Network):
+        raise ScenarioTypeError(f"mgt_scenario: network must be a Network, got {network!r}")
+    j = network.link_id(link)
+    lk = network.links[j]
+    name = network.link_names[j]
+    if type(lk.queue) is not Red:
+        raise ScenarioError(f"mgt_scenario: link {name!r} must have queue=Red(...) (the model's "
+                            f"AQM), got {lk.queue!r}")
+    crossing = [j in set(network.flow_links(i).tolist()) for i in range(network.n_flows)]
+    if not all(crossing):
+        bad = [i for i, c in enumerate(crossing) if not c]
+        raise ScenarioError(f"mgt_scenario: every flow must cross {name!r}; flows {bad} do not "
+                            f"(the model has one bottleneck shared by all its flows)")
+    for i, f in enumerate(network.flows):
+        if f.start != 0.0 or f.stop is not None:
+            raise ScenarioError(f"mgt_scenario: Flow {i} has start={f.start!r}, stop={f.stop!r}; "
+                                f"the model's flows are active throughout (start=0, stop=None)")
+    rtt = network.rtt
+    if not np.allclose(rtt, rtt[0], rtol=1e-12, atol=0.0):
+        raise ScenarioError(f"mgt_scenario: the flows' round-trip propagation delays differ "
+                            f"({float(rtt.min())!r} to {float(rtt.max())!r} s); the model's N "
+                            f"flows share one Tp: give them equal access delays")
+    sizes = network.packet_sizes
+    if not np.all(sizes == sizes[0]):
+        raise ScenarioError(f"mgt_scenario: the flows' packet sizes differ "
+                            f"({sorted(set(sizes.tolist()))} bytes); the model counts one "
+                            f"packet size")
+    q = lk.queue
+    law = RedLaw(q.min_th, q.max_th, q.max_p, q.w_q, gentle=q.gentle)
+    return MgtScenario(N=network.n_flows, C=lk.capacity / (8.0 * float(sizes[0])),
+                       Tp=float(rtt[0]), buffer=float(lk.buffer), law=law, link=name,
+                       packet_size=int(sizes[0]))
+
+
 def solve_mgt(N, C, Tp, law, buffer, t_end, *, dt=None, W_init=1.0, q_init=0.0,
               avg_init=None, p_init=None, save_dt=None, max_steps=None) -> MgtResult:
     """Integrate the MGT fluid model of N TCP flows through one AQM bottleneck.
@@ -294,7 +400,7 @@ def solve_mgt(N, C, Tp, law, buffer, t_end, *, dt=None, W_init=1.0, q_init=0.0,
                  fix="use a smaller buffer or a larger dt")
     if isinstance(law, RedLaw):
         code = 0
-        prm = np.array([law.min_th, law.max_th, law.max_p, law.K(C)])
+        prm = np.array([law.min_th, law.max_th, law.max_p, law.K(C), float(law.gentle)])
     else:
         code = 1
         prm = np.array([law.a, law.b, 1.0 / law.sampling_rate, law.q_ref])

@@ -19,6 +19,7 @@ faster 5e-5 and 1e-4 (stable, lightly damped), or ns-2's default 0.002 (unstable
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -28,7 +29,7 @@ from scipy.signal import find_peaks
 
 from qosmodels.aqm_control import design_pi, dominant_root, margins
 from qosmodels.errors import BudgetError, ScenarioError, ScenarioTypeError
-from qosmodels.fluid.mgt import MgtResult, PiLaw, RedLaw, solve_mgt
+from qosmodels.fluid.mgt import MgtResult, PiLaw, RedLaw, mgt_scenario, solve_mgt
 
 N, C, TP, BUF = 60, 3750.0, 0.2, 800.0
 W_DESIGN = -math.expm1(-0.005 / C)  # K = 0.005 rad/s
@@ -132,25 +133,60 @@ def test_jitted_and_plain_python_kernels_agree():
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.slow
-def test_equilibrium_agrees_with_the_network_fluid_model():
-    """solve_fluid(control="Reno") on a dumbbell (60 flows, 30 Mb/s of 1000-byte packets,
-    round trip 0.2 s) with the same RED: same equilibrium (measured: q 103.806 in both at
-    Tp = 0.199 s; the transients differ, the network model delaying data and marks along the
-    path).  About 50 s with the network kernel's compilation."""
-    from qosmodels.fluid import solve_fluid
-    from qosmodels.mechanisms import Red
+def _red_dumbbell(red, access_delay=0.0):
+    """60 flows of 1000-byte packets, 30 Mb/s (3750 packet/s), RED on the bottleneck; round
+    trip 0.2 s without access delay (0.199 s with 0.5 ms: the dumbbell counts one access
+    link's delay each way)."""
+    from qosmodels import Link
     from qosmodels.topologies import dumbbell
 
-    net = dumbbell(N, C * 8000, 0.099, access_delay=0.0005, buffer=int(BUF), packet_size=1000)
-    Tp = float(net.rtt[0])
-    red = Red(min_th=50, max_th=590, max_p=0.1, w_q=5e-5, gentle=False)
-    f = solve_fluid(net, 60.0, control="Reno", red_links=["r0->r1"], red=red)
-    q_net = float(np.max(f.queues[-1])) / 8000
-    m = solve_mgt(N, C, Tp, RedLaw(50, 590, 0.1, 5e-5), BUF, 60.0)
+    net = dumbbell(N, C * 8000, 0.1 - 2 * access_delay, access_delay=access_delay,
+                   packet_size=1000)
+    j = net.link_id("r0->r1")
+    links = [lk if i != j else Link(lk.src, lk.dst, lk.capacity, lk.delay, buffer=int(BUF),
+                                    queue=red) for i, lk in enumerate(net.links)]
+    return net.replace(links=links)
+
+
+def test_scenario_from_a_network():
+    from qosmodels.mechanisms import Red
+
+    sc = mgt_scenario(_red_dumbbell(Red(50, 590, 0.1, 5e-5)), "r0->r1")
+    assert (sc.N, sc.C, sc.buffer, sc.packet_size) == (60, 3750.0, 800.0, 1000)
+    assert sc.Tp == pytest.approx(0.2, rel=1e-12)
+    assert sc.law == RedLaw(50, 590, 0.1, 5e-5)
+    r = sc.solve(30.0)
+    assert r.inputs["N"] == 60 and r.law == sc.law
+
+
+def test_gentle_red_ramps_to_one_at_twice_max_th():
+    """Above max_th the papers' RED marks everything; gentle RED rises from max_p to 1 at
+    2 max_th (read at t = 0 from an averaged queue set above max_th)."""
+    for avg, gentle, p in ((80.0, True, 0.005 + 0.995 * 20 / 60), (80.0, False, 1.0),
+                           (130.0, True, 1.0), (35.0, True, 0.005 * 25 / 50)):
+        r = solve_mgt(N, C, TP, RedLaw(10, 60, 0.005, 1e-9, gentle=gentle), BUF, 0.1,
+                      avg_init=avg, save_dt=0.001)
+        assert r.p[0] == pytest.approx(p, rel=1e-12)
+        assert r.avg[0] == avg
+
+
+@pytest.mark.slow
+def test_equilibrium_agrees_with_the_network_fluid_model():
+    """solve_fluid(control="Reno") on the same dumbbell with the same RED on its bottleneck:
+    same equilibrium (measured at Tp = 0.199 s: q 103.806 and 103.812 packets, W 14.1676 and
+    14.1677; the transients differ, the network model delaying data and marks along the
+    path).  About 50 s with the network kernel's compilation, 6 s without."""
+    from qosmodels.fluid import solve_fluid
+    from qosmodels.mechanisms import Red
+
+    net = _red_dumbbell(Red(min_th=50, max_th=590, max_p=0.1, w_q=5e-5), access_delay=0.0005)
+    sc = mgt_scenario(net, "r0->r1")
+    f = solve_fluid(net, 60.0, control="Reno")
+    q_net = float(f.queues[-1, net.link_id("r0->r1")]) / 8000
+    m = sc.solve(60.0)
     assert m.q[-1] == pytest.approx(q_net, rel=1e-3)
     assert m.W[-1] == pytest.approx(float(f.windows[-1, 0]) / 8000, rel=1e-3)
-    assert q_net == pytest.approx(_red_q0(50, 590, 0.1, Tp), rel=1e-3)
+    assert q_net == pytest.approx(_red_q0(50, 590, 0.1, sc.Tp), rel=1e-3)
 
 
 def test_result_table_and_plot():
@@ -188,6 +224,25 @@ def test_result_table_and_plot():
 def test_bad_inputs_are_refused(call, match):
     with pytest.raises(ScenarioError, match=match):
         call()
+
+
+def test_scenario_refusals():
+    from qosmodels import Flow
+    from qosmodels.mechanisms import DropTail, Red
+
+    net = _red_dumbbell(Red(50, 590, 0.1, 5e-5))
+    with pytest.raises(ScenarioError, match=r"link 'r0->r1' must have queue=Red"):
+        mgt_scenario(_red_dumbbell(DropTail()), "r0->r1")
+    with pytest.raises(ScenarioError, match=r"link 's0->r0' must have queue=Red"):
+        mgt_scenario(net, "s0->r0")
+    late = net.replace(flows=[dataclasses.replace(net.flows[0], start=1.0), *net.flows[1:]])
+    with pytest.raises(ScenarioError, match=r"Flow 0 has start=1\.0"):
+        mgt_scenario(late, "r0->r1")
+    extra = net.replace(flows=[*net.flows, Flow(["s0", "r0"])])
+    with pytest.raises(ScenarioError, match=r"flows \[60\] do not"):
+        mgt_scenario(extra, "r0->r1")
+    with pytest.raises(ScenarioTypeError, match="network must be a Network"):
+        mgt_scenario("dumbbell", "r0->r1")
 
 
 def test_wrong_types_and_budget():
