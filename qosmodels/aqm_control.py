@@ -7,8 +7,8 @@ The Misra-Gong-Towsley fluid model of N TCP flows through one bottleneck
 
 has, for a queue ``q0`` held by the AQM, the operating point
 ``R0 = q0/C + T_p``, ``W0 = R0 C / N``, ``p0 = 2 / W0**2``.  Linearised about it
-(Hollot et al., INFOCOM 2001 "A control theoretic analysis of RED", Section III,
-and IEEE TAC 2002, Section III), with ``dW(t-R0)`` replaced by ``dW(t)`` and
+(Hollot et al., INFOCOM 2001 "A control theoretic analysis of RED" and IEEE TAC
+2002), with ``dW(t-R0)`` replaced by ``dW(t)`` and
 the dependence of the delay on the queue neglected, the loss probability drives
 the queue through the plant::
 
@@ -22,10 +22,10 @@ can be checked against the model rather than copied.
 Controllers (frequency responses from ``controller_response``):
 
 - RED, continuous form of the EWMA with sampling interval ``delta = 1/C``
-  (Hollot et al. 2001, Section IV): ``C_RED(s) = L_RED / (s/K + 1)``,
+  (Hollot et al. 2001): ``C_RED(s) = L_RED / (s/K + 1)``,
   ``L_RED = max_p / (max_th - min_th)``, ``K = -ln(1 - w_q) / delta``.
 - PI (Hollot et al., INFOCOM 2001 "On designing improved controllers for AQM
-  routers supporting TCP flows", Section IV): ``C_PI(s) = K_PI (s/z + 1) / s``.
+  routers supporting TCP flows"): ``C_PI(s) = K_PI (s/z + 1) / s``.
 
 :func:`margins` computes gain and phase margins and the crossover frequency
 numerically; :func:`red_stable` is the RED Proposition (for all ``N >= N^-``
@@ -38,20 +38,22 @@ design rule (the zero cancels the TCP pole, ``z = 2N^-/((R^+)**2 C)``, and
 
 Sources and what was checked
 ----------------------------
-The fluid model, the operating point and the plant are as printed in the
-papers cited below (we re-derive the plant with :func:`derive` and test the
-two against each other).  The RED controller, its ``K`` and ``L_RED`` and the
-Proposition's inequality and ``w_g`` are as the papers state them (as the
-issue quotes them; we could not open a copy of the papers from this machine,
-so the transcription was checked by re-deriving what can be derived: the
-loop's low-frequency gain is ``L_RED (R0 C)**3/(2N)**2``).  The PI design
-example's printed numbers (N^- = 60, C = 3750 packet/s, R^+ = 0.246 s,
-q_ref = 50 packets, 170 Hz, ``a = 1.822e-5``, ``b = 1.816e-5``; the same
-defaults ship in ns-2's ``pi.cc``) are compared with :func:`design_pi` in the
-tests and in the ``aqm-pi-design`` experiment.  The paper's choice of the
-crossover ``w_g`` for PI could not be checked against its text: the default
-here puts it at the cancelled TCP pole, ``w_g = z`` (a documented choice of
-ours, see :func:`design_pi`).
+We could not open a copy of the papers from this machine (the searches we
+could run returned their abstracts only), so the formulas here are the ones
+the papers are known for, as the issue quotes them, and no section or equation
+numbers are given.  What can be derived was derived and tested instead of
+trusted: the plant from the nonlinear equations (:func:`derive`, SymPy); the
+PI gain from ``|P C| = 1`` at ``w_g`` with the TCP pole cancelled (the formula in
+:func:`design_pi`); the Proposition's left side as the loop's low-frequency
+gain at the worst case, ``L_RED (R^+ C)**3/(2N^-)**2``; ``K = -ln(1 - w_q) C`` as
+the rate of the per-packet EWMA (the same rate :func:`~qosmodels.fluid.solve_fluid`
+gives RED).  Not derivable and not checked: the factor 0.1 in the Proposition's
+``w_g``, and the crossover the PI paper chose (the default here, ``w_g = z``, is
+a documented choice of ours; the printed ``a``, ``b`` imply ``w_g = 0.520`` rad/s,
+1.7 % below it, see the ``aqm-pi-design`` experiment).  The PI example's
+printed numbers (N^- = 60, C = 3750 packet/s, R^+ = 0.246 s, q_ref = 50
+packets, 170 Hz, ``a = 1.822e-5``, ``b = 1.816e-5``: ns-2's ``pi.cc`` ships the
+same defaults) are compared with :func:`design_pi` in the tests and there.
 
 References
 ----------
@@ -231,7 +233,7 @@ def red_operating_point(N, C, Tp, min_th, max_th, max_p) -> OperatingPoint:
 # --------------------------------------------------------------------------- controllers
 @dataclass(frozen=True, repr=False)
 class RedController(ShortRepr):
-    """RED's linearised controller ``L_RED / (s/K + 1)`` (Hollot et al. 2001, Section IV).
+    """RED's linearised controller ``L_RED / (s/K + 1)`` (Hollot et al. 2001).
 
     Build it with :meth:`from_red` from RED's parameters, or give ``L_red`` and ``K``.
 
@@ -268,7 +270,7 @@ class RedController(ShortRepr):
 
 @dataclass(frozen=True, repr=False)
 class PiController(ShortRepr):
-    """The PI controller ``K_PI (s/z + 1) / s`` (Hollot et al., INFOCOM 2001, Section IV).
+    """The PI controller ``K_PI (s/z + 1) / s`` (Hollot et al., INFOCOM 2001).
 
     Attributes
     ----------
@@ -455,7 +457,7 @@ def margins(op: OperatingPoint, controller, *, exact_delay: bool = False,
 # --------------------------------------------------------------------------- RED Proposition
 @dataclass(frozen=True, repr=False)
 class RedStability(ShortRepr):
-    """The RED Proposition's test (Hollot et al. 2001, Proposition 1; TAC 2002).
+    """The RED Proposition's test (Hollot et al., INFOCOM 2001, and TAC 2002).
 
     Attributes
     ----------
@@ -636,8 +638,8 @@ def design_pi(N_min, C, R_max, sampling_rate, *, crossover=None,
                                             unit="rad/s")
     K = wg * math.sqrt((wg * R) ** 2 + 1.0) * (2.0 * N) ** 2 / (R * C) ** 3
     a, b = discretize_pi(K, z, fs, method)
-    # the worst case: N_min flows whose round trip is R_max (the queue holds R_max - ... ; the
-    # plant depends on N, C and R0 only, so any (q0, Tp) with q0/C + Tp = R_max gives it)
+    # the worst case: N_min flows whose round trip is R_max; the plant depends on N, C and R0
+    # only, so any (q0, Tp) with q0/C + Tp = R_max gives it (_worst_case takes q0 = 0)
     op = _worst_case(N, C, R)
     m = margins(op, PiController(K_pi=K, z=z))
     return PiDesign(K_pi=K, z=z, crossover=wg, sampling_rate=fs, a=a, b=b, method=method,

@@ -3,12 +3,12 @@
 References used here, none computed by the code under test:
 
 - the operating point, plant and margins by hand from the closed forms of Hollot et al.
-  (INFOCOM 2001, "A control theoretic analysis of RED", Sections III-IV): for the PI loop with
+  (INFOCOM 2001, "A control theoretic analysis of RED"; TAC 2002): for the PI loop with
   the TCP pole cancelled, ``L(jw) = K (RC)**3/(2N)**2 e^{-jwR} / (jw (jwR + 1))``, so the phase
   margin is ``90 - atan(w_g R) - w_g R`` (degrees) and the phase crossover solves
   ``atan(wR) + wR = pi/2``;
 - the PI design example of Hollot et al. (INFOCOM 2001, "On designing improved controllers",
-  Section IV; TAC 2002): N^- = 60, C = 3750 packet/s, R^+ = 0.246 s, 170 Hz, printed
+  TAC 2002): N^- = 60, C = 3750 packet/s, R^+ = 0.246 s, 170 Hz, printed
   ``a = 1.822e-5``, ``b = 1.816e-5`` (also ns-2's ``pi.cc`` defaults);
 - the SymPy derivation is checked against the closed-form plant coefficients.
 """

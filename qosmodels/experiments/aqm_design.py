@@ -35,8 +35,9 @@ from .registry import Bounds, Check, Known, Side, Unstated, register
 #: The papers' example: flows, capacity (packet/s), largest round trip (s), q_ref (packets),
 #: sampling rate (Hz), and the round-trip propagation delay of the fluid runs (s).
 N, C, R_MAX, Q_REF, FS, TP = 60, 3750.0, 0.246, 50.0, 170.0, 0.2
-#: The discrete gains the PI paper prints for this example (and ns-2's pi.cc defaults).
-A_PRINTED, B_PRINTED = 1.822e-5, 1.816e-5
+#: The discrete gains the PI paper prints for this example (and ns-2's pi.cc defaults), in
+#: units of 1e-5 / packet (1.822e-5 and 1.816e-5 / packet).
+A_PRINTED, B_PRINTED = 1.822, 1.816
 #: The TCP pole of the worst case, 2 N / (R^+^2 C), rad/s: the PI zero and default crossover.
 Z = 2.0 * N / (R_MAX ** 2 * C)
 #: RED's ramp (packets, probability) and the two weights: the papers' K = 0.005 rad/s and
@@ -101,10 +102,11 @@ def aqm_pi_design(*, sides, quick, params) -> list[Check]:
     how = (f"aqm_control.design_pi(60, 3750, 0.246, 170, crossover={wg:.4g}), bilinear map; "
            f"K_PI = {d.K_pi:.4g}, z = {d.z:.4g}")
     for what, printed, value in (("a", A_PRINTED, d.a), ("b", B_PRINTED, d.b)):
+        # in units of 1e-5 / packet, so that the table's columns stay narrow
         rows.append(Check(
             name, f"PI discrete gain {what} at 170 Hz", printed, source="paper (stated)",
-            unit="1/packet", paper=printed,
-            theory=Side(value, 5e-4, method=how) if theory else None,
+            unit="1e-5/packet", paper=printed,
+            theory=Side(value * 1e5, 5e-4, method=how) if theory else None,
             reference="Hollot et al., INFOCOM 2001 (PI design example); ns-2 pi.cc defaults; "
                       "the print's 4 digits are within 0.03 %",
             note=GAINS_NOTE,
@@ -152,7 +154,7 @@ def aqm_pi_design(*, sides, quick, params) -> list[Check]:
                 name, f"RED {label}: Proposition's L_RED (R+C)^3/(2N-)^2 over "
                       f"sqrt(w_g^2/K^2 + 1)", Bounds(upper=1.0), source="paper (stated)",
                 theory=Side(s.lhs / s.rhs, 0.0, method="aqm_control.red_stable"),
-                reference="Hollot et al., INFOCOM 2001, Proposition 1: stable for every "
+                reference="Hollot et al., INFOCOM 2001, the RED Proposition: stable for every "
                           "N >= 60, R0 <= 0.246 s when <= 1"))
         if theory and w_q == W_Q_NS:
             gm, wp = _red_gain_margin(op, ctl.L_red, ctl.K)
@@ -179,7 +181,7 @@ def aqm_pi_design(*, sides, quick, params) -> list[Check]:
                     name, f"RED {label}, fluid queue swing over the last 100 s / q0",
                     Bounds(upper=0.01), source="paper (stated)",
                     fluid=Side(r.swing(100.0) / op.q0, 0.0, method=run),
-                    reference="Proposition 1: the design is stable, so the queue settles"))
+                    reference="the RED Proposition: the design is stable, so the queue settles"))
             else:
                 import numpy as np
                 from scipy.signal import find_peaks

@@ -2,7 +2,7 @@
 
 N identical TCP Reno flows in congestion avoidance share a bottleneck of capacity ``C``
 (packet/s) with round-trip propagation delay ``Tp``; windows ``W`` and the queue ``q`` are in
-packets (SIGCOMM 2000, eqs (1)-(2) for one link; Hollot et al., INFOCOM 2001, eq (1))::
+packets (SIGCOMM 2000, for one link, as Hollot et al., INFOCOM 2001, write it)::
 
     dW/dt = 1/R(t) - W(t) W(t - R) p(t - R) / (2 R(t - R))
     dq/dt = N W(t)/R(t) - C        (0 <= q <= buffer)
@@ -11,13 +11,13 @@ packets (SIGCOMM 2000, eqs (1)-(2) for one link; Hollot et al., INFOCOM 2001, eq
 The loss (mark) probability ``p`` comes from a law:
 
 - :class:`RedLaw` -- RED with the continuous form of its EWMA that Hollot et al. use
-  (INFOCOM 2001 "A control theoretic analysis of RED", Section II):
+  (INFOCOM 2001 "A control theoretic analysis of RED"):
   ``dx/dt = (ln(1 - w_q)/delta) (x - q)`` with ``delta = 1/C`` (the queue is sampled at
   every packet), and the ramp ``p = 0`` below ``min_th``, ``max_p (x - min_th)/(max_th -
   min_th)`` up to ``max_th``, 1 above (RED without the "gentle" option, as in the paper;
   ``gentle=True`` ramps on to 1 at ``2 max_th``).
 - :class:`PiLaw` -- the discrete PI controller of Hollot et al. (INFOCOM 2001 "On designing
-  improved controllers ...", Section IV; ns-2 ``pi.cc``): at ``sampling_rate`` Hz,
+  improved controllers ..."; ns-2 ``pi.cc``): at ``sampling_rate`` Hz,
   ``p[k] = p[k-1] + a (q[k] - q_ref) - b (q[k-1] - q_ref)``, clamped to ``[0, 1]``.
 
 :func:`solve_mgt` integrates the delay-differential equation with a fixed step (Heun's method,
