@@ -133,7 +133,7 @@ def aqm_pi_design(*, sides, quick, params) -> list[Check]:
         for what, ref, value, unit in (
                 ("queue", Q_REF, r.mean_queue(10.0), "packets"),
                 ("window", W0, float(r.W[-1]), "packets"),
-                ("loss probability", 2.0 / W0 ** 2, float(r.p[-1]), "")):
+                ("loss probability", 100.0 * 2.0 / W0 ** 2, 100.0 * float(r.p[-1]), "%")):
             rows.append(Check(
                 name, f"PI design, fluid {what} at the end (Tp = 0.2 s)", ref,
                 source="closed form", unit=unit,
