@@ -28,11 +28,12 @@ from ..network import Network
 from ._compile import DEFAULT_RED, CompiledFluid, LinkChange, Red, compile_fluid, step_work
 from .equilibrium import AccEquilibrium, RenoEquilibrium, acc_equilibrium, reno_equilibrium
 from .estimators import CONTROLS, ESTIMATORS
+from .mgt import MgtResult, PiLaw, RedLaw, mgt_scenario, solve_mgt
 from .result import FluidResult
 
 __all__ = ["solve_fluid", "FluidResult", "LinkChange", "Red", "DEFAULT_RED", "acc_equilibrium",
            "AccEquilibrium", "reno_equilibrium", "RenoEquilibrium", "CONTROLS", "ESTIMATORS",
-           "compile_fluid"]
+           "compile_fluid", "solve_mgt", "MgtResult", "RedLaw", "PiLaw", "mgt_scenario"]
 
 
 def solve_fluid(

@@ -32,6 +32,7 @@ NAMES = {
     "pps-fig5", "pps-fig7", "pps-fig11", "pps-udp", "calibrated-pps",
     "tokenbucket-window-increase", "tokenbucket-conformance", "tokenbucket-fairness",
     "netcalc-tokenbucket", "netcalc-pgps", "netcalc-drr", "dctcp-sawtooth", "cubic-response",
+    "aqm-pi-design",
     "aqm-fqcodel",
     "md1", "parking-lot-proportional", "parking-lot-maxmin", "fluid-reno-red",
     "dks-table2", "dks-table3", "dks-table4", "dks-table5", "dks-table6", "dks-table7",
@@ -44,6 +45,10 @@ NAMES = {
 #: rows' in test_abe_figures.py, dctcp-sawtooth's in test_dctcp_experiment.py,
 #: cubic-response's in test_cubic_experiment.py.)
 FAILING = {
+    # the PI design rule with the crossover at the cancelled pole (w_g unstated): K_PI and the
+    # discrete gains 1.7 % above the printed ones (reachable at w_g = 0.52 rad/s)
+    ("aqm-pi-design", "PI discrete gain a at 170 Hz"),
+    ("aqm-pi-design", "PI discrete gain b at 170 Hz"),
     # eq (12) and the fluid model assume queues only at saturated links (Vegas above the
     # paper's 10%-60%); the packets' bursty two-way queues side with the paper at 35 Mb/s
     ("acc-fig4", "Vegas forward utilisation, c_r=35 Mb/s"),
@@ -362,7 +367,7 @@ def test_table_fits_in_120_columns_and_json_round_trips(quick_report):
     assert m and int(m.group(1)) == len(report.failures) and "known t,f" in text
     assert set(m.group(2).split(", ")) == ({"acc-fig2", "acc-fig4", "acc-fig5", "acc-fig6",
                                             "acc-fig9", "acc-fig10", "acc-fig11",
-                                            "tokenbucket-fairness"}
+                                            "tokenbucket-fairness", "aqm-pi-design"}
                                            | {f"dks-table{i}" for i in range(2, 8)}
                                            | {f"pps-table{i}" for i in range(1, 10)}
                                            | {"pps-fig5", "pps-fig7", "calibrated-pps"}

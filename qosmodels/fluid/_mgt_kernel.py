@@ -1,0 +1,134 @@
+"""The Numba integrator of the Misra-Gong-Towsley model (imported only when a model is solved).
+
+One jitted function, :func:`integrate_mgt`, sees only numbers and arrays and returns a status
+code; :func:`qosmodels.fluid.mgt.solve_mgt` validates the inputs and explains the codes.
+
+The scheme, step ``n -> n + 1`` of size ``dt`` (``dt <= Tp / 2``, so every delayed value the
+step reads lies at or before step ``n``): the state ``(W, q, x)`` (window, queue, RED's
+averaged queue) follows Heun's method (predictor-corrector); the delayed ``W(t-R)``,
+``p(t-R)``, ``R(t-R)`` with ``R = q(t)/C + Tp`` are linearly interpolated from ring buffers of
+the past steps (before time 0: the initial values).  The queue is clamped to ``[0, buffer]``
+(its derivative is zeroed at a bound it would cross, and the step's result clamped), the
+window to ``>= 0``.  The loss probability: RED's ramp of ``x`` (Hollot et al. 2001: 0 below
+``min_th``, linear to ``max_p`` at ``max_th``, 1 above; "gentle": linear from ``max_p`` to 1
+between ``max_th`` and ``2 max_th``), or the discrete PI controller
+``p[k] = p[k-1] + a (q[k] - q_ref) - b (q[k-1] - q_ref)`` updated at the sampling instants
+``k / sampling_rate`` (clamped to [0, 1], as ns-2's ``pi.cc`` does), held between them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+LAW_RED, LAW_PI = 0, 1
+STATUS_OK, STATUS_NONFINITE = 0, 1
+
+
+@njit(cache=True)
+def _lookup(h, n, u, mask, before):
+    """Value at step position ``u`` (may be fractional) of the ring ``h`` holding steps <= n."""
+    if u < 0.0:
+        return before
+    k = int(math.floor(u))
+    f = u - k
+    if k >= n:
+        return h[n & mask]
+    return h[k & mask] * (1.0 - f) + h[(k + 1) & mask] * f
+
+
+@njit(cache=True)
+def _ramp(x, min_th, max_th, max_p, gentle):
+    if x < min_th:
+        return 0.0
+    if x <= max_th:
+        return max_p * (x - min_th) / (max_th - min_th)
+    if gentle != 0.0 and x < 2.0 * max_th:
+        return max_p + (1.0 - max_p) * (x - max_th) / max_th
+    return 1.0
+
+
+@njit(cache=True)
+def integrate_mgt(N, C, Tp, buffer, dt, n_steps, save_every, law, prm, W_init, q_init,
+                  x_init, p_init, ring, out_t, out_W, out_q, out_p, out_x, out_R):
+    """Integrate; fill the ``out_*`` arrays (one row per ``save_every`` steps); return a status.
+
+    ``prm``: RED ``(min_th, max_th, max_p, K, gentle)``; PI ``(a, b, T, q_ref)``.
+    """
+    mask = ring - 1
+    hW = np.empty(ring)
+    hp = np.empty(ring)
+    hR = np.empty(ring)
+    W = W_init
+    q = q_init
+    x = x_init
+    if law == LAW_RED:
+        p = _ramp(x, prm[0], prm[1], prm[2], prm[4])
+    else:
+        p = p_init
+    q_old = q  # PI: the queue at the previous sample
+    next_sample = prm[2] if law == LAW_PI else 0.0
+    k_sample = 1
+    W0 = W
+    p0 = p
+    R0 = q / C + Tp
+    K = prm[3] if law == LAW_RED else 0.0
+    j = 0
+    for n in range(n_steps + 1):
+        t = n * dt
+        R = q / C + Tp
+        hW[n & mask] = W
+        hp[n & mask] = p
+        hR[n & mask] = R
+        if n % save_every == 0:
+            out_t[j] = t
+            out_W[j] = W
+            out_q[j] = q
+            out_p[j] = p
+            out_x[j] = x
+            out_R[j] = R
+            j += 1
+        if n == n_steps:
+            break
+        # ---- predictor
+        u = (t - R) / dt
+        Wd = _lookup(hW, n, u, mask, W0)
+        pd = _lookup(hp, n, u, mask, p0)
+        Rd = _lookup(hR, n, u, mask, R0)
+        fW1 = 1.0 / R - W * Wd * pd / (2.0 * Rd)
+        fq1 = N * W / R - C
+        if (q <= 0.0 and fq1 < 0.0) or (q >= buffer and fq1 > 0.0):
+            fq1 = 0.0
+        fx1 = K * (q - x)
+        Wp = max(W + dt * fW1, 0.0)
+        qp = min(max(q + dt * fq1, 0.0), buffer)
+        xp = x + dt * fx1
+        # ---- corrector, at t + dt (its delayed values lie at or before step n)
+        Rp = qp / C + Tp
+        u = (t + dt - Rp) / dt
+        Wd = _lookup(hW, n, u, mask, W0)
+        pd = _lookup(hp, n, u, mask, p0)
+        Rd = _lookup(hR, n, u, mask, R0)
+        fW2 = 1.0 / Rp - Wp * Wd * pd / (2.0 * Rd)
+        fq2 = N * Wp / Rp - C
+        if (qp <= 0.0 and fq2 < 0.0) or (qp >= buffer and fq2 > 0.0):
+            fq2 = 0.0
+        fx2 = K * (qp - xp)
+        W = max(W + 0.5 * dt * (fW1 + fW2), 0.0)
+        q = min(max(q + 0.5 * dt * (fq1 + fq2), 0.0), buffer)
+        x = x + 0.5 * dt * (fx1 + fx2)
+        if not (math.isfinite(W) and math.isfinite(q) and math.isfinite(x)):
+            return STATUS_NONFINITE
+        # ---- the loss probability at t + dt
+        if law == LAW_RED:
+            p = _ramp(x, prm[0], prm[1], prm[2], prm[4])
+        else:
+            while (n + 1) * dt >= next_sample - 1e-12 * dt:
+                p = p + prm[0] * (q - prm[3]) - prm[1] * (q_old - prm[3])
+                p = min(max(p, 0.0), 1.0)
+                q_old = q
+                k_sample += 1
+                next_sample = k_sample * prm[2]
+    return STATUS_OK

@@ -1,0 +1,421 @@
+"""The Misra-Gong-Towsley TCP/AQM fluid model of one bottleneck, with RED or PI.
+
+N identical TCP Reno flows in congestion avoidance share a bottleneck of capacity ``C``
+(packet/s) with round-trip propagation delay ``Tp``; windows ``W`` and the queue ``q`` are in
+packets (SIGCOMM 2000, for one link, as Hollot et al., INFOCOM 2001, write it)::
+
+    dW/dt = 1/R(t) - W(t) W(t - R) p(t - R) / (2 R(t - R))
+    dq/dt = N W(t)/R(t) - C        (0 <= q <= buffer)
+    R(t)  = q(t)/C + Tp
+
+The loss (mark) probability ``p`` comes from a law:
+
+- :class:`RedLaw` -- RED with the continuous form of its EWMA that Hollot et al. use
+  (INFOCOM 2001 "A control theoretic analysis of RED"):
+  ``dx/dt = (ln(1 - w_q)/delta) (x - q)`` with ``delta = 1/C`` (the queue is sampled at
+  every packet), and the ramp ``p = 0`` below ``min_th``, ``max_p (x - min_th)/(max_th -
+  min_th)`` up to ``max_th``, 1 above (RED without the "gentle" option, as in the paper;
+  ``gentle=True`` ramps on to 1 at ``2 max_th``).
+- :class:`PiLaw` -- the discrete PI controller of Hollot et al. (INFOCOM 2001 "On designing
+  improved controllers ..."; ns-2 ``pi.cc``): at ``sampling_rate`` Hz,
+  ``p[k] = p[k-1] + a (q[k] - q_ref) - b (q[k-1] - q_ref)``, clamped to ``[0, 1]``.
+
+:func:`solve_mgt` integrates the delay-differential equation with a fixed step (Heun's method,
+delayed values interpolated from a history; see :mod:`qosmodels.fluid._mgt_kernel`).  The
+linearisation, margins and PI design are in :mod:`qosmodels.aqm_control`.
+
+Not modelled (as in the papers' model): timeouts and slow start; losses at a full buffer do
+not reach the senders (the queue is only clamped at ``buffer``; give a buffer large enough
+that RED's or PI's ``p`` does the work, and read ``q`` against it).
+
+References
+----------
+V. Misra, W.-B. Gong, D. Towsley, "Fluid-based analysis of a network of AQM routers
+supporting TCP flows with an application to RED", SIGCOMM 2000.
+C. V. Hollot, V. Misra, D. Towsley, W.-B. Gong, "A control theoretic analysis of RED" and
+"On designing improved controllers for AQM routers supporting TCP flows", INFOCOM 2001.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import _validate as v
+from .._repr import ShortRepr
+from ..budget import check_memory, check_work
+from ..errors import ScenarioError, ScenarioTypeError, SimulationError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+    from ..aqm_control import OperatingPoint
+
+__all__ = ["RedLaw", "PiLaw", "solve_mgt", "MgtResult", "MgtScenario", "mgt_scenario",
+           "DEFAULT_MAX_STEPS"]
+
+#: Steps ``solve_mgt`` runs without being given ``max_steps`` (about 10-20 s of the kernel).
+DEFAULT_MAX_STEPS = 10 ** 8
+#: Saved samples when ``save_dt`` is not given.
+DEFAULT_SAVES = 4000
+
+
+@dataclass(frozen=True)
+class RedLaw:
+    """RED as Hollot et al. model it: an EWMA (continuous form) and the ramp.
+
+    Parameters
+    ----------
+    min_th, max_th : float, packets
+        Thresholds, ``0 <= min_th < max_th``.
+    max_p : float
+        Probability at ``max_th``, in (0, 1].
+    w_q : float
+        EWMA weight per packet arrival, in (0, 1).
+    gentle : bool
+        Above ``max_th``, rise linearly from ``max_p`` to 1 at ``2 max_th`` (Floyd's "gentle"
+        RED) instead of jumping to 1 (the papers' RED; default).
+    """
+
+    min_th: float
+    max_th: float
+    max_p: float
+    w_q: float
+    gentle: bool = False
+
+    def __post_init__(self):
+        v.real("RedLaw", "min_th", self.min_th, ge=0, unit="packets")
+        v.real("RedLaw", "max_th", self.max_th, gt=self.min_th, unit="packets")
+        v.real("RedLaw", "max_p", self.max_p, gt=0, le=1)
+        v.real("RedLaw", "w_q", self.w_q, gt=0, lt=1)
+        if not isinstance(self.gentle, bool):
+            raise ScenarioTypeError(f"RedLaw.gentle must be a bool, got {self.gentle!r}")
+
+    def K(self, C: float) -> float:
+        """The averaging filter's pole ``-ln(1 - w_q) C``, rad/s, at capacity C (packet/s)."""
+        return -math.log1p(-self.w_q) * C
+
+    def controller(self, C: float):
+        """The linearised controller (:class:`~qosmodels.aqm_control.RedController`)."""
+        from ..aqm_control import RedController
+
+        return RedController.from_red(self.min_th, self.max_th, self.max_p, self.w_q, C)
+
+    def operating_point(self, N, C, Tp) -> OperatingPoint:
+        """The equilibrium on the ramp (:func:`~qosmodels.aqm_control.red_operating_point`;
+        refused when it lies above ``max_th``)."""
+        from ..aqm_control import red_operating_point
+
+        return red_operating_point(N, C, Tp, self.min_th, self.max_th, self.max_p)
+
+
+@dataclass(frozen=True)
+class PiLaw:
+    """The discrete PI AQM: ``p[k] = p[k-1] + a (q[k] - q_ref) - b (q[k-1] - q_ref)``.
+
+    Parameters
+    ----------
+    a, b : float, 1/packet
+        Gains, ``a > 0``, ``b >= 0`` (the papers' example: 1.822e-5, 1.816e-5).
+    sampling_rate : float, Hz
+        Updates per second, > 0 (the example: 170).
+    q_ref : float, packets
+        Queue the controller holds, >= 0 (the example: 50).
+    """
+
+    a: float
+    b: float
+    sampling_rate: float
+    q_ref: float
+
+    def __post_init__(self):
+        v.real("PiLaw", "a", self.a, gt=0, unit="1/packet")
+        v.real("PiLaw", "b", self.b, ge=0, unit="1/packet")
+        v.real("PiLaw", "sampling_rate", self.sampling_rate, gt=0, unit="Hz")
+        v.real("PiLaw", "q_ref", self.q_ref, ge=0, unit="packets")
+
+    @classmethod
+    def from_design(cls, design, q_ref) -> PiLaw:
+        """The law of a :class:`~qosmodels.aqm_control.PiDesign` holding ``q_ref``."""
+        return cls(a=design.a, b=design.b, sampling_rate=design.sampling_rate, q_ref=q_ref)
+
+    def operating_point(self, N, C, Tp) -> OperatingPoint:
+        """The equilibrium: the integral action holds ``q0 = q_ref`` (while ``a > b``)."""
+        from ..aqm_control import linearize
+
+        return linearize(N, C, Tp, self.q_ref)
+
+
+@dataclass(frozen=True, repr=False)
+class MgtResult(ShortRepr):
+    """Trajectories of the MGT model, sampled every ``save_dt`` seconds.
+
+    Attributes
+    ----------
+    t : ndarray, shape (T,), s
+    W : ndarray, shape (T,), packets
+        Window of each flow.
+    q : ndarray, shape (T,), packets
+        Queue.
+    p : ndarray, shape (T,)
+        Loss (mark) probability.
+    avg : ndarray, shape (T,), packets
+        RED's averaged queue (for PI: a copy of ``q``, which PI does not average).
+    rtt : ndarray, shape (T,), s
+        ``q/C + Tp``.
+    law : RedLaw or PiLaw
+    inputs : dict
+        ``N``, ``C``, ``Tp``, ``buffer``, ``t_end``, ``dt``, ``W_init``, ``q_init``.
+    """
+
+    t: np.ndarray
+    W: np.ndarray
+    q: np.ndarray
+    p: np.ndarray
+    avg: np.ndarray
+    rtt: np.ndarray
+    law: object
+    inputs: dict = field(default_factory=dict)
+
+    def window(self, duration: float) -> np.ndarray:
+        """Boolean mask of the samples in the last ``duration`` seconds."""
+        duration = v.real("MgtResult.window", "duration", duration, gt=0, unit="s")
+        return self.t >= self.t[-1] - duration
+
+    def swing(self, duration: float = 20.0) -> float:
+        """Peak-to-peak queue over the last ``duration`` seconds, packets."""
+        q = self.q[self.window(duration)]
+        return float(q.max() - q.min())
+
+    def mean_queue(self, duration: float = 20.0) -> float:
+        """Mean queue over the last ``duration`` seconds, packets."""
+        return float(self.q[self.window(duration)].mean())
+
+    def to_pandas(self) -> pandas.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame({"W": self.W, "q": self.q, "p": self.p, "avg": self.avg,
+                             "rtt": self.rtt}, index=pd.Index(self.t, name="t"))
+
+    def plot(self, ax=None, **kwargs):
+        """Queue (and RED's average), window and probability against time (three panels)."""
+        from .._plot import drawn, panels
+
+        axes = panels(ax, 3, rows=True, sharex=True)
+        data = (("q", self.q, "queue (packets)"), ("W", self.W, "window (packets)"),
+                ("p", self.p, "loss probability"))
+        for a, (name, y, label) in zip(axes, data):
+            a.plot(self.t, y, label=name, **kwargs)
+            if name == "q" and isinstance(self.law, RedLaw):
+                a.plot(self.t, self.avg, "--", label="avg")
+                a.legend()
+            a.set_ylabel(label)
+        axes[-1].set_xlabel("time (s)")
+        return drawn(axes)
+
+
+@dataclass(frozen=True)
+class MgtScenario:
+    """The MGT model's inputs read from a :class:`~qosmodels.Network` (:func:`mgt_scenario`).
+
+    Attributes
+    ----------
+    N : int
+        Flows through the bottleneck.
+    C : float, packet/s
+        Its capacity over the flows' packet size.
+    Tp : float, s
+        The flows' round-trip propagation delay.
+    buffer : float, packets
+        The bottleneck's buffer.
+    law : RedLaw
+        Its RED.
+    link : str
+        The bottleneck's name.
+    packet_size : int, bytes
+    """
+
+    N: int
+    C: float
+    Tp: float
+    buffer: float
+    law: RedLaw
+    link: str
+    packet_size: int
+
+    def solve(self, t_end, **options) -> MgtResult:
+        """:func:`solve_mgt` on this scenario (``options``: ``dt``, ``W_init``, ...)."""
+        return solve_mgt(self.N, self.C, self.Tp, self.law, self.buffer, t_end, **options)
+
+
+def mgt_scenario(network, link) -> MgtScenario:
+    """Read N, C, Tp, the buffer and RED from a network whose flows share one RED bottleneck.
+
+    The same :class:`~qosmodels.Network` the packet simulator and ``solve_fluid`` run (for
+    instance ``dumbbell(n, queue=...)`` with a :class:`~qosmodels.mechanisms.Red` on
+    ``"r0->r1"``) is lowered to the single-bottleneck model: every flow must cross ``link``,
+    start at 0 and never stop, and all flows must have the same round-trip propagation delay
+    and packet size; ``link.queue`` must be a ``Red`` (its ``min_th``, ``max_th``, ``max_p``,
+    ``w_q``, ``gentle``; ``mark`` and the idle-time decay have no counterpart in the model).
+    Other links are assumed never to queue (the model has one queue), which is for the
+    caller to ensure (a dumbbell's access links are 100 times faster by default).
+
+    Examples
+    --------
+    >>> from qosmodels import Link, Network
+    >>> from qosmodels.mechanisms import Red
+    >>> from qosmodels.topologies import dumbbell
+    >>> net = dumbbell(60, 30e6, 0.1, packet_size=1000)
+    >>> bott = net.links[net.link_id("r0->r1")]
+    >>> net = net.replace(links=[l if l is not bott else Link(l.src, l.dst, l.capacity,
+    ...                          l.delay, buffer=800, queue=Red(50, 590, 0.1, 5e-5))
+    ...                          for l in net.links])
+    >>> sc = mgt_scenario(net, "r0->r1")
+    >>> sc.N, sc.C, round(sc.Tp, 3), sc.buffer
+    (60, 3750.0, 0.2, 800.0)
+    """
+    from ..mechanisms import Red
+    from ..network import Network
+
+    if not isinstance(network, Network):
+        raise ScenarioTypeError(f"mgt_scenario: network must be a Network, got {network!r}")
+    j = network.link_id(link)
+    lk = network.links[j]
+    name = network.link_names[j]
+    if type(lk.queue) is not Red:
+        raise ScenarioError(f"mgt_scenario: link {name!r} must have queue=Red(...) (the model's "
+                            f"AQM), got {lk.queue!r}")
+    crossing = [j in set(network.flow_links(i).tolist()) for i in range(network.n_flows)]
+    if not all(crossing):
+        bad = [i for i, c in enumerate(crossing) if not c]
+        raise ScenarioError(f"mgt_scenario: every flow must cross {name!r}; flows {bad} do not "
+                            f"(the model has one bottleneck shared by all its flows)")
+    for i, f in enumerate(network.flows):
+        if f.start != 0.0 or f.stop is not None:
+            raise ScenarioError(f"mgt_scenario: Flow {i} has start={f.start!r}, stop={f.stop!r}; "
+                                f"the model's flows are active throughout (start=0, stop=None)")
+    rtt = network.rtt
+    if not np.allclose(rtt, rtt[0], rtol=1e-12, atol=0.0):
+        raise ScenarioError(f"mgt_scenario: the flows' round-trip propagation delays differ "
+                            f"({float(rtt.min())!r} to {float(rtt.max())!r} s); the model's N "
+                            f"flows share one Tp: give them equal access delays")
+    sizes = network.packet_sizes
+    if not np.all(sizes == sizes[0]):
+        raise ScenarioError(f"mgt_scenario: the flows' packet sizes differ "
+                            f"({sorted(set(sizes.tolist()))} bytes); the model counts one "
+                            f"packet size")
+    q = lk.queue
+    law = RedLaw(q.min_th, q.max_th, q.max_p, q.w_q, gentle=q.gentle)
+    return MgtScenario(N=network.n_flows, C=lk.capacity / (8.0 * float(sizes[0])),
+                       Tp=float(rtt[0]), buffer=float(lk.buffer), law=law, link=name,
+                       packet_size=int(sizes[0]))
+
+
+def solve_mgt(N, C, Tp, law, buffer, t_end, *, dt=None, W_init=1.0, q_init=0.0,
+              avg_init=None, p_init=None, save_dt=None, max_steps=None) -> MgtResult:
+    """Integrate the MGT fluid model of N TCP flows through one AQM bottleneck.
+
+    Parameters
+    ----------
+    N : float
+        Number of flows, > 0.
+    C : float, packet/s
+        Capacity, > 0.
+    Tp : float, s
+        Round-trip propagation delay, > 0.
+    law : RedLaw or PiLaw
+        The AQM.
+    buffer : float, packets
+        Buffer, > 0 (the queue is clamped to it; see the module docstring).
+    t_end : float, s
+        Length of the run, > 0.
+    dt : float, s, optional
+        Step, at most ``Tp / 2``.  Default ``min(1 ms, Tp / 20)``.
+    W_init, q_init : float, packets
+        Initial window (>= 0) and queue (in ``[0, buffer]``); constant history before 0.
+    avg_init : float, packets, optional
+        RED only: the initial averaged queue (>= 0; default ``q_init``).
+    p_init : float, optional
+        PI only: the controller's initial probability, in [0, 1] (default 0).
+    save_dt : float, s, optional
+        Sampling of the result (rounded to a multiple of ``dt``); default ``t_end / 4000``.
+    max_steps : int, optional
+        Refuse runs of more than this many steps (default :data:`DEFAULT_MAX_STEPS`).
+
+    Returns
+    -------
+    MgtResult
+
+    Examples
+    --------
+    >>> from qosmodels.fluid.mgt import PiLaw, solve_mgt
+    >>> r = solve_mgt(60, 3750, 0.2, PiLaw(1.822e-5, 1.816e-5, 170, 50), 800, 60.0)
+    >>> round(r.mean_queue(10.0))
+    50
+    """
+    N = v.real("solve_mgt", "N", N, gt=0, unit="flows")
+    C = v.real("solve_mgt", "C", C, gt=0, unit="packet/s")
+    Tp = v.real("solve_mgt", "Tp", Tp, gt=0, unit="s")
+    if not isinstance(law, (RedLaw, PiLaw)):
+        raise ScenarioTypeError(f"solve_mgt: law must be a RedLaw(min_th, max_th, max_p, w_q) "
+                                f"or a PiLaw(a, b, sampling_rate, q_ref), got {law!r}")
+    buffer = v.real("solve_mgt", "buffer", buffer, gt=0, unit="packets")
+    t_end = v.real("solve_mgt", "t_end", t_end, gt=0, unit="s")
+    dt = min(1e-3, Tp / 20.0) if dt is None else v.real("solve_mgt", "dt", dt, gt=0,
+                                                         le=Tp / 2, unit="s")
+    W_init = v.real("solve_mgt", "W_init", W_init, ge=0, unit="packets")
+    q_init = v.real("solve_mgt", "q_init", q_init, ge=0, le=buffer, unit="packets")
+    if isinstance(law, RedLaw):
+        if p_init is not None:
+            raise ScenarioError("solve_mgt: p_init is the PI controller's initial state; RED's "
+                                "probability follows its averaged queue: give avg_init instead")
+        x_init = q_init if avg_init is None else v.real("solve_mgt", "avg_init", avg_init, ge=0,
+                                                        unit="packets")
+        p0 = 0.0
+    else:
+        if avg_init is not None:
+            raise ScenarioError("solve_mgt: avg_init is RED's averaged queue; the PI law does "
+                                "not average: give p_init instead")
+        x_init = q_init
+        p0 = 0.0 if p_init is None else v.real("solve_mgt", "p_init", p_init, ge=0, le=1)
+    save_dt = t_end / DEFAULT_SAVES if save_dt is None else v.real(
+        "solve_mgt", "save_dt", save_dt, gt=0, unit="s")
+    limit = DEFAULT_MAX_STEPS if max_steps is None else v.integer(
+        "solve_mgt", "max_steps", max_steps, ge=1)
+    n_steps = math.ceil(t_end / dt - 1e-9)
+    check_work("solve_mgt", n_steps, limit, what="integration steps",
+               parameter=f"t_end / dt = {t_end!r} / {dt!r}",
+               fix="shorten t_end, lengthen dt, or pass a larger max_steps")
+    save_every = max(1, round(save_dt / dt))
+    n_saves = n_steps // save_every + 1
+    check_memory("solve_mgt", 6 * 8 * n_saves, parameter=f"{n_saves} saved samples",
+                 fix="use a larger save_dt")
+    r_max = buffer / C + Tp
+    ring = 1 << max(2, math.ceil(math.log2(r_max / dt + 4)))
+    check_memory("solve_mgt", 3 * 8 * ring, parameter=f"a history of {ring} steps "
+                 f"(buffer / C + Tp = {r_max:.4g} s at dt = {dt!r} s)",
+                 fix="use a smaller buffer or a larger dt")
+    if isinstance(law, RedLaw):
+        code = 0
+        prm = np.array([law.min_th, law.max_th, law.max_p, law.K(C), float(law.gentle)])
+    else:
+        code = 1
+        prm = np.array([law.a, law.b, 1.0 / law.sampling_rate, law.q_ref])
+    from ._mgt_kernel import STATUS_NONFINITE, integrate_mgt
+
+    out = [np.empty(n_saves) for _ in range(6)]
+    status = integrate_mgt(N, C, Tp, buffer, dt, n_steps, save_every, code, prm, W_init,
+                           q_init, x_init, p0, ring, *out)
+    if status == STATUS_NONFINITE:
+        raise SimulationError(f"solve_mgt: the state became non-finite; use a smaller dt "
+                              f"(got {dt!r} s)")
+    t, W, q, p, x, R = out
+    if code == 1:
+        x = q.copy()
+    return MgtResult(t=t, W=W, q=q, p=p, avg=x, rtt=R, law=law,
+                     inputs={"N": N, "C": C, "Tp": Tp, "buffer": buffer, "t_end": t_end,
+                             "dt": dt, "W_init": W_init, "q_init": q_init, "avg_init": x_init,
+                             "p_init": p0})
