@@ -4,7 +4,7 @@ Describe mechanisms as specs (:mod:`qosmodels.mechanisms`) -- queue
 disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio`,
 :class:`TicketRed`, :class:`AbeQueue`, :class:`Avq`, :class:`Codel`,
-:class:`Drr`) on links, sources
+:class:`Drr`, :class:`Pi`, :class:`Pie`) on links, sources
 (:class:`TcpReno`, :class:`TcpNewReno`, :class:`TcpTahoe`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`,
 :class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`, :class:`TcpVegas`, :class:`WebTraffic`)
@@ -33,6 +33,8 @@ from ..mechanisms import (
     FairQueueing,
     GenericWindow,
     OnOff,
+    Pi,
+    Pie,
     Poisson,
     Priority,
     ProfileMarker,
@@ -60,7 +62,7 @@ __all__ = [
     "Record", "Limits",
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec", "DropTail", "Red", "Ered", "Priority",
     "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "Avq", "Codel",
-    "Drr", "TcpReno",
+    "Drr", "Pi", "Pie", "TcpReno",
     "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",
     "Accumulation", "TcpVegas", "WebTraffic",
     "AggregateBucket", "ProfileMarker", "TicketTagger",
