@@ -31,7 +31,7 @@ NAMES = {
     "pps-table6", "pps-table7", "pps-table8", "pps-table9",
     "pps-fig5", "pps-fig7", "pps-fig11", "pps-udp", "calibrated-pps",
     "tokenbucket-window-increase", "tokenbucket-conformance", "tokenbucket-fairness",
-    "netcalc-tokenbucket", "netcalc-pgps",
+    "netcalc-tokenbucket", "netcalc-pgps", "aqm-pie",
     "md1", "parking-lot-proportional", "parking-lot-maxmin", "fluid-reno-red",
     "dks-table2", "dks-table3", "dks-table4", "dks-table5", "dks-table6", "dks-table7",
 }
