@@ -42,7 +42,8 @@ class Pi(QueueSpec):
     a, b : float, 1/packet
         The controller's coefficients, >= 0: 1.822e-5 and 1.816e-5.
     sampling_rate : float, Hz
-        How often ``p`` is updated, > 0: 170 Hz.
+        How often ``p`` is updated, > 0 and at most 1 MHz (each sample is a
+        timer event of the simulator): 170 Hz.
     q_ref : float, packets
         The queue length the controller regulates to, >= 0: 50 packets.
     ecn : bool
@@ -85,7 +86,7 @@ class Pi(QueueSpec):
         set_(self, "a", real(n, "a", self.a, ge=0, unit="1/packet"))
         set_(self, "b", real(n, "b", self.b, ge=0, unit="1/packet"))
         set_(self, "sampling_rate",
-             real(n, "sampling_rate", self.sampling_rate, gt=0, unit="Hz"))
+             real(n, "sampling_rate", self.sampling_rate, gt=0, le=1e6, unit="Hz"))
         set_(self, "q_ref", real(n, "q_ref", self.q_ref, ge=0, unit="packets"))
         _flag(n, "ecn", self.ecn)
         _flag(n, "record", self.record)

@@ -67,8 +67,10 @@ class Pie(QueueSpec):
         RFC 8033's ``QDELAY_REF``, the latency target, > 0: 15 ms (Section 4.2
         and Appendix A's default).
     t_update : float, s
-        ``T_UPDATE``, the period of the drop probability's update, > 0: 15 ms
-        (Section 4.2).
+        ``T_UPDATE``, the period of the drop probability's update: 15 ms
+        (Section 4.2).  At least 1 us: each update is a timer event of the
+        simulator, and a shorter period is no router's clock (the RFC's
+        plausible range is milliseconds).
     alpha, beta : float, 1/s
         The controller's weights (RFC 8033's "Hz"), >= 0: 0.125 and 1.25
         (Section 4.2, Appendix A).  The RFC says ``alpha`` should be scaled
@@ -129,7 +131,7 @@ class Pie(QueueSpec):
         n = "Pie"
         set_ = object.__setattr__
         set_(self, "target", real(n, "target", self.target, gt=0, unit="s"))
-        set_(self, "t_update", real(n, "t_update", self.t_update, gt=0, unit="s"))
+        set_(self, "t_update", real(n, "t_update", self.t_update, ge=1e-6, unit="s"))
         set_(self, "alpha", real(n, "alpha", self.alpha, ge=0, unit="1/s"))
         set_(self, "beta", real(n, "beta", self.beta, ge=0, unit="1/s"))
         set_(self, "max_burst", real(n, "max_burst", self.max_burst, ge=0, unit="s"))

@@ -43,6 +43,7 @@ def test_gains_and_reference_must_be_non_negative_and_finite(field, unit, value,
     (0, r"must be > 0 \(in Hz\), got 0"),
     (-170, r"must be > 0 \(in Hz\), got -170"),
     (math.inf, r"must be finite \(in Hz\), got inf"),
+    (1e300, r"must be <= 1000000.0 \(in Hz\), got 1e\+300"),
 ])
 def test_sampling_rate_must_be_positive_and_finite(value, match):
     with pytest.raises(ScenarioError, match=rf"Pi\.sampling_rate {match}"):
