@@ -34,7 +34,7 @@ class Pi(QueueSpec):
     ``Queue/PI`` ships them (``ns-default.tcl``: ``a_ 0.00001822``, ``b_
     0.00001816``, ``w_ 170``, ``qref_ 50``); the paper's own text was not at
     hand to check them against.  They were designed for a given load, capacity
-    and round-trip time (the paper's Section V); other networks need their own
+    and round-trip time; other networks need their own
     (``a`` and ``b`` from the paper's rules).
 
     Parameters
@@ -58,9 +58,10 @@ class Pi(QueueSpec):
     References
     ----------
     C. V. Hollot, V. Misra, D. Towsley, W.-B. Gong, "On designing improved
-    controllers for AQM routers supporting TCP flows", IEEE INFOCOM 2001,
-    Section IV (the PI controller, its discrete form).  ns-2, ``queue/pi.cc``
-    and ``tcl/lib/ns-default.tcl`` (``Queue/PI``'s defaults).
+    controllers for AQM routers supporting TCP flows", IEEE INFOCOM 2001 (the PI
+    controller and its discrete-time form; the paper's text was not at hand, the
+    recursion is as the issue and ns-2 state it).  ns-2, ``queue/pi.cc`` and
+    ``tcl/lib/ns-default.tcl`` (``Queue/PI``'s defaults).
 
     Examples
     --------

@@ -30,11 +30,12 @@ class Pie(QueueSpec):
     ``t_update`` at every update (not below 0); it is reset to ``max_burst``
     when ``drop_prob`` is 0 and both delay samples are below ``target / 2``.
 
-    **Delay estimate** (Section 4.3, which allows either): by default
-    timestamps: ``current_qdelay`` is the sojourn time of the last packet the
-    link took, or 0 once the queue is left empty (Appendix A's basic scheme
-    measures the delay at dequeue; Linux ``sch_pie.c`` does the same with its
-    default ``dq_rate_estimator`` off).  With ``dq_rate_estimator=True``,
+    **Delay estimate** (Section 4.3 allows either Little's law on an estimated
+    departure rate or timestamps): by default timestamps: ``current_qdelay``
+    is the sojourn time of the last packet the link took, or 0 once the queue
+    is left empty, as Linux ``sch_pie.c`` does with its default
+    ``dq_rate_estimator`` off (the rate estimation being one of Section 5's
+    optional elements).  With ``dq_rate_estimator=True``,
     Section 5.2's departure-rate estimation: a measurement cycle starts at a
     departure that leaves at least ``DQ_THRESHOLD`` = 16384 bytes queued and
     ends once that many bytes have left; its duration is averaged

@@ -4,9 +4,9 @@ References, independent of the kernel: Hollot, Misra, Towsley and Gong's recursi
 ``p(kT) = a (q(kT) - q_ref) - b (q((k-1)T) - q_ref) + p((k-1)T)`` replayed in plain
 Python on one link fed by deterministic sources, with its own MRG32k3a generator
 started from the same seed state, which must give the same ``p`` at every sample and
-the same drops at the same times; and the controller's purpose (the paper's Section
-IV: the integral action removes the steady-state error): long-lived TCP flows hold
-the mean queue near ``q_ref``.
+the same drops at the same times; and the controller's purpose (the integral action
+removes the steady-state error of the queue): long-lived TCP flows hold the mean queue
+near ``q_ref``.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ The link's state: ``p`` and the previous sample's queue (packets).
 
 References
 ----------
-C. V. Hollot, V. Misra, D. Towsley, W.-B. Gong, IEEE INFOCOM 2001, Section IV;
+C. V. Hollot, V. Misra, D. Towsley, W.-B. Gong, IEEE INFOCOM 2001 (the PI controller);
 ns-2 ``queue/pi.cc``.
 """
 
