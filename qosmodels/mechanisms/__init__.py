@@ -14,7 +14,8 @@ In and Out, Clark and Fang 1998), :class:`TicketRed` (PPS's ticket-based RED), :
 Best-Effort router), :class:`Avq` (Kunniyur and Srikant's Adaptive Virtual Queue),
 :class:`Codel` (Controlled Delay, RFC 8289: drops at dequeue on sojourn time),
 :class:`Drr` (Shreedhar and Varghese's deficit round robin),
-:class:`FqCodel` (Flow Queue CoDel, RFC 8290).
+:class:`FqCodel` (Flow Queue CoDel, RFC 8290), :class:`Pi` (Hollot et al.'s
+PI controller), :class:`Pie` (PIE, RFC 8033: drops at enqueue on the queueing delay).
 Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`TcpTahoe` (the fair-queueing
 paper's JK: Tahoe-like, no fast recovery), :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`,
@@ -42,6 +43,8 @@ from .drr import Drr
 from .fair_queueing import FairQueueing
 from .fqcodel import FqCodel
 from .open_loop import Cbr, OnOff, Poisson
+from .pi import Pi
+from .pie import Pie
 from .priority import Priority
 from .profile_marker import ProfileMarker
 from .random_loss import RandomLoss
@@ -59,7 +62,7 @@ from .window import GenericWindow
 __all__ = [
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec",
     "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit", "Rio",
-    "AbeQueue", "Avq", "Codel", "Drr", "FqCodel",
+    "AbeQueue", "Avq", "Codel", "Drr", "FqCodel", "Pi", "Pie",
     "TcpReno", "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
     "TcpFriendly", "Accumulation", "TcpVegas", "WebTraffic", "Dctcp", "Cubic",
     "AggregateBucket", "ProfileMarker", "TicketTagger", "TicketRed",

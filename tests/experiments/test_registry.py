@@ -33,7 +33,7 @@ NAMES = {
     "tokenbucket-window-increase", "tokenbucket-conformance", "tokenbucket-fairness",
     "netcalc-tokenbucket", "netcalc-pgps", "netcalc-drr", "dctcp-sawtooth", "cubic-response",
     "aqm-pi-design",
-    "aqm-fqcodel",
+    "aqm-fqcodel", "aqm-pie",
     "md1", "parking-lot-proportional", "parking-lot-maxmin", "fluid-reno-red",
     "dks-table2", "dks-table3", "dks-table4", "dks-table5", "dks-table6", "dks-table7",
 }

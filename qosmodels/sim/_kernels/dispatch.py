@@ -27,6 +27,8 @@ from .queues import (
     ered,
     fair_queueing,
     fqcodel,
+    pi,
+    pie,
     priority,
     random_loss,
     red,
@@ -55,7 +57,8 @@ QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": pri
           "queues.decbit": decbit, "queues.ered": ered, "queues.rio": rio,
           "queues.ticket_red": ticket_red, "queues.abe": abe, "queues.avq": avq,
           "queues.codel": codel, "queues.drr": drr,
-          "queues.fqcodel": fqcodel}
+          "queues.fqcodel": fqcodel, "queues.pi": pi,
+          "queues.pie": pie}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
@@ -107,6 +110,10 @@ def queue_admit(S, code, l, p):
         return avq.admit(S, l, p)
     if code == fqcodel.CODE:  # an idle link's packet: its queue's state; a full buffer
         return fqcodel.admit(S, l, p)
+    if code == pie.CODE:  # drops at enqueue, RFC 8033
+        return pie.admit(S, l, p)
+    if code == pi.CODE:
+        return pi.admit(S, l, p)
     return -1
 
 
@@ -124,6 +131,8 @@ def queue_store(S, code, l, p, s):
         rio.store(S, l, p)
     elif code == codel.CODE:  # counts its bits, and it joins the ring
         codel.store(S, l, p)
+    elif code == pie.CODE:  # counts its bits, and it joins the ring
+        pie.store(S, l, p)
     return False
 
 
@@ -144,6 +153,8 @@ def queue_select(S, code, l):
         return drr.select(S, l)
     if code == fqcodel.CODE:  # RFC 8290's dequeue, CoDel on the chosen queue
         return fqcodel.select(S, l)
+    if code == pie.CODE:  # takes the ring's head, measuring the delay (RFC 8033)
+        return pie.select(S, l)
     if code == decbit.CODE:
         decbit.on_depart(S, l)
     elif code == rio.CODE:
@@ -156,6 +167,10 @@ def queue_timer(S, code, l, k):
     """Link ``l``'s queue's timer slot ``k`` has come due."""
     if code == abe.CODE:
         abe.on_period(S, l)
+    elif code == pie.CODE:
+        pie.on_update(S, l)
+    elif code == pi.CODE:
+        pi.on_sample(S, l)
 
 
 # ---------------------------------------------------------------------- sources
