@@ -363,7 +363,7 @@ def drr_service(capacity: float, quanta, flow: int, max_packets) -> RateLatency:
 #: their drop or mark rule): the aggregate of their flows sees the line as a constant-rate
 #: server, ``RateLatency(C, 0)``.
 FIFO_KINDS = frozenset({"droptail", "red", "ered", "codel", "avq", "random-loss", "rio",
-                        "ticket-red", "decbit"})
+                        "ticket-red", "decbit", "pie", "pi"})
 
 
 def _conversations(network, l: int):

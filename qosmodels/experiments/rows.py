@@ -83,6 +83,8 @@ PAPERS = {
     "pps": "Probabilistic Packet Scheduling (PPS)",
     "tokenbucket": "Rate control of TCP aggregates (token buckets)",
     "dctcp": "Data Center TCP (DCTCP, Alizadeh et al.)",
+    "aqm": "Modern queue management (CoDel, PIE, PI, FQ-CoDel; RFCs, Hollot et al.)",
+    "cubic": "CUBIC (RFC 9438)",
     "textbook": "Textbook checks (M/D/1, parking lots, Reno/RED fluid)",
     "calibrated": "Calibrated variants (a parameter fitted to a paper, not its text)",
 }

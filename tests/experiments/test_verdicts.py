@@ -255,6 +255,9 @@ def test_paper_of_groups_experiments_by_prefix():
     assert [paper_of(n) for n in ("dks-table3", "acc-fig9", "pps-table1", "abe-fig2",
                                   "tokenbucket-fairness", "md1", "fluid-reno-red")] == [
         "dks", "acc", "pps", "abe", "tokenbucket", "textbook", "textbook"]
+    assert [paper_of(n) for n in ("aqm-pie", "aqm-fqcodel", "aqm-pi-design", "dctcp-sawtooth",
+                                  "cubic-response", "netcalc-drr")] == [
+        "aqm", "aqm", "aqm", "dctcp", "cubic", "textbook"]
 
 
 # ============================================================================ executors
