@@ -1148,11 +1148,13 @@ def random_network(
         succ.setdefault(a, []).append(b)
     caps = rng.uniform(*capacity, size=nl)
     dels = rng.uniform(*delay, size=nl)
-    links = [Link(f"n{a}", f"n{b}", caps[k], dels[k]) for k, (a, b) in enumerate(pairs)]
+    link_of = {pair: k for k, pair in enumerate(pairs)}
     starts = sorted(succ)
     hops = rng.integers(1, hmax + 1, size=nf)
     ws = rng.uniform(*weights, size=nf)
-    flows = []
+    # the walks, drawn in the same order as when each flow was built as a Flow
+    ptr = np.zeros(nf + 1, dtype=np.int64)
+    route_links: list[int] = []
     for i in range(nf):
         node = starts[int(rng.integers(len(starts)))]
         route = [node]
@@ -1160,10 +1162,14 @@ def random_network(
             nxt = [b for b in succ.get(node, ()) if b not in route]
             if not nxt:
                 break
-            node = nxt[int(rng.integers(len(nxt)))]
+            b = nxt[int(rng.integers(len(nxt)))]
+            route_links.append(link_of[node, b])
+            node = b
             route.append(node)
-        flows.append(Flow(route=[f"n{n}" for n in route], weight=ws[i]))
-    return Network(links=links, flows=flows)
+        ptr[i + 1] = len(route_links)
+    return Network.from_arrays(caps, (ptr, np.array(route_links, dtype=np.int64)),
+                               delays=dels, weights=ws,
+                               ends=[(f"n{a}", f"n{b}") for a, b in pairs])
 
 
 #: Builders by the name the command line uses.
