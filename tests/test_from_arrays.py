@@ -92,6 +92,18 @@ def test_random_network_is_the_network_the_object_path_built(seed, n_flows, n_li
         np.testing.assert_array_equal(x, y, err_msg=field)
 
 
+
+@pytest.mark.parametrize("n_links, max_hops", [(2, 1), (3, 5), (12, 40), (400, 6)])
+def test_random_walks_draw_as_the_loop_did_and_leave_the_generator_there(n_links, max_hops):
+    # a caller's Generator: the network and the generator's next draws are unchanged
+    g_new, g_old = np.random.default_rng(99), np.random.default_rng(99)
+    new = random_network(700, n_links, max_hops=max_hops, seed=g_new)
+    old = _object_random_network(700, n_links, max_hops=max_hops, seed=g_old)
+    assert_same_network(new, old)
+    assert g_new.bit_generator.state == g_old.bit_generator.state
+    assert g_new.integers(1 << 40) == g_old.integers(1 << 40)
+
+
 def _object_twin(caps, ptr, idx, ends, **kw):
     """The object path's network for the same data (the reference)."""
     w = kw.get("weights")
