@@ -353,14 +353,15 @@ def _result(network, fairness, alpha, rates, prices, solver, status, gap, iters,
         link_max = np.zeros(network.n_links)
         np.maximum.at(link_max, links, norm)
         limits &= norm >= link_max[links] * (1 - 1e-9)
+    # the limiting hops are in flow order, each flow's in path order: cut them per flow
     names = network.link_names
-    bottlenecks = [[] for _ in range(network.n_flows)]
-    for l, i in zip(links[limits].tolist(), flows[limits].tolist()):
-        bottlenecks[i].append(names[l])
+    limiting = [names[l] for l in links[limits].tolist()]
+    ends = np.cumsum(np.bincount(flows[limits], minlength=network.n_flows)).tolist()
+    bottlenecks = tuple([tuple(limiting[a:b]) for a, b in zip([0] + ends[:-1], ends)])
     return Allocation(
         network=network, fairness=fairness, alpha=alpha,
         rates=_ro(rates), prices=_ro(prices), utilisation=_ro(util),
-        bottlenecks=tuple(map(tuple, bottlenecks)), solver=solver, status=status,
+        bottlenecks=bottlenecks, solver=solver, status=status,
         duality_gap=float(gap), iterations=int(iters),
     )
 

@@ -96,3 +96,22 @@ def test_large_network_agrees_with_by_rounds():
     y, rounds_ref = progressive_filling_by_rounds(p.R, p.c, p.w)
     np.testing.assert_allclose(x, y, rtol=1e-9, atol=0)
     assert rounds == rounds_ref > 1000
+
+
+def test_bottlenecks_are_the_saturated_links_where_a_flow_leads():
+    # Allocation.bottlenecks, recomputed by a plain loop over each flow's route
+    net = random_network(400, 40, seed=8, weights=(0.5, 2.0))
+    a = allocate(net, "maxmin")
+    x, w = np.asarray(a.rates), np.asarray(net.weights)
+    load = net.routing_matrix @ x
+    lead = np.zeros(net.n_links)
+    for i in range(net.n_flows):
+        for l in net.flow_links(i):
+            lead[l] = max(lead[l], x[i] / w[i])
+    expected = []
+    for i in range(net.n_flows):
+        expected.append(tuple(net.link_names[l] for l in net.flow_links(i)
+                              if load[l] >= net.capacities[l] * (1 - 1e-7)
+                              and x[i] / w[i] >= lead[l] * (1 - 1e-9)))
+    assert a.bottlenecks == tuple(expected)
+    assert all(a.bottlenecks)  # every flow of this uncapped network has one
