@@ -83,10 +83,20 @@ class FlowView(Sequence):
         if isinstance(other, FlowView):
             if len(self) != len(other):
                 return False
+            if self._same_arrays(other):  # then every flow is equal, without making them
+                return True
             return all(a == b for a, b in zip(self, other))
         if isinstance(other, tuple):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other))
         return NotImplemented
+
+    def _same_arrays(self, other: FlowView) -> bool:
+        eq = np.array_equal
+        return (self._nodes == other._nodes and self._names == other._names
+                and eq(self._ptr, other._ptr) and eq(self._links, other._links)
+                and eq(self._src[self._links], other._src[other._links])
+                and eq(self._dst[self._links], other._dst[other._links])
+                and eq(self._weights, other._weights) and eq(self._max_rates, other._max_rates))
 
     def __hash__(self) -> int:
         return hash(tuple(self))

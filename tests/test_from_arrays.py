@@ -231,3 +231,18 @@ def test_inferred_nodes_that_cannot_be_a_network_are_refused():
         Network.from_arrays([1e6], ([0, 2], [0, 0]))
     with pytest.raises(ScenarioError, match=r"at least one Link, got none"):
         Network.from_arrays([], ([0], []))
+
+
+def test_two_array_networks_compare_by_their_arrays():
+    a, b = random_network(300, 30, seed=6), random_network(300, 30, seed=6)
+    assert a == b and a.flows == b.flows
+    c = random_network(300, 30, seed=6, weights=(1.0, 1.5))
+    assert a != c and a.flows != c.flows
+    # the same flows over links declared in another order: equal flows, different links
+    links = list(reversed(range(a.n_links)))
+    perm = np.empty(a.n_links, dtype=np.int64)
+    perm[links] = np.arange(a.n_links)
+    d = Network.from_arrays(a.capacities[links], (a.route_ptr, perm[a.route_links]),
+                            delays=a.delays[links], weights=a.weights,
+                            ends=[a.links[k].key for k in links])
+    assert d.flows == a.flows and tuple(d.flows) == tuple(a.flows) and d != a
