@@ -250,6 +250,30 @@ def _inferred_ends(ptr, idx, n_links):
     return tuple(f"n{k}" for k in range(n)), node[0::2].copy(), node[1::2].copy()
 
 
+def _repeating_flow(ptr, first, ends, hops) -> int:
+    """The first flow whose node sequence (``first[i]``, then ``ends`` of each hop) repeats a
+    node, or -1.  Short routes compare positions pairwise; long ones sort."""
+    n_flows = hops.size
+    seq = np.empty(ends.size + n_flows, dtype=np.int64)  # flow i at ptr[i] + i ...
+    start = ptr[:-1] + np.arange(n_flows)
+    seq[start] = first
+    mask = np.ones(seq.size, dtype=bool)
+    mask[start] = False
+    seq[mask] = ends
+    flow = np.repeat(np.arange(n_flows, dtype=np.int64), hops + 1)
+    longest = int(hops.max()) if n_flows else 0
+    bad = np.zeros(n_flows, dtype=bool)
+    if longest <= 16:
+        for d in range(1, longest + 1):
+            same = (flow[d:] == flow[:-d]) & (seq[d:] == seq[:-d])
+            bad[flow[d:][same]] = True
+    else:
+        n_nodes = int(seq.max()) + 1
+        k = np.sort(flow * n_nodes + seq)
+        bad[k[1:][k[1:] == k[:-1]] // n_nodes] = True
+    return int(np.argmax(bad)) if bad.any() else -1
+
+
 def network_from_arrays(cls, capacities, routes, *, delays=None, buffers=None, weights=None,
                         max_rates=None, names=None, ends=None):
     """The body of :meth:`Network.from_arrays <qosmodels.Network.from_arrays>`."""
@@ -301,9 +325,9 @@ def network_from_arrays(cls, capacities, routes, *, delays=None, buffers=None, w
             if m is not None and not isinstance(m, str):
                 raise ScenarioTypeError(f"{_OWNER}: names[{i}]: Flow.name must be a str or "
                                         f"None, got {m!r}")
-    full = (tuple(f"f{i}" for i in range(n_flows)) if names is None else
+    full = (None if names is None else
             tuple(f"f{i}" if m is None else m for i, m in enumerate(names)))
-    if names is not None and len(set(full)) != n_flows:
+    if full is not None and len(set(full)) != n_flows:
         seen: set[str] = set()
         for i, m in enumerate(full):
             if m in seen:
@@ -311,11 +335,14 @@ def network_from_arrays(cls, capacities, routes, *, delays=None, buffers=None, w
                                     f"flow names must be unique ({_OWNER}: names[{i}])")
             seen.add(m)
 
+    def name(i):
+        return f"f{i}" if full is None else full[i]
+
     def flow_row(i):
-        return f"flow {full[i]!r}"
+        return f"flow {name(i)!r}"
 
     def flow_error(i, exc):
-        return type(exc)(f"{_OWNER}: routes of flow {full[i]!r}: {exc}")
+        return type(exc)(f"{_OWNER}: routes of flow {name(i)!r}: {exc}")
 
     wts = _column("weights", np.ones(n_flows) if weights is None else weights, n_flows, "flow",
                   lambda a: (a >= MIN_WEIGHT) & (a <= MAX_WEIGHT),
@@ -327,7 +354,7 @@ def network_from_arrays(cls, capacities, routes, *, delays=None, buffers=None, w
     hops = np.diff(ptr)
     if np.any(hops < 1):
         i = int(np.flatnonzero(hops < 1)[0])
-        raise ScenarioError(f"{_OWNER}: routes of flow {full[i]!r} cross no link; a flow "
+        raise ScenarioError(f"{_OWNER}: routes of flow {name(i)!r} cross no link; a flow "
                             f"crosses at least one link (Flow.route visits at least two nodes)")
     if ends is None:
         nodes, src, dst = _inferred_ends(ptr, idx, n_links)
@@ -366,18 +393,15 @@ def network_from_arrays(cls, capacities, routes, *, delays=None, buffers=None, w
             k = int(broken[0])
             i, a, b = int(flow_of_hop[k]), int(idx[k]), int(idx[k + 1])
             raise ScenarioError(
-                f"{_OWNER}: routes of flow {full[i]!r} "
+                f"{_OWNER}: routes of flow {name(i)!r} "
                 f"{idx[ptr[i]:ptr[i + 1]].tolist()} are not a path: link {a} "
                 f"({nodes[src[a]]}->{nodes[dst[a]]}) is followed by link {b} "
                 f"({nodes[src[b]]}->{nodes[dst[b]]}), which does not start at "
                 f"{nodes[dst[a]]!r}; fix the route or ends")
     # loop-free routes: no node twice in a flow's sequence src(first hop), dst(each hop)
-    seq_node = np.concatenate([src[idx[ptr[:-1]]], dst[idx]])
-    seq_flow = np.concatenate([np.arange(n_flows, dtype=np.int64), flow_of_hop])
-    k2 = np.sort(seq_flow * n_nodes + seq_node)
-    rep = np.flatnonzero(k2[1:] == k2[:-1])
-    if rep.size:
-        i = int(k2[rep[0]] // n_nodes)
+    repeats = _repeating_flow(ptr, src[idx[ptr[:-1]]], dst[idx], hops)
+    if repeats >= 0:
+        i = repeats
         h = idx[ptr[i]:ptr[i + 1]]
         route = [nodes[src[h[0]]]] + [nodes[d] for d in dst[h]]
         try:
@@ -393,13 +417,14 @@ def network_from_arrays(cls, capacities, routes, *, delays=None, buffers=None, w
                             delay=float(dly[k]), buffer=int(buf[k]), queue=queue)
         links.append(obj)
     links = tuple(links)
-    index = {(nodes[a], nodes[b]): k for k, (a, b) in enumerate(zip(src.tolist(), dst.tolist()))}
+    index = dict(zip(zip([nodes[a] for a in src.tolist()], [nodes[b] for b in dst.tolist()]),
+                     range(n_links)))
 
     # reverse link of each hop: the link dst -> src, if declared
-    rkey = dst[idx] * n_nodes + src[idx]
+    rkey = dst * n_nodes + src  # per link: the key of its reverse
     sorted_keys = key[order]
     pos = np.minimum(np.searchsorted(sorted_keys, rkey), n_links - 1)
-    reverse = np.where(sorted_keys[pos] == rkey, order[pos], -1).astype(np.int64)
+    reverse = np.where(sorted_keys[pos] == rkey, order[pos], -1).astype(np.int64)[idx]
 
     net = object.__new__(cls)
     object.__setattr__(net, "links", links)

@@ -246,3 +246,17 @@ def test_two_array_networks_compare_by_their_arrays():
                             delays=a.delays[links], weights=a.weights,
                             ends=[a.links[k].key for k in links])
     assert d.flows == a.flows and tuple(d.flows) == tuple(a.flows) and d != a
+
+
+@pytest.mark.parametrize("n", [5, 20])  # short routes compare positions; long ones sort
+def test_a_long_route_that_returns_to_its_start_is_refused(n):
+    ends = [(f"a{k}", f"a{k + 1}") for k in range(n)] + [(f"a{n}", "a0")]
+    ok = ([0, n, n + 1], list(range(n)) + [n])
+    Network.from_arrays([1e6] * (n + 1), ok, ends=ends)  # a path, and a one-hop flow
+    loop = ([0, n, 2 * n + 1], list(range(n)) + list(range(n + 1)))  # f1 goes round
+    with pytest.raises(ScenarioError, match=r"flow 'f1': Flow\.route must not visit a node twice "
+                                            r"\(node 'a0' repeats"):
+        Network.from_arrays([1e6] * (n + 1), loop, ends=ends)
+    loop = ([0, n + 1], list(range(n)) + [n])
+    with pytest.raises(ScenarioError, match=r"flow 'f0'.*must not visit a node twice"):
+        Network.from_arrays([1e6] * (n + 1), loop, ends=ends)
