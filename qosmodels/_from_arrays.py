@@ -320,7 +320,7 @@ def network_from_arrays(cls, capacities, routes, *, delays=None, buffers=None, w
                 or len(names) != n_flows:
             raise ScenarioError(f"{_OWNER}: names must be a sequence of {n_flows} names (one "
                                 f"per flow, None for 'f<i>'), got {type(names).__name__}")
-        names = tuple(names)
+        names = tuple(str(m) if isinstance(m, str) else m for m in names)  # (numpy str_ too)
         for i, m in enumerate(names):
             if m is not None and not isinstance(m, str):
                 raise ScenarioTypeError(f"{_OWNER}: names[{i}]: Flow.name must be a str or "

@@ -260,3 +260,14 @@ def test_a_long_route_that_returns_to_its_start_is_refused(n):
     loop = ([0, n + 1], list(range(n)) + [n])
     with pytest.raises(ScenarioError, match=r"flow 'f0'.*must not visit a node twice"):
         Network.from_arrays([1e6] * (n + 1), loop, ends=ends)
+
+
+def test_numpy_arrays_of_every_kind_are_taken():
+    net = Network.from_arrays(np.array([1, 2]) * 10**6,
+                              (np.array([0, 1, 3], dtype=np.int32), np.array([1, 0, 1])),
+                              names=np.array(["x", "y"]), ends=np.array([[0, 1], [1, 2]]),
+                              buffers=np.array([5.0, 7.0]), max_rates=np.array([np.inf, 3e5]))
+    twin = Network([Link("0", "1", 1e6, buffer=5), Link("1", "2", 2e6, buffer=7)],
+                   [Flow(["1", "2"], name="x"), Flow(["0", "1", "2"], name="y", max_rate=3e5)])
+    assert_same_network(net, twin)
+    assert type(net.flows[0].name) is str and type(net.links[0].src) is str
