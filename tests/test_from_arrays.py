@@ -271,3 +271,18 @@ def test_numpy_arrays_of_every_kind_are_taken():
                    [Flow(["1", "2"], name="x"), Flow(["0", "1", "2"], name="y", max_rate=3e5)])
     assert_same_network(net, twin)
     assert type(net.flows[0].name) is str and type(net.links[0].src) is str
+
+
+def test_compiled_walks_equal_their_python_body():
+    from qosmodels import _walks
+
+    rng = np.random.default_rng(4)
+    pairs = np.array([(0, 1), (1, 2), (2, 0), (0, 2), (2, 3), (3, 0)], dtype=np.int64)
+    order = np.argsort(pairs[:, 0], kind="stable")
+    succ_ptr = np.concatenate([[0], np.cumsum(np.bincount(pairs[:, 0], minlength=4))])
+    hops = rng.integers(1, 6, size=200)
+    raw = rng.integers(0, 1 << 32, dtype=np.uint32, size=2000).astype(np.uint64)
+    args = (np.array([0, 1, 2, 3]), succ_ptr, pairs[order, 1], order.astype(np.int64), hops, raw,
+            4, int(np.minimum(hops, 3).sum()))
+    for a, b in zip(_walks._walks(*args), _walks._walks.py_func(*args)):
+        np.testing.assert_array_equal(a, b)

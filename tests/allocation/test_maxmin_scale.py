@@ -115,3 +115,18 @@ def test_bottlenecks_are_the_saturated_links_where_a_flow_leads():
                               and x[i] / w[i] >= lead[l] * (1 - 1e-9)))
     assert a.bottlenecks == tuple(expected)
     assert all(a.bottlenecks)  # every flow of this uncapped network has one
+
+
+def test_compiled_fill_equals_its_python_body():
+    # the kernel run as plain Python (Numba's py_func) gives the same rates and levels
+    from qosmodels.allocation import maxmin
+
+    p = Problem.from_network(_capped(random_network(300, 30, seed=9, weights=(0.2, 5.0)), 9))
+    R = p.R.tocsr()
+    C = R.tocsc()
+    args = (R.indptr.astype(np.int64), R.indices.astype(np.int64), C.indptr.astype(np.int64),
+            C.indices.astype(np.int64), p.c, p.w, maxmin._CANCEL, maxmin._LEVEL_TIE)
+    x, rounds = maxmin._fill(*args)
+    y, rounds_py = maxmin._fill.py_func(*args)
+    np.testing.assert_array_equal(x, y)
+    assert rounds == rounds_py
