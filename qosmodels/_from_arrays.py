@@ -347,6 +347,9 @@ def network_from_arrays(cls, capacities, routes, *, delays=None, buffers=None, w
     wts = _column("weights", np.ones(n_flows) if weights is None else weights, n_flows, "flow",
                   lambda a: (a >= MIN_WEIGHT) & (a <= MAX_WEIGHT),
                   lambda x: Flow(route=("a", "b"), weight=x), flow_row)
+    if max_rates is not None and not isinstance(max_rates, np.ndarray) \
+            and hasattr(max_rates, "__iter__") and not isinstance(max_rates, (str, bytes)):
+        max_rates = [np.inf if m is None else m for m in max_rates]  # None: no cap, as in Flow
     caps = _column("max_rates", np.full(n_flows, np.inf) if max_rates is None else max_rates,
                    n_flows, "flow", lambda a: (a == np.inf) | ((a >= MIN_RATE) & (a <= MAX_RATE)),
                    lambda x: _rate("Flow", "max_rate", x), flow_row)

@@ -763,7 +763,8 @@ class Network:
         weights : array_like of float, shape (F,), optional
             Flow weights (default 1), as :attr:`Flow.weight`.
         max_rates : array_like of float, shape (F,), bit/s, optional
-            Flow rate caps, ``inf`` for none (the default), as :attr:`Flow.max_rate`.
+            Flow rate caps, ``inf`` (or ``None`` in a list) for none, the default; as
+            :attr:`Flow.max_rate`.
         names : sequence of str or None, length F, optional
             Flow names (``None`` entries: ``"f<i>"``), unique.
         ends : sequence of (src, dst) pairs, length L, optional

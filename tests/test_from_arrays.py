@@ -135,6 +135,9 @@ def test_every_field_reaches_the_same_network():
     # a sparse flows x links matrix: links in increasing index order
     m = sp.csr_matrix((np.ones(6), (np.repeat([0, 1, 2], [3, 1, 2]), idx)), shape=(3, 4))
     assert_same_network(Network.from_arrays(caps, m, ends=ends, **kw), net)
+    # None in a list of caps means no cap, as Flow.max_rate = None does
+    kw["max_rates"] = [None, 1e5, None]
+    assert_same_network(Network.from_arrays(caps, (ptr, idx), ends=ends, **kw), net)
 
 
 def test_inferred_nodes_make_every_route_a_path():
