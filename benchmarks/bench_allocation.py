@@ -16,10 +16,19 @@ timed), the best of a few repeats for the small sizes.  Gaps are
 ``Allocation.duality_gap``: the certified relative duality gap, evaluated the
 same way for both solvers.
 
+With ``--scale`` it times instead the large networks of issue 37 (10**5 flows on
+10**4 links and 10**6 flows on 10**5 links, ``random_network(n, n // 10)``), each in
+a subprocess of its own so that its peak memory is its own: ``random_network`` (its
+walks and ``Network.from_arrays``), ``Network.from_arrays`` alone on the same
+arrays, ``allocate`` for alpha in {0.5, 1, 2} (duality gap reported) and for
+max-min, one run each (no CVXPY), and the subprocess's peak resident memory
+(``resource.getrusage``, ``ru_maxrss``).
+
 Usage::
 
     python benchmarks/bench_allocation.py            # full run, writes benchmarks/RESULTS.md
     python benchmarks/bench_allocation.py --quick    # 100..10 000 flows, prints only
+    python benchmarks/bench_allocation.py --scale    # 10**5 and 10**6 flows, prints only
 
 This is a script, not a test.
 """
@@ -39,6 +48,7 @@ from pathlib import Path
 
 SEED = 20240601
 SIZES = (100, 1_000, 10_000, 100_000)
+SCALE_SIZES = (100_000, 1_000_000)
 QUICK_SIZES = (100, 1_000, 10_000)
 ALPHAS = (0.5, 1.0, 2.0)
 HERE = Path(__file__).resolve().parent
@@ -278,6 +288,69 @@ def write_results(path: Path, info: dict, rows, results, budget: float) -> None:
     path.write_text("\n".join(text) + rest)
 
 
+# ---------------------------------------------------------------------------- scale mode
+def _scale_worker(n_flows: int) -> None:
+    """Subprocess body of ``--scale``: time one size, print one JSON line."""
+    import resource
+
+    import numpy as np
+
+    from qosmodels import Network, allocate
+    from qosmodels.topologies import random_network
+
+    out: dict = {"n": n_flows, "links": n_flows // 10}
+    random_network(50, 10, seed=0)  # compile (or load) the walk kernel: not timed
+    allocate(random_network(50, 10, seed=0), "maxmin")  # the same for max-min
+    t0 = time.perf_counter()
+    net = random_network(n_flows, n_flows // 10, seed=SEED)
+    out["random_network"] = time.perf_counter() - t0
+    arrays = (net.capacities.copy(), (net.route_ptr.copy(), net.route_links.copy()))
+    ends = [link.key for link in net.links]
+    t0 = time.perf_counter()
+    net2 = Network.from_arrays(*arrays, delays=net.delays.copy(), weights=net.weights.copy(),
+                               ends=ends)
+    out["from_arrays"] = time.perf_counter() - t0
+    assert net2.n_flows == net.n_flows
+    del net2
+    for label, fairness, alpha in (("alpha 0.5", "alpha", 0.5), ("alpha 1", "proportional", None),
+                                   ("alpha 2", "alpha", 2.0), ("max-min", "maxmin", None)):
+        t0 = time.perf_counter()
+        res = allocate(net, fairness, alpha=alpha)
+        out[label] = {"time": time.perf_counter() - t0, "gap": res.duality_gap,
+                      "iterations": res.iterations, "rate_sum": float(np.sum(res.rates))}
+    out["peak_rss_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
+    print(json.dumps(out), flush=True)
+
+
+def run_scale(sizes=SCALE_SIZES) -> list[dict]:
+    """Run :func:`_scale_worker` for each size in a subprocess; print and return a table."""
+    info = machine()
+    print(f"{info['cpu']}, {info['cores']} cores; Python {info['python']}, numpy "
+          f"{info['numpy']}, scipy {info['scipy']}; {info['date']}", flush=True)
+    results = []
+    for n in sizes:
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--scale-worker", str(n)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(f"{n} flows: failed\n{proc.stderr[-2000:]}", flush=True)
+            continue
+        results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        print(json.dumps(results[-1]), flush=True)
+    head = ("| flows | links | random_network | from_arrays | alpha 0.5 (gap) | alpha 1 (gap) "
+            "| alpha 2 (gap) | max-min | peak memory |")
+    rows = [head, "|" + "---|" * 9]
+    for r in results:
+        cells = [f"{r['n']:,}", f"{r['links']:,}", f"{r['random_network']:.2f} s",
+                 f"{r['from_arrays']:.2f} s"]
+        for label in ("alpha 0.5", "alpha 1", "alpha 2"):
+            cells.append(f"{r[label]['time']:.1f} s ({r[label]['gap']:.1e})")
+        cells += [f"{r['max-min']['time']:.2f} s", f"{r['peak_rss_gb']:.2f} GB"]
+        rows.append("| " + " | ".join(cells) + " |")
+    print()
+    print("\n".join(rows))
+    return results
+
+
 # ---------------------------------------------------------------------------- main
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -288,8 +361,18 @@ def main(argv=None) -> int:
     ap.add_argument("--output", type=Path, default=None,
                     help="Markdown file for the results (default benchmarks/RESULTS.md for a "
                          "full run, none for --quick)")
+    ap.add_argument("--scale", action="store_true",
+                    help="10**5 and 10**6 flows: build, alpha-fair, max-min, peak memory; "
+                         "print only")
     ap.add_argument("--cvxpy-worker", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--scale-worker", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.scale_worker is not None:
+        _scale_worker(args.scale_worker)
+        return 0
+    if args.scale:
+        run_scale()
+        return 0
     if args.cvxpy_worker is not None:
         _cvxpy_worker(*json.loads(args.cvxpy_worker))
         return 0

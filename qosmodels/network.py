@@ -547,6 +547,8 @@ class Network:
     @cached_property
     def flow_names(self) -> tuple[str, ...]:
         """Each flow's name (``"f<i>"`` where a flow has none), in the order of :attr:`flows`."""
+        if hasattr(self.flows, "names"):  # the flows of Network.from_arrays, made on access
+            return self.flows.names()
         return tuple(f.name if f.name is not None else f"f{i}" for i, f in enumerate(self.flows))
 
     @property
@@ -725,6 +727,83 @@ class Network:
             f"no flow {flow!r} in this network; give an index 0..{self.n_flows - 1} or one of "
             f"{list(self.flow_names)}"
         )
+
+    # ------------------------------------------------------------------ large networks
+    @classmethod
+    def from_arrays(cls, capacities, routes, *, delays=None, buffers=None, weights=None,
+                    max_rates=None, names=None, ends=None) -> Network:
+        """Build a network from flat arrays, without a Python object per flow.
+
+        For networks of 10**5 to 10**6 flows, where building one :class:`Flow`
+        per flow costs more than the analysis.  Every value is checked, vectorised, by
+        the rules :class:`Link`, :class:`Flow` and the constructor of
+        :class:`Network` apply; a refusal names the array, the row (link index or
+        flow name) and the fix.  The result equals the network the object path
+        builds from the same data (same links, flows, routes and arrays); its links
+        are :class:`Link` objects with a :class:`~qosmodels.mechanisms.DropTail`
+        queue, and its flows are made on access (``net.flows[i]`` is a :class:`Flow`
+        with the default source, ``TcpNewReno()``), so that only analyses that need
+        them one by one (the packet simulator, ``to_dict``) pay for them.
+
+        Parameters
+        ----------
+        capacities : array_like of float, shape (L,), bit/s
+            Link capacities, as :attr:`Link.capacity`.
+        routes : (indptr, indices) or scipy.sparse matrix
+            The routes.  A CSR pair: flow i crosses links
+            ``indices[indptr[i]:indptr[i + 1]]`` in path order (``indptr`` of
+            shape (F + 1,) starting at 0; ``indices`` link indices in 0..L-1).  Or
+            a flows x links sparse 0/1 matrix of shape (F, L); each flow then
+            crosses its links in increasing link index, so give a CSR pair when the
+            order differs.  Every flow crosses at least one link.
+        delays : array_like of float, shape (L,), s, optional
+            Link propagation delays (default 0), as :attr:`Link.delay`.
+        buffers : array_like of int, shape (L,), packets, optional
+            Link buffers (default 100), as :attr:`Link.buffer`.
+        weights : array_like of float, shape (F,), optional
+            Flow weights (default 1), as :attr:`Flow.weight`.
+        max_rates : array_like of float, shape (F,), bit/s, optional
+            Flow rate caps, ``inf`` (or ``None`` in a list) for none, the default; as
+            :attr:`Flow.max_rate`.
+        names : sequence of str or None, length F, optional
+            Flow names (``None`` entries: ``"f<i>"``), unique.
+        ends : sequence of (src, dst) pairs, length L, optional
+            The nodes each link joins (str or int, as :attr:`Link.src`).  Without
+            it the nodes are inferred from the routes, as the fewest nodes that make
+            every route a path: the end of each hop is the start of the next, and
+            the nodes are named ``"n0"``, ``"n1"``, ... in order of first
+            appearance along the links.
+
+        Returns
+        -------
+        Network
+            With no aggregates.
+
+        Raises
+        ------
+        ScenarioTypeError
+            If an array has the wrong type (text where numbers belong, a route
+            pointer that is not integer).
+        ScenarioError
+            If an array has the wrong shape, a value breaks the rule of its
+            :class:`Link` or :class:`Flow` field, a route is empty, not a path of
+            the links' ends or visits a node twice, two links join the same ordered
+            pair of nodes, or two flows share a name.
+
+        Examples
+        --------
+        >>> from qosmodels import Network
+        >>> net = Network.from_arrays([1e6, 2e6], ([0, 2, 3], [0, 1, 1]))
+        >>> net.link_names, net.flows[0].route
+        (('n0->n1', 'n1->n2'), ('n0', 'n1', 'n2'))
+        >>> net.routing_matrix.toarray()
+        array([[1., 0.],
+               [1., 1.]])
+        """
+        from ._from_arrays import network_from_arrays
+
+        return network_from_arrays(cls, capacities, routes, delays=delays, buffers=buffers,
+                                   weights=weights, max_rates=max_rates, names=names, ends=ends)
 
     # ------------------------------------------------------------------ conversions
     def to_pandas(self) -> tuple[pandas.DataFrame, pandas.DataFrame]:

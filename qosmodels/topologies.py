@@ -1143,27 +1143,19 @@ def random_network(
         if a != b and (a, b) not in taken:
             taken.add((a, b))
             pairs.append((a, b))
-    succ: dict[int, list[int]] = {}
-    for a, b in pairs:
-        succ.setdefault(a, []).append(b)
     caps = rng.uniform(*capacity, size=nl)
     dels = rng.uniform(*delay, size=nl)
-    links = [Link(f"n{a}", f"n{b}", caps[k], dels[k]) for k, (a, b) in enumerate(pairs)]
-    starts = sorted(succ)
     hops = rng.integers(1, hmax + 1, size=nf)
     ws = rng.uniform(*weights, size=nf)
-    flows = []
-    for i in range(nf):
-        node = starts[int(rng.integers(len(starts)))]
-        route = [node]
-        for _ in range(hops[i]):
-            nxt = [b for b in succ.get(node, ()) if b not in route]
-            if not nxt:
-                break
-            node = nxt[int(rng.integers(len(nxt)))]
-            route.append(node)
-        flows.append(Flow(route=[f"n{n}" for n in route], weight=ws[i]))
-    return Network(links=links, flows=flows)
+    # each flow starts at a random node with a way out (sorted by number) and walks
+    # hops[i] hops, each to a random unvisited successor (successors in link order),
+    # stopping early where there is none; compiled, with the same draws as that loop
+    from ._walks import random_walks
+
+    ptr, route_links = random_walks(rng, np.array(pairs, dtype=np.int64), n_nodes, hops)
+    return Network.from_arrays(caps, (ptr, route_links),
+                               delays=dels, weights=ws,
+                               ends=[(f"n{a}", f"n{b}") for a, b in pairs])
 
 
 #: Builders by the name the command line uses.
