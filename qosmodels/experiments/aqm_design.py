@@ -22,8 +22,13 @@ C = 3750 packet/s, R^+ = 0.246 s; the fluid runs at Tp = 0.2 s):
 
 The ramp's ``min_th = 50`` packets is ours (the Proposition does not depend on it); the
 ramp's width follows the RED paper's design as we reconstruct it (``L_RED`` just under the
-Proposition's bound, 1.95e-4).  No packets side yet: a ``Pi(a, b, sampling_rate, q_ref)``
-queue for the packet simulator is built separately; when it lands the PI rows gain one.
+Proposition's bound, 1.95e-4).
+
+**Packets** (:func:`packet_network`): 60 NewReno flows over the example's 30 Mb/s (3750
+packets of 1000 bytes per second) with Tp = 0.2 s, the bottleneck under
+:class:`~qosmodels.mechanisms.Pi` with the printed gains: the queue's mean against q_ref;
+and the queue's standard deviation under RED with ns-2's weight over PI's (the analysis: RED
+there has a gain margin below 1, the PI design above).
 """
 
 from __future__ import annotations
@@ -88,7 +93,7 @@ def _red_gain_margin(op, L_red: float, K: float) -> tuple[float, float]:
                 "oscillating (RED with ns-2's w_q)",
           paper="Hollot, Misra, Towsley, Gong, INFOCOM 2001 (RED analysis; PI design) and "
                 "IEEE TAC 2002; Misra, Gong, Towsley, SIGCOMM 2000",
-          sides=("theory", "fluid"), unstated=(CROSSOVER,))
+          sides=("theory", "fluid", "packets"), unstated=(CROSSOVER,))
 def aqm_pi_design(*, sides, quick, params) -> list[Check]:
     from ..aqm_control import RedController, design_pi, margins, red_operating_point, red_stable
     from ..fluid.mgt import PiLaw, RedLaw, solve_mgt
@@ -101,7 +106,7 @@ def aqm_pi_design(*, sides, quick, params) -> list[Check]:
     d = design_pi(N, C, R_MAX, FS, crossover=wg)
     how = (f"aqm_control.design_pi(60, 3750, 0.246, 170, crossover={wg:.4g}), bilinear map; "
            f"K_PI = {d.K_pi:.4g}, z = {d.z:.4g}")
-    for what, printed, value in (("a", A_PRINTED, d.a), ("b", B_PRINTED, d.b)):
+    for what, printed, value in (("a", A_PRINTED, d.a), ("b", B_PRINTED, d.b)) if theory else ():
         # in units of 1e-5 / packet, so that the table's columns stay narrow
         rows.append(Check(
             name, f"PI discrete gain {what} at 170 Hz", printed, source="paper (stated)",
@@ -203,4 +208,63 @@ def aqm_pi_design(*, sides, quick, params) -> list[Check]:
                                                          "the last 20 s"),
                     reference="2 pi / w_p, the loop's phase crossover (a limit cycle born "
                               "where the gain margin crosses 1 turns near it)"))
+    if "packets" in sides:
+        rows += _packet_rows(quick)
     return rows
+
+
+#: The packet runs: (duration, warm-up) in s, full and ``--quick``; queue samples 50 ms apart.
+PACKET_RUNS = {False: (250.0, 50.0), True: (90.0, 30.0)}
+
+
+def packet_network(queue):
+    """The example in packets: 60 NewReno flows of 1000-byte packets over a 30 Mb/s
+    bottleneck (C = 3750 packet/s), 0.2 s of round-trip propagation (Tp), an 800-packet
+    buffer, access links ten times faster; ``queue`` on the bottleneck."""
+    from ..topologies import dumbbell
+
+    net = dumbbell(N, capacity=C * 8000.0, delay=TP / 2.0, buffer=int(BUFFER),
+                   access_capacity=10.0 * C * 8000.0, access_delay=0.0)
+    return net.replace_link("r0->r1", queue=queue)
+
+
+def packet_queue(queue, quick: bool):
+    """The bottleneck queue's samples (packets) after the warm-up, and the method text."""
+    from ..sim import Record, simulate
+
+    duration, warm = PACKET_RUNS[bool(quick)]
+    net = packet_network(queue)
+    res = simulate(net, duration, warmup=warm, seed=1, progress=False,
+                   record=Record(interval=0.05))
+    q = res.queue_series[:, net.link_id("r0->r1")][res.t >= warm]
+    return q, (f"simulate: 60 NewReno flows, 30 Mb/s, Tp 0.2 s, buffer 800, {queue!r} on the "
+               f"bottleneck; queue sampled every 50 ms over {duration - warm:g} s after "
+               f"{warm:g} s")
+
+
+def _packet_rows(quick: bool) -> list[Check]:
+    """PI holds the queue at q_ref in packets too; RED with ns-2's weight swings more."""
+    from ..mechanisms import Pi, Red
+
+    name = "aqm-pi-design"
+    pi_q, pi_how = packet_queue(Pi(a=A_PRINTED * 1e-5, b=B_PRINTED * 1e-5,
+                                   sampling_rate=FS, q_ref=Q_REF), quick)
+    lo, hi, mp = RAMP
+    red_q, red_how = packet_queue(Red(min_th=lo, max_th=hi, max_p=mp, w_q=W_Q_NS), quick)
+    return [
+        Check(name, "PI design (the printed a, b at 170 Hz), packets: mean queue", Q_REF,
+              source="paper (stated)", unit="packets",
+              packets=Side(float(pi_q.mean()), 0.2,
+                           method=pi_how + f"; std {float(pi_q.std()):.1f} packets"),
+              reference="the PI controller's integral action holds the queue at q_ref = 50 "
+                        "packets (Hollot et al., INFOCOM 2001)"),
+        Check(name, "RED with ns-2's w_q = 0.002, packets: queue std over the PI design's",
+              Bounds(lower=1.0), source="closed form",
+              packets=Side(float(red_q.std()) / float(pi_q.std()), 0.0,
+                           method=red_how + f": std {float(red_q.std()):.1f} (mean "
+                                            f"{float(red_q.mean()):.1f}) against PI's "
+                                            f"{float(pi_q.std()):.1f}"),
+              reference="the linear model's gain margin below 1 for RED with w_q = 0.002 at "
+                        "this operating point, above 1 for the PI design: RED's queue "
+                        "oscillates, PI's settles"),
+    ]

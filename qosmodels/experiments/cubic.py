@@ -195,6 +195,9 @@ def cubic_response(*, sides, quick) -> list[Check]:
                 ref, source="closed form", unit="packets",
                 packets=Side(value, TOLERANCE, method=method + " (no randomness: one run)"),
                 reference="RFC 9438's formula, derived for deterministic loss (Appendix B)",
+                note="" if declared is None else (
+                    "small windows: whole packets and the recovery round trip"
+                    if declared[0] == "mechanism differs" else "the quick form's short run"),
                 known=None if declared is None else Known(
                     declared[0], declared[2], declared[1], sides=("packets",))))
     return rows

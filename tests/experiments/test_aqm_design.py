@@ -18,7 +18,7 @@ def quick():
 
 def test_rows_and_verdicts(quick):
     verdicts = {c.quantity: c.verdict for c in quick.checks}
-    assert len(verdicts) == 12
+    assert len(verdicts) == 14
     gains = {q for q in verdicts if q.startswith("PI discrete gain")}
     assert {verdicts[q] for q in gains} == {"known difference"}
     assert all(v == "reproduced" for q, v in verdicts.items() if q not in gains)
@@ -27,7 +27,20 @@ def test_rows_and_verdicts(quick):
         if c.quantity in gains:
             assert c.theory.value / c.expected - 1 == pytest.approx(0.017, abs=0.001)
             assert c.expected in (1.822, 1.816) and c.unit == "1e-5/packet"
-        assert c.packets is None  # no Pi queue in the packet simulator yet
+    packets = [c for c in quick.checks if c.packets is not None]
+    assert [c.quantity for c in packets] == [
+        "PI design (the printed a, b at 170 Hz), packets: mean queue",
+        "RED with ns-2's w_q = 0.002, packets: queue std over the PI design's"]
+    assert abs(packets[0].packets.value - 50.0) < 5.0  # 50.96 measured (quick)
+    assert packets[1].packets.value > 1.2  # 1.34 measured (quick), 1.50 (full)
+
+
+def test_the_packet_rows_can_fail():
+    # drop-tail instead of PI: the same 60 flows fill the 800-packet buffer far past q_ref
+    from qosmodels.mechanisms import DropTail
+
+    q, _ = ad.packet_queue(DropTail(), quick=True)
+    assert q.mean() > 5 * ad.Q_REF
 
 
 def test_explore_reaches_the_print_at_the_crossover_it_implies():
