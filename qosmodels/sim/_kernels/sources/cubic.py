@@ -25,7 +25,6 @@ from ..layout import (
     FF_CWND,
     FF_RTO,
     FF_RTT_T0,
-    FF_RTTVAR,
     FF_SP,
     FF_SRTT,
     FF_SS,
@@ -47,9 +46,10 @@ from ..layout import (
     FI_TRACE0,
     GF_NOW,
 )
-from ..sender import arm_timer, record_rtt, transmit
+from ..sender import arm_timer, transmit
 from ..timers import cancel
 from ..trace import record
+from .reno import rfc6298_sample
 
 CODE = 13
 
@@ -127,20 +127,10 @@ def send_limit(S, f):
 
 @handler
 def _rtt_sample(S, f, r):
-    """RFC 6298's estimator (alpha 1/8, beta 1/4), RTO clamped to [min_rto, max_rto]."""
+    """RFC 6298's estimator (:func:`.reno.rfc6298_sample`), RTO clamped to [min_rto,
+    max_rto]."""
     ff = S.ff
-    if ff[f, FF_SRTT] < 0.0:
-        ff[f, FF_SRTT] = r
-        ff[f, FF_RTTVAR] = r / 2.0
-    else:
-        e = r - ff[f, FF_SRTT]
-        ff[f, FF_RTTVAR] = 0.75 * ff[f, FF_RTTVAR] + 0.25 * abs(e)
-        ff[f, FF_SRTT] = 0.875 * ff[f, FF_SRTT] + 0.125 * r
-    rto = ff[f, FF_SRTT] + 4.0 * ff[f, FF_RTTVAR]
-    lo = ff[f, FF_SP + CUB_MIN_RTO]
-    hi = ff[f, FF_SP + CUB_MAX_RTO]
-    ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
-    record_rtt(S, f, r)
+    rfc6298_sample(S, f, r, ff[f, FF_SP + CUB_MIN_RTO], ff[f, FF_SP + CUB_MAX_RTO])
 
 
 @handler

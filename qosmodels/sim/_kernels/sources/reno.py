@@ -134,8 +134,10 @@ def send_limit(S, f):
 
 
 @handler
-def rtt_sample(S, f, r):
-    """RFC 6298's estimator (alpha 1/8, beta 1/4), RTO clamped to [min_rto, max_rto]."""
+def rfc6298_sample(S, f, r, lo, hi):
+    """RFC 6298's estimator (alpha 1/8, beta 1/4) on round-trip sample ``r`` (s), the RTO
+    clamped to ``[lo, hi]`` (s); the sample recorded.  Shared by the TCP senders that use
+    it (Reno/NewReno here, :mod:`.cubic`)."""
     ff = S.ff
     if ff[f, FF_SRTT] < 0.0:
         ff[f, FF_SRTT] = r
@@ -145,10 +147,15 @@ def rtt_sample(S, f, r):
         ff[f, FF_RTTVAR] = 0.75 * ff[f, FF_RTTVAR] + 0.25 * abs(e)
         ff[f, FF_SRTT] = 0.875 * ff[f, FF_SRTT] + 0.125 * r
     rto = ff[f, FF_SRTT] + 4.0 * ff[f, FF_RTTVAR]
-    lo = ff[f, FF_SP + TCP_MIN_RTO]
-    hi = ff[f, FF_SP + TCP_MAX_RTO]
     ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
     record_rtt(S, f, r)
+
+
+@handler
+def rtt_sample(S, f, r):
+    """RFC 6298's estimator, RTO clamped to the spec's [min_rto, max_rto]."""
+    ff = S.ff
+    rfc6298_sample(S, f, r, ff[f, FF_SP + TCP_MIN_RTO], ff[f, FF_SP + TCP_MAX_RTO])
 
 
 @handler
