@@ -53,7 +53,7 @@ from .errors import ScenarioError, ScenarioTypeError
 
 __all__ = ["TokenBucketCurve", "RateLatency", "delay_bound", "backlog_bound", "concatenate",
            "residual", "output_curve", "pgps_service", "drr_service", "service_curve",
-           "FIFO_KINDS", "trace_envelope", "PathBound", "path_bound"]
+           "FIFO_KINDS", "trace_envelope", "PathBound", "path_bound", "arrival_of"]
 
 
 @dataclass(frozen=True)
@@ -646,7 +646,43 @@ class PathBound(ShortRepr):
         return drawn(ax)
 
 
-def path_bound(network, flow, arrival: TokenBucketCurve, *, cross=None) -> PathBound:
+def arrival_of(network, flow) -> TokenBucketCurve:
+    """The arrival curve a flow's token-bucket edge element gives its output.
+
+    A flow that is a member of an aggregate shaped or policed by an
+    :class:`~qosmodels.mechanisms.AggregateBucket` leaves the edge conforming to the
+    aggregate's bucket, so its traffic, a part of the aggregate's, is bounded by
+    ``TokenBucketCurve(b = 8 depth, r = rate)`` (bits, bit/s), with the peak-rate bucket
+    ``(8 max_packet, peak_rate)`` when ``peak_rate`` is finite.  (A member's own partition
+    would give a tighter curve; the aggregate's holds for every ``sharing``.)
+
+    Raises
+    ------
+    ScenarioError
+        If the flow is in no aggregate with an ``AggregateBucket`` that shapes or polices
+        (``action="mark"`` lets non-conforming packets through).
+    """
+    from .mechanisms import AggregateBucket
+
+    i = network._flow_id(flow)
+    for agg in network.aggregates:
+        edge = agg.edge
+        if isinstance(edge, AggregateBucket) and i in network.aggregate_members(agg.name):
+            if edge.action == "mark":
+                raise ScenarioError(
+                    f"arrival_of: aggregate {agg.name!r}'s AggregateBucket marks (action="
+                    f"'mark'), so flow {network.flow_names[i]!r}'s traffic is not bounded by "
+                    f"its bucket; give an arrival curve of your own")
+            peak = None if math.isinf(edge.peak_rate) else float(edge.peak_rate)
+            return TokenBucketCurve(b=8.0 * edge.depth, r=float(edge.rate), peak=peak,
+                                    max_packet=8.0 * edge.max_packet if peak else 0.0)
+    raise ScenarioError(f"arrival_of: flow {network.flow_names[i]!r} is in no aggregate "
+                        f"with an AggregateBucket, so nothing bounds its traffic; give its "
+                        f"arrival curve (a TokenBucketCurve)")
+
+
+def path_bound(network, flow, arrival: TokenBucketCurve | None = None, *,
+               cross=None) -> PathBound:
     """A flow's end-to-end delay and backlog bounds through its route.
 
     Each hop's curve is :func:`service_curve` of its link's queue discipline; a packet is
@@ -662,8 +698,9 @@ def path_bound(network, flow, arrival: TokenBucketCurve, *, cross=None) -> PathB
     network : Network
     flow : int or str
         The flow.
-    arrival : TokenBucketCurve
+    arrival : TokenBucketCurve or None
         Its arrival curve where it enters (bits; its rate must be below every hop's rate).
+        None: the one its token-bucket edge element gives it (:func:`arrival_of`).
     cross : mapping of link (name, index or pair) to TokenBucketCurve, optional
         The cross traffic's arrival curve at the hops that need one (FIFO for a flow's own
         curve, lower priority classes; see :func:`service_curve`).
@@ -672,8 +709,10 @@ def path_bound(network, flow, arrival: TokenBucketCurve, *, cross=None) -> PathB
     -------
     PathBound
     """
+    if arrival is None:
+        arrival = arrival_of(network, flow)
     if not isinstance(arrival, TokenBucketCurve):
-        raise ScenarioTypeError(f"path_bound: arrival must be a TokenBucketCurve, got "
+        raise ScenarioTypeError(f"path_bound: arrival must be a TokenBucketCurve or None, got "
                                 f"{type(arrival).__name__}")
     i = network._flow_id(flow)
     crossing = {network.link_id(k): c for k, c in (cross or {}).items()}

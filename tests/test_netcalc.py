@@ -393,3 +393,29 @@ def test_path_bound_plots_and_refuses():
         path_bound(_chain(FairQueueing()), 0, RateLatency(1e6))
     with pytest.raises(ScenarioError, match="exceeds the service rate"):
         path_bound(_chain(FairQueueing()), 0, TokenBucketCurve(b=1.0, r=1.5e6))
+
+
+def test_arrival_of_reads_the_flows_token_bucket_edge():
+    from qosmodels import Flow, Link, Network
+    from qosmodels.mechanisms import AggregateBucket, Cbr
+    from qosmodels.netcalc import arrival_of
+    from qosmodels.network import Aggregate
+
+    def net(edge):
+        return Network([Link("a", "b", 4e6, 0.001)],
+                       [Flow(["a", "b"], source=Cbr(rate=1e6)), Flow(["a", "b"])],
+                       aggregates=[Aggregate("g", flows=[0], edge=edge)])
+
+    a = arrival_of(net(AggregateBucket(rate=5e5, depth=20_000, max_packet=1000)), 0)
+    assert (a.b, a.r, a.peak) == (160_000.0, 5e5, None)
+    a = arrival_of(net(AggregateBucket(rate=5e5, depth=20_000, peak_rate=2e6,
+                                       max_packet=1000)), 0)
+    assert (a.peak, a.max_packet) == (2e6, 8000.0)
+    shaped = net(AggregateBucket(rate=5e5, depth=20_000, max_packet=1000))
+    assert path_bound(shaped, 0) == path_bound(shaped, 0, TokenBucketCurve(160_000.0, 5e5))
+    assert path_bound(shaped, 0).delay == pytest.approx(160_000.0 / 4e6)
+    with pytest.raises(ScenarioError, match="in no aggregate"):
+        arrival_of(shaped, 1)
+    with pytest.raises(ScenarioError, match="marks"):
+        arrival_of(net(AggregateBucket(rate=5e5, depth=20_000, max_packet=1000,
+                                       action="mark")), 0)
