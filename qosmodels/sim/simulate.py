@@ -290,8 +290,10 @@ def _drop_stale_cache(run) -> None:
     path = getattr(cache, "_cache_path", None)
     if path is None or not hasattr(cache, "flush"):
         return
+    from ._variant import _sources_digest  # kernel_sources_digest, once per process
+
     stamp = Path(path) / "qosmodels-kernel-sources.sha256"
-    digest = kernel_sources_digest()
+    digest = _sources_digest()
     try:
         if stamp.exists() and stamp.read_text().strip() == digest:
             return
