@@ -195,6 +195,7 @@ def solve_fluid(
     [3.0, 6.0, 6.0]
     """
     method = _method(method)
+    _refuse_unmodelled_aqm(network, control)
     comp = compile_fluid(
         network, t_end=t_end, control=control, kappa=kappa, target=target, estimator=estimator,
         dt=dt, rtt_p_error=rtt_p_error, vegas_k=vegas_k, initial_window=initial_window,
@@ -221,6 +222,26 @@ METHODS = ("auto", "numba", "lsoda")
 #: the kernel does per call at most, about 1-2 s: between calls Python sees Ctrl-C (a
 #: jitted loop cannot), and the run continues exactly where the last call stopped.
 SLICE_WORK = 5e7
+
+
+#: Queue disciplines that drop or mark by a law of their own, which the network fluid
+#: model (RED marks and buffer overflow) does not represent: a TCP Reno model of a network
+#: using them is refused rather than run as if they were drop-tail.
+UNMODELLED_AQM = ("pi", "pie", "codel", "fq_codel")
+
+
+def _refuse_unmodelled_aqm(network, control) -> None:
+    if control != "Reno" or not isinstance(network, Network):
+        return  # (the compile step checks the arguments themselves)
+    for link in network.links:
+        kind = getattr(link.queue, "kind", None)
+        if kind in UNMODELLED_AQM:
+            raise ScenarioError(
+                f"solve_fluid(control='Reno') models RED's marks and buffer overflow, but link "
+                f"{link.name!r} uses {type(link.queue).__name__}, whose drop law this model "
+                f"does not have (it would run as drop-tail); for one bottleneck under PI use "
+                f"qosmodels.fluid.mgt.solve_mgt with PiLaw (mgt_scenario reads N, C and Tp "
+                f"from the network); PIE and CoDel have no fluid law in the library yet")
 
 
 def _method(method) -> str:

@@ -250,3 +250,17 @@ def test_wrong_types_and_budget():
         PiLaw(1e-5, 1e-5, 170, "50")
     with pytest.raises(BudgetError, match=r"t_end / dt = 1000\.0 / 0\.001.*max_steps"):
         solve_mgt(N, C, TP, RedLaw(50, 590, 0.1, 0.002), BUF, 1000.0, max_steps=10 ** 5)
+
+
+@pytest.mark.parametrize("queue", ["Pi", "Pie", "Codel", "FqCodel"])
+def test_the_network_fluid_model_refuses_aqm_laws_it_does_not_have(queue):
+    # run as drop-tail they would be silently wrong: refused, naming the link and the way out
+    from qosmodels import mechanisms, topologies
+    from qosmodels.errors import ScenarioError
+    from qosmodels.fluid import solve_fluid
+
+    net = topologies.dumbbell(2, capacity=10e6, delay=0.02).replace_link(
+        "r0->r1", queue=getattr(mechanisms, queue)())
+    with pytest.raises(ScenarioError, match=rf"link 'r0->r1' uses {queue}, .*solve_mgt"):
+        solve_fluid(net, 1.0, control="Reno")
+    solve_fluid(net.replace_link("r0->r1", queue=mechanisms.Red()), 0.1, control="Reno")
