@@ -53,7 +53,8 @@ from .errors import ScenarioError, ScenarioTypeError
 
 __all__ = ["TokenBucketCurve", "RateLatency", "delay_bound", "backlog_bound", "concatenate",
            "residual", "output_curve", "pgps_service", "drr_service", "service_curve",
-           "FIFO_KINDS", "trace_envelope", "PathBound", "path_bound", "arrival_of"]
+           "FIFO_KINDS", "trace_envelope", "PathBound", "path_bound", "arrival_of",
+           "shaper_service"]
 
 
 @dataclass(frozen=True)
@@ -679,6 +680,37 @@ def arrival_of(network, flow) -> TokenBucketCurve:
     raise ScenarioError(f"arrival_of: flow {network.flow_names[i]!r} is in no aggregate "
                         f"with an AggregateBucket, so nothing bounds its traffic; give its "
                         f"arrival curve (a TokenBucketCurve)")
+
+
+def shaper_service(network, flow) -> RateLatency:
+    """The service curve a flow's token-bucket shaper offers it, as a rate-latency curve.
+
+    A greedy shaper of shaping curve ``sigma`` offers ``sigma`` as a service curve (Le Boudec
+    and Thiran, Theorem 1.5.1); for a bucket ``sigma(t) = b + r t >= r t``, so
+    ``RateLatency(r, 0)`` is a (looser) rate-latency service curve of it.  The rate is the
+    one the flow is sure of: the aggregate's ``rate`` for a ``"common"`` bucket (the curve is
+    then the aggregate's, its members together), ``rate / n`` for a member of a
+    ``"partitioned"`` or ``"logical"`` bucket of ``n`` members (its partition's rate; the
+    logical bucket may give it more).
+
+    Raises
+    ------
+    ScenarioError
+        If the flow is in no aggregate with an ``AggregateBucket`` that shapes
+        (``action="shape"``).
+    """
+    from .mechanisms import AggregateBucket
+
+    i = network._flow_id(flow)
+    for agg in network.aggregates:
+        edge = agg.edge
+        members = network.aggregate_members(agg.name)
+        if isinstance(edge, AggregateBucket) and i in members and edge.action == "shape":
+            n = 1 if edge.sharing == "common" else len(members)
+            return RateLatency(R=float(edge.rate) / n, T=0.0)
+    raise ScenarioError(f"shaper_service: flow {network.flow_names[i]!r} is in no aggregate "
+                        f"whose AggregateBucket shapes (action='shape'); a policer or a marker "
+                        f"offers no service curve")
 
 
 def path_bound(network, flow, arrival: TokenBucketCurve | None = None, *,

@@ -419,3 +419,24 @@ def test_arrival_of_reads_the_flows_token_bucket_edge():
     with pytest.raises(ScenarioError, match="marks"):
         arrival_of(net(AggregateBucket(rate=5e5, depth=20_000, max_packet=1000,
                                        action="mark")), 0)
+
+
+def test_shaper_service_is_the_rate_the_member_is_sure_of():
+    from qosmodels import Flow, Link, Network
+    from qosmodels.mechanisms import AggregateBucket, Cbr
+    from qosmodels.netcalc import shaper_service
+    from qosmodels.network import Aggregate
+
+    def net(**kw):
+        return Network([Link("a", "b", 4e6, 0.001)],
+                       [Flow(["a", "b"], source=Cbr(rate=1e6)) for _ in range(3)],
+                       aggregates=[Aggregate("g", flows=[0, 1], edge=AggregateBucket(
+                           rate=6e5, depth=20_000, max_packet=1000, **kw))])
+
+    assert shaper_service(net(sharing="common"), 0) == RateLatency(6e5, 0.0)
+    assert shaper_service(net(sharing="partitioned"), 1) == RateLatency(3e5, 0.0)
+    assert shaper_service(net(), 0) == RateLatency(3e5, 0.0)  # logical, the default
+    with pytest.raises(ScenarioError, match="in no aggregate whose AggregateBucket shapes"):
+        shaper_service(net(), 2)
+    with pytest.raises(ScenarioError, match="policer"):
+        shaper_service(net(action="police"), 0)
