@@ -653,39 +653,18 @@ def _crossed_either_way(network, i: int) -> set[int]:
 
 
 def _check_routes(network) -> None:
-    """The mechanisms' rules on the routes flows take: a flow's packet class against the
-    priority queues it crosses (data forward, ACKs back); a source that reads DECbits needs
-    a gateway that sets them on its data's path; Green packets need a queue that reads the
-    colour (ABE) on theirs."""
-    links, flows = network.links, network.flows
-    for i, flow in enumerate(flows):
-        cls = flow.source.priority
-        fwd, rev = _route(network, i)
+    """The mechanisms' rules on the routes flows take, each stated by its spec: every queue
+    a flow's data or ACKs cross can carry its packets (``QueueSpec.check_crossing``: its
+    priority class at a Priority queue), then every source can run over the queues of its
+    forward route (``SourceSpec.check_route``: DECbit windows need a bit-setting gateway,
+    Green packets a colour-aware queue)."""
+    links, names = network.links, network.flow_names
+    routes = [_route(network, i) for i in range(network.n_flows)]
+    for flow, name, (fwd, rev) in zip(network.flows, names, routes):
         for j in fwd + rev:
-            link = links[j]
-            if link.queue.n_classes > 1 and cls >= link.queue.n_classes:
-                raise ScenarioError(
-                    f"flow {network.flow_names[i]!r} uses priority class {cls}, but link "
-                    f"{link.name!r} has a Priority queue of {link.queue.n_classes} classes; use "
-                    f"priority < {link.queue.n_classes} or more classes"
-                )
-    for i, flow in enumerate(flows):
-        if getattr(flow.source, "needs_decbit", False) and not any(
-                getattr(links[j].queue, "sets_decbit", False) for j in _route(network, i)[0]):
-            raise ScenarioError(
-                f"flow {network.flow_names[i]!r} has a {type(flow.source).__name__} source, but "
-                f"no link on its route sets the DECbit (its window would only grow); give a "
-                f"link of its route a bit-setting queue (queue=Decbit()) or use another source"
-            )
-    for i, flow in enumerate(flows):
-        if flow.source.green and not any(links[j].queue.colour_aware
-                                         for j in _route(network, i)[0]):
-            raise ScenarioError(
-                f"flow {network.flow_names[i]!r} sends Green packets (its source has "
-                f"green=True), but no link on its route has an AbeQueue, the only queue that "
-                f"treats Green and Blue differently; give a link of its route "
-                f"queue=AbeQueue(...) or make the source Blue (green=False)"
-            )
+            links[j].queue.check_crossing(flow.source, name, links[j].name)
+    for flow, name, (fwd, _) in zip(network.flows, names, routes):
+        flow.source.check_route(name, [links[j].queue for j in fwd])
 
 
 def _paths(network, changes):
@@ -794,7 +773,7 @@ def _oob_lanes(network, li, slot, s, off):
     li[:, K.LI_OOB] = -1
     oob = np.zeros(network.n_links, dtype=np.int64)
     for i, flow in enumerate(network.flows):
-        if getattr(flow.source, "out_of_band", False):
+        if flow.source.out_of_band:
             for j in _crossed_either_way(network, i):
                 oob[j] += 1
     extra = int(np.count_nonzero(oob))

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from qosmodels.errors import ScenarioError
 from qosmodels.sim import Record
 from qosmodels.sim.compile import Compiled, compile_scenario
 
@@ -85,6 +86,72 @@ def test_the_digest_sees_a_one_byte_change():
     assert digest(a) != digest(b)
     assert digest(a) != digest(a.reshape(4, 3))  # shape counts
     assert digest(a) != digest(a.astype(np.int64))  # dtype counts
+
+
+# ------------------------------------------------------------------ the route rules
+# (``QueueSpec.check_crossing`` and ``SourceSpec.check_route``, which compile_scenario asks)
+
+def _compile(links, flows):
+    from qosmodels import Network
+
+    return compile_scenario(Network(links, flows), 1.0, seed=0)
+
+
+def test_a_priority_class_the_reverse_link_lacks_is_refused():
+    # the data cross a FIFO; only the ACKs cross the Priority queue of the declared reverse link
+    from qosmodels import Flow, Link
+    from qosmodels.sim import Priority, TcpReno
+
+    links = [Link("a", "b", 1e6, 0.01), Link("b", "a", 1e6, 0.01, queue=Priority(classes=2))]
+    with pytest.raises(ScenarioError, match=r"flow 'f0' uses priority class 2, but link "
+                                            r"'b->a' has a Priority queue of 2 classes"):
+        _compile(links, [Flow(["a", "b"], source=TcpReno(priority=2))])
+    _compile(links, [Flow(["a", "b"], source=TcpReno(priority=1))])
+
+
+def test_green_packets_without_a_colour_aware_queue_are_refused():
+    from qosmodels import Flow, Link
+    from qosmodels.sim import AbeQueue, Cbr
+
+    flows = [Flow(["a", "b", "c"], source=Cbr(rate=1e5)),
+             Flow(["a", "b", "c"], source=Cbr(rate=1e5, green=True))]
+    links = [Link("a", "b", 1e6, 0.01), Link("b", "c", 1e6, 0.01)]
+    with pytest.raises(ScenarioError, match=r"flow 'f1' sends Green packets.*no link on its "
+                                            r"route has an AbeQueue.*green=False"):
+        _compile(links, flows)
+    links[1] = Link("b", "c", 1e6, 0.01, queue=AbeQueue())  # one on the route will do
+    _compile(links, flows)
+
+
+def test_the_route_rules_are_the_specs():
+    from qosmodels.sim import Decbit, DecbitWindow, DropTail, Priority, TcpReno
+
+    Priority(classes=3).check_crossing(TcpReno(priority=2), "f", "l")
+    with pytest.raises(ScenarioError, match=r"flow 'f' uses priority class 3, but link 'l'"):
+        Priority(classes=3).check_crossing(TcpReno(priority=3), "f", "l")
+    DropTail().check_crossing(TcpReno(priority=7), "f", "l")  # one class: any priority
+    DecbitWindow().check_route("f", [DropTail(), Decbit()])
+    with pytest.raises(ScenarioError, match=r"flow 'f' has a DecbitWindow source"):
+        DecbitWindow().check_route("f", [DropTail(), DropTail()])
+    TcpReno().check_route("f", [])
+
+
+def test_out_of_band_lanes_at_every_link_a_monaco_flow_crosses_either_way():
+    # by hand: a->b and b->a carry one Monaco flow each way (two lanes of 2 * 1 + 2),
+    # b->c two Monaco flows (2 * 2 + 2), c->d none; the lanes follow the links' slots
+    from qosmodels import Flow, Link
+    from qosmodels.sim import Accumulation, Cbr
+    from qosmodels.sim._kernels import layout as K
+
+    links = [Link("a", "b", 1e6, 0.01, buffer=10), Link("b", "a", 1e6, 0.01, buffer=20),
+             Link("b", "c", 1e6, 0.01, buffer=30), Link("c", "d", 1e6, 0.01, buffer=40)]
+    monaco = Accumulation(control="P", estimator="monaco", kappa=0.5, target=3000)
+    c = _compile(links, [Flow(["a", "b", "c"], source=monaco),
+                         Flow(["b", "c"], source=monaco),
+                         Flow(["c", "d"], source=Cbr(rate=1e5))])
+    assert list(c.li[:, K.LI_OOB]) == [4, 5, 6, -1]
+    assert [tuple(c.slot[s, [K.SL_OFF, K.SL_CAP]]) for s in (4, 5, 6)] == [(100, 4), (104, 4), (108, 6)]
+    assert c.slot.shape[0] == 7 and c.ring.shape[0] == 100 + 4 + 4 + 6
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["write"]:
