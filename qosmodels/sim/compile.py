@@ -510,7 +510,8 @@ def _options(network, duration, warmup, record, limits):
     from ..network import Network  # here: qosmodels.network imports the specs of this package
 
     if not isinstance(network, Network):
-        raise ScenarioTypeError(f"network must be a qosmodels.Network, got {type(network).__name__}")
+        raise ScenarioTypeError(
+            f"network must be a qosmodels.Network, got {type(network).__name__}")
     duration = real("simulate", "duration", duration, gt=0, unit="s")
     warmup = real("simulate", "warmup", warmup, ge=0, unit="s")
     if not warmup < duration:
