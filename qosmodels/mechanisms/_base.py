@@ -55,6 +55,32 @@ class QueueSpec(Spec):
     def n_classes(self) -> int:
         return 1
 
+    def check_crossing(self, source: SourceSpec, flow: str, link: str) -> None:
+        """Refuse a flow whose packets this queue cannot carry (the packet simulator asks
+        it of every queue a flow's data or ACKs cross, before a run).
+
+        A queue of more than one class (:class:`~qosmodels.mechanisms.Priority`) puts a
+        packet in its source's ``priority`` class, so that class must exist.
+
+        Parameters
+        ----------
+        source : SourceSpec
+            The flow's source.
+        flow, link : str
+            The flow's and the link's names, for the message.
+
+        Raises
+        ------
+        ScenarioError
+            A priority class the queue does not have.
+        """
+        n = self.n_classes
+        if n > 1 and source.priority >= n:
+            raise ScenarioError(
+                f"flow {flow!r} uses priority class {source.priority}, but link {link!r} has a "
+                f"{type(self).__name__} queue of {n} classes; use priority < {n} or more classes"
+            )
+
 
 @dataclass(frozen=True)
 class SourceSpec(Spec):
@@ -77,6 +103,45 @@ class SourceSpec(Spec):
     #: True for sources that adjust their window from echoed DECbits: their path must
     #: hold a gateway that sets them (a queue spec with ``sets_decbit``).
     needs_decbit: ClassVar[bool] = False
+    #: True for sources that send out-of-band control packets
+    #: (:class:`~qosmodels.mechanisms.Accumulation`'s Monaco estimator): the packet
+    #: simulator gives every link such a flow crosses, either way, an out-of-band lane.
+    out_of_band: ClassVar[bool] = False
+
+    def check_route(self, flow: str, queues: list[QueueSpec]) -> None:
+        """Refuse a route over which this source cannot run (the packet simulator asks it
+        of every flow's source, before a run).
+
+        A source that reads DECbits (``needs_decbit``) needs a gateway that sets them
+        (``sets_decbit``) on its data's path, or its window would only grow; a ``green``
+        source needs a queue that treats Green and Blue packets differently
+        (``colour_aware``: :class:`~qosmodels.mechanisms.AbeQueue`).
+
+        Parameters
+        ----------
+        flow : str
+            The flow's name, for the message.
+        queues : list of QueueSpec
+            The queues of the flow's forward route, in path order.
+
+        Raises
+        ------
+        ScenarioError
+            A route without the queue the source needs.
+        """
+        if self.needs_decbit and not any(q.sets_decbit for q in queues):
+            raise ScenarioError(
+                f"flow {flow!r} has a {type(self).__name__} source, but no link on its route "
+                f"sets the DECbit (its window would only grow); give a link of its route a "
+                f"bit-setting queue (queue=Decbit()) or use another source"
+            )
+        if self.green and not any(q.colour_aware for q in queues):
+            raise ScenarioError(
+                f"flow {flow!r} sends Green packets (its source has green=True), but no link on "
+                f"its route has an AbeQueue, the only queue that treats Green and Blue "
+                f"differently; give a link of its route queue=AbeQueue(...) or make the source "
+                f"Blue (green=False)"
+            )
 
 
 class EdgeSpec(Spec):

@@ -430,6 +430,18 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
                      changes=()) -> Compiled:
     """Lower ``network`` and the run options to a :class:`Compiled` tuple of arrays.
 
+    The work is done in named phases, in this order (each phase's function says what it
+    fills): the run options (:func:`_options`), the flows' rows (:func:`_flow_rows`), the
+    edge elements' (:func:`_edge_rows`), the receivers' buffers (:func:`_flow_buffers`),
+    the trace channels and timer slots (:func:`_timers`), the route rules
+    (:func:`_check_routes`), the data and ACK paths (:func:`_paths`), the crossings
+    (:func:`_crossings`), the links' rows and class slots (:func:`_link_rows`), the edge
+    holds and out-of-band lanes (:func:`_edge_holds`, :func:`_oob_lanes`), the sorted
+    queues (:func:`_sorted_queues`), the delay histograms (:func:`_histograms`), the time
+    series (:func:`_time_series`), the packet pool and event heap (:func:`_pool_size`,
+    :func:`_pool_and_heap`) and the global rows (:func:`_globals`).  The memory budget
+    (``Limits.memory``) is checked as each phase sizes its arrays.
+
     Parameters
     ----------
     network : Network
@@ -449,10 +461,57 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     -------
     Compiled
     """
+    duration, warmup, record, limits = _options(network, duration, warmup, record, limits)
+    rng = _seed_state(seed)
+    L, F = network.n_links, network.n_flows
+    edges = _edges(network)
+    edge_kmods = [kernel_module(agg.edge) for agg, _ in edges]  # refuses what cannot run
+    lf = np.zeros((L, K.N_LF))  # links' rows: filled by _link_rows, after the crossings
+    li = np.zeros((L, K.N_LI), dtype=np.int64)
+    ff, fi, ooo_sizes = _flow_rows(network)
+    ef, ei, e_mem = _edge_rows(network, edges, edge_kmods, ff, fi)
+    mem = _Memory(limits)
+    ooo, stime, ooo_sizes = _flow_buffers(fi, ooo_sizes, mem)
+    n_tr, tm, tmi = _timers(network, record, li, fi, ei)
+    _check_routes(network)
+    r_ptr, r_link, a_ptr, a_link, a_delay, n_pipes = _paths(network, changes)
+    queue_kmods = [kernel_module(link.queue) for link in network.links]
+    lk_ptr, lk_pos, x_flow, hs, hsi = _crossings(network, queue_kmods, r_ptr, r_link, a_ptr,
+                                                 a_link)
+    slot, s, off = _link_rows(network, queue_kmods, edges, lk_ptr, lk_pos, x_flow, lf, li, hs,
+                              hsi, mem)
+    s, off, held = _edge_holds(edges, edge_kmods, fi, slot, s, off)
+    slot, off = _oob_lanes(network, li, slot, s, off)
+    mem.need(8.0 * off, f"the links' buffers ({off} packets in all)", "give the links smaller "
+             "buffers (Link.buffer, in packets)")
+    ring = np.full(max(off, 1), -1, dtype=np.int64)
+    sq_meta, sq_key, sq_seq, sq_pkt = _sorted_queues(network, queue_kmods, lk_ptr)
+    hist = _histograms(network, record, ff, r_ptr, r_link, mem)
+    interval, thr_s, q_s, cw_s = _time_series(duration, record, F, L, mem)
+    pool = _pool_size(network, limits, ff, changes, ooo_sizes, held)
+    pi, pf, free, hv, heap, timer_rows, n_events = _pool_and_heap(network, duration, limits,
+                                                                  pool, tm.shape[0], mem)
+    gi, gf = _globals(record, warmup, duration, interval, thr_s.shape[0], heap, timer_rows,
+                      n_events, pool)
+    return Compiled(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
+                    pi, pf, free, hv, ooo, stime, hist, thr_s, q_s, cw_s, gi, gf, rng,
+                    np.zeros(pool + 2 * F + 16, dtype=np.int64),
+                    np.zeros(n_tr), np.zeros(n_tr, dtype=np.int64), np.zeros(n_tr), tm, tmi,
+                    lk_ptr, lk_pos, hs, hsi, sq_meta, sq_key, sq_seq, sq_pkt, ef, ei, e_mem,
+                    np.full((L + n_pipes, K.N_PP), -1, dtype=np.int64))  # _kernels.heap
+
+
+# ------------------------------------------------------------------------------------------
+# the phases of compile_scenario, in the order it calls them
+
+
+def _options(network, duration, warmup, record, limits):
+    """The run options, checked: ``(duration, warmup, record, limits)`` (defaults filled)."""
     from ..network import Network  # here: qosmodels.network imports the specs of this package
 
     if not isinstance(network, Network):
-        raise ScenarioTypeError(f"network must be a qosmodels.Network, got {type(network).__name__}")
+        raise ScenarioTypeError(
+            f"network must be a qosmodels.Network, got {type(network).__name__}")
     duration = real("simulate", "duration", duration, gt=0, unit="s")
     warmup = real("simulate", "warmup", warmup, ge=0, unit="s")
     if not warmup < duration:
@@ -466,21 +525,19 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         raise ScenarioTypeError(f"record must be a qosmodels.sim.Record, got {record!r}")
     if not isinstance(limits, Limits):
         raise ScenarioTypeError(f"limits must be a qosmodels.sim.Limits, got {limits!r}")
-    rng = _seed_state(seed)
+    return duration, warmup, record, limits
 
-    L, F = network.n_links, network.n_flows
-    links, flows = network.links, network.flows
-    edges = _edges(network)
-    edge_kmods = [kernel_module(agg.edge) for agg, _ in edges]  # refuses what cannot run
 
-    lf = np.zeros((L, K.N_LF))  # links' rows: filled below, after the crossings through them
-    li = np.zeros((L, K.N_LI), dtype=np.int64)
-
-    # ---------------------------------------------------------------- flows
+def _flow_rows(network):
+    """The flows' rows ``ff``, ``fi`` (their sources' codes, parameters and initial state,
+    from the source modules' ``setup`` and ``setup_flow``) and each window flow's
+    out-of-order buffer size (a power of two above its largest window; Python ints, as a
+    window may be 2**63), 0 for open-loop flows."""
+    F = network.n_flows
     ff = np.zeros((F, K.N_FF))
     fi = np.zeros((F, K.N_FI), dtype=np.int64)
-    ooo_sizes = [0] * F  # Python ints until the memory check: a window may be 2**63
-    for i, flow in enumerate(flows):
+    ooo_sizes = [0] * F
+    for i, flow in enumerate(network.flows):
         src = flow.source
         windowed = bool(src.windowed)
         ff[i, K.FF_BITS] = 8.0 * flow.packet_size  # Flow resolves the source's size
@@ -502,9 +559,13 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
             kmod.setup_flow(src, network, i, ff[i], fi[i])
         if windowed:
             ooo_sizes[i] = 1 << max(int(window), 1).bit_length()  # power of two > window
-    # ---------------------------------------------------------------- edge elements
-    # one row per aggregate with an edge element; its members' flows in e_mem (and the
-    # element's scratch space, as long); each member flow names its element and place
+    return ff, fi, ooo_sizes
+
+
+def _edge_rows(network, edges, edge_kmods, ff, fi):
+    """The edge elements' rows ``ef``, ``ei`` and ``e_mem``: one row per aggregate with an
+    edge element; its members' flows in ``e_mem`` (and the element's scratch space, as
+    long); each member flow names its element and place in ``fi``."""
     E = len(edges)
     ef = np.zeros((max(E, 1), K.N_EF))
     ei = np.zeros((max(E, 1), K.N_EI), dtype=np.int64)
@@ -522,8 +583,13 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         kmod.setup_edge(agg.edge, network, members, ef[e], ff, fi)
     e_mem = np.zeros((max(len(e_mem_l), 1), K.N_EM), dtype=np.int64)
     e_mem[:len(e_mem_l), K.EM_FLOW] = e_mem_l
+    return ef, ei, e_mem
 
-    mem = _Memory(limits)
+
+def _flow_buffers(fi, ooo_sizes, mem):
+    """The receivers' out-of-order buffers ``ooo`` and the senders' send-time rings
+    ``stime`` (checked against the memory budget; their offsets and masks in ``fi``), and
+    the buffer sizes as an array."""
     per_ack = bool(fi[:, K.FI_PER_ACK].any())
     mem.need(float(sum(ooo_sizes)) * (9 if per_ack else 1),
              "the flows' windows (each window source keeps a buffer of its largest window, "
@@ -538,9 +604,14 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     # send times of the packets in flight (rtt_samples="ack"), a ring per flow laid out
     # like the receiver's out-of-order buffer: seq & mask never collides inside a window
     stime = np.zeros(max(int(ooo_off[-1]), 1) if per_ack else 1)
+    return ooo, stime, ooo_sizes
 
-    # trace channels (numbered as trace_channels() lists them) and timer slots (as many per
-    # owner as its kernel module's TIMERS); an owner's first of each in its row, -1: none
+
+def _timers(network, record, li, fi, ei):
+    """The trace channels (numbered as :func:`trace_channels` lists them) and timer slots
+    (as many per owner as its kernel module's ``TIMERS``); an owner's first of each in its
+    row, -1: none.  Returns ``(n_tr, tm, tmi)``: the trace buffer's length and the timer
+    slots' rows."""
     rows = {K.OWNER_LINK: (li, K.LI_TRACE0, K.LI_TIMER0),
             K.OWNER_FLOW: (fi, K.FI_TRACE0, K.FI_TIMER0),
             K.OWNER_EDGE: (ei, K.EI_TRACE0, K.EI_TIMER0)}
@@ -565,67 +636,66 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     tmi = np.zeros((max(len(slots), 1), K.N_TMI), dtype=np.int64)
     for t_slot, (kind, j, t) in enumerate(slots):
         tmi[t_slot, K.TMI_OWNER_KIND], tmi[t_slot, K.TMI_OWNER], tmi[t_slot, K.TMI_K] = kind, j, t
+    return n_tr, tm, tmi
 
-    # packet classes against the priority queues they cross (data forward, ACKs back)
+
+def _route(network, i: int) -> tuple[list[int], list[int]]:
+    """Flow ``i``'s forward links and the declared reverse links of its hops, in order."""
+    ptr = network.route_ptr
+    fwd = [int(j) for j in network.route_links[ptr[i]:ptr[i + 1]]]
+    rev = [int(j) for j in network.reverse_route_links[ptr[i]:ptr[i + 1]] if j >= 0]
+    return fwd, rev
+
+
+def _crossed_either_way(network, i: int) -> set[int]:
+    """The links flow ``i``'s data or ACKs cross (declared reverse links)."""
+    fwd, rev = _route(network, i)
+    return set(fwd) | set(rev)
+
+
+def _check_routes(network) -> None:
+    """The mechanisms' rules on the routes flows take, each stated by its spec: every queue
+    a flow's data or ACKs cross can carry its packets (``QueueSpec.check_crossing``: its
+    priority class at a Priority queue), then every source can run over the queues of its
+    forward route (``SourceSpec.check_route``: DECbit windows need a bit-setting gateway,
+    Green packets a colour-aware queue)."""
+    links, names = network.links, network.flow_names
+    routes = [_route(network, i) for i in range(network.n_flows)]
+    for flow, name, (fwd, rev) in zip(network.flows, names, routes):
+        for j in fwd + rev:
+            links[j].queue.check_crossing(flow.source, name, links[j].name)
+    for flow, name, (fwd, _) in zip(network.flows, names, routes):
+        flow.source.check_route(name, [links[j].queue for j in fwd])
+
+
+def _paths(network, changes):
+    """The data and ACK paths: ``(r_ptr, r_link, a_ptr, a_link, a_delay, n_pipes)``
+    (:func:`ack_paths`), each delay stretch of an ACK path numbered by its pipe
+    (``_kernels.heap``): one pipe for each distinct delay, where ACKs of every flow whose
+    stretch has that delay leave in the order they entered; a stretch's entry in ``a_link``
+    becomes ``-1 -`` its pipe's number (``L +`` that number among all pipes)."""
     rev = np.asarray(network.reverse_route_links, dtype=np.int64)
-    ptr = np.asarray(network.route_ptr)
-    fwd_all = np.asarray(network.route_links)
-
-    def crossed_either_way(i: int) -> set[int]:
-        """The links flow ``i``'s data or ACKs cross (declared reverse links)."""
-        return ({int(j) for j in fwd_all[ptr[i]:ptr[i + 1]]}
-                | {int(j) for j in rev[ptr[i]:ptr[i + 1]] if j >= 0})
-
-    for i, flow in enumerate(flows):
-        cls = flow.source.priority
-        crossed = list(fwd_all[ptr[i]:ptr[i + 1]]) + [j for j in rev[ptr[i]:ptr[i + 1]] if j >= 0]
-        for j in crossed:
-            link = links[j]
-            if link.queue.n_classes > 1 and cls >= link.queue.n_classes:
-                raise ScenarioError(
-                    f"flow {network.flow_names[i]!r} uses priority class {cls}, but link "
-                    f"{link.name!r} has a Priority queue of {link.queue.n_classes} classes; use "
-                    f"priority < {link.queue.n_classes} or more classes"
-                )
-
-    # sources that read DECbits need a gateway that sets them on their data's path
-    for i, flow in enumerate(flows):
-        if getattr(flow.source, "needs_decbit", False) and not any(
-                getattr(links[j].queue, "sets_decbit", False)
-                for j in fwd_all[ptr[i]:ptr[i + 1]]):
-            raise ScenarioError(
-                f"flow {network.flow_names[i]!r} has a {type(flow.source).__name__} source, but "
-                f"no link on its route sets the DECbit (its window would only grow); give a "
-                f"link of its route a bit-setting queue (queue=Decbit()) or use another source"
-            )
-
-    # Green packets mean something only at a queue that reads the colour (ABE)
-    for i, flow in enumerate(flows):
-        if flow.source.green and not any(links[j].queue.colour_aware
-                                         for j in fwd_all[ptr[i]:ptr[i + 1]]):
-            raise ScenarioError(
-                f"flow {network.flow_names[i]!r} sends Green packets (its source has "
-                f"green=True), but no link on its route has an AbeQueue, the only queue that "
-                f"treats Green and Blue differently; give a link of its route "
-                f"queue=AbeQueue(...) or make the source Blue (green=False)"
-            )
-
-    # ---------------------------------------------------------------- paths
     r_ptr = np.asarray(network.route_ptr, dtype=np.int64).copy()
     r_link = np.asarray(network.route_links, dtype=np.int64).copy()
     a_ptr, a_link, a_delay = ack_paths(r_ptr, r_link, rev, network.delays,
                                        every_stretch=bool(changes))
-    # the stretches' pipes (_kernels.heap): one for each distinct delay, where ACKs of every
-    # flow whose stretch has that delay leave in the order they entered; a stretch's entry in
-    # a_link becomes -1 - its pipe's number (L + that number among all pipes)
     stretches = a_link < 0
     stretch_delays, stretch_pipe = np.unique(a_delay[stretches], return_inverse=True)
     a_link[stretches] = -1 - stretch_pipe.astype(np.int64)
+    return r_ptr, r_link, a_ptr, a_link, a_delay, len(stretch_delays)
 
-    # ---------------------------------------------------------------- crossings (_kernels.crossings)
+
+def _crossings(network, queue_kmods, r_ptr, r_link, a_ptr, a_link):
+    """The crossings (``_kernels.crossings``): ``(lk_ptr, lk_pos, x_flow, hs, hsi)``.
+
+    Link ``l``'s crossings are the path positions ``lk_pos[lk_ptr[l]:lk_ptr[l + 1]]``
+    (forward positions, then reverse ones, ACK positions only of flows whose receivers
+    send ACKs); ``x_flow`` gives each position's flow; ``hs``, ``hsi`` hold each crossing's
+    state, as wide as the queue modules' largest ``HOP_STATE``, ``HOP_STATE_INT``."""
+    L, F = network.n_links, network.n_flows
     x_link = np.concatenate((r_link, a_link))  # forward positions, then reverse ones
-    sends_acks = np.array([flow.source.windowed or flow.source.feedback for flow in flows],
-                          dtype=bool)
+    sends_acks = np.array([flow.source.windowed or flow.source.feedback
+                           for flow in network.flows], dtype=bool)
     acked = np.repeat(sends_acks, np.diff(a_ptr))  # flows whose receivers send ACKs
     listed = x_link >= 0
     listed[r_link.shape[0]:] &= acked
@@ -635,14 +705,20 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     np.cumsum(np.bincount(x_link[declared], minlength=L), out=lk_ptr[1:])
     x_flow = np.concatenate((np.repeat(np.arange(F), np.diff(r_ptr)),
                              np.repeat(np.arange(F), np.diff(a_ptr)))).astype(np.int64)
-    queue_kmods = [kernel_module(link.queue) for link in links]
     hs = np.zeros((x_link.shape[0], max(getattr(m, "HOP_STATE", 0) for m in queue_kmods)))
     hsi = np.zeros((x_link.shape[0], max(getattr(m, "HOP_STATE_INT", 0) for m in queue_kmods)),
                    dtype=np.int64)
+    return lk_ptr, lk_pos, x_flow, hs, hsi
 
-    # ---------------------------------------------------------------- links
-    # class slots: a FIFO ring of ``buffer`` packets each; a queue mechanism may ask for
-    # a number of its own (``slots(spec, n_crossings)``: fair queueing's one per conversation)
+
+def _link_rows(network, queue_kmods, edges, lk_ptr, lk_pos, x_flow, lf, li, hs, hsi, mem):
+    """The links' rows ``lf``, ``li`` and their class slots: a FIFO ring of ``buffer``
+    packets each; a queue mechanism may ask for a number of its own (``slots(spec,
+    n_crossings)``: fair queueing's one per conversation).  Then each queue module's
+    ``setup_link`` (the link's and its crossings' first state).  Returns ``(slot, s,
+    off)``: the slots' rows, sized for the edge members' holds too, the next free slot and
+    the next free place in the packet ring."""
+    links = network.links
     n_link_slots = [kmod.slots(link.queue, int(lk_ptr[l + 1] - lk_ptr[l]))
                     if provides(kmod, "queue", "slots") else link.queue.n_classes
                     for l, (link, kmod) in enumerate(zip(links, queue_kmods))]
@@ -670,8 +746,13 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         if provides(kmod, "queue", "setup_link"):  # the link's and its crossings' first state
             kmod.setup_link(link.queue, network, l, lk_pos[lk_ptr[l]:lk_ptr[l + 1]], x_flow,
                             lf[l], li[l], hs, hsi)
-    # an edge element's members' holds: a FIFO ring each, of the element's
-    # ``hold_capacity(spec)`` packets, after the links' slots (``FI_EDGE_HOLD``)
+    return slot, s, off
+
+
+def _edge_holds(edges, edge_kmods, fi, slot, s, off):
+    """An edge element's members' holds: a FIFO ring each, of the element's
+    ``hold_capacity(spec)`` packets, after the links' slots (``FI_EDGE_HOLD``).  Returns
+    ``(s, off, held)``: the next free slot and ring place, and the packets held in all."""
     held = 0
     for (agg, members), kmod in zip(edges, edge_kmods):
         cap = kmod.hold_capacity(agg.edge)
@@ -682,13 +763,19 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
             off += cap
             held += cap
             s += 1
-    # out-of-band lanes (``LI_OOB``): a FIFO ring at every link a flow with out-of-band
-    # control packets (Monaco) crosses, either way: room for two per such flow, and two
+    return s, off, held
+
+
+def _oob_lanes(network, li, slot, s, off):
+    """Out-of-band lanes (``LI_OOB``): a FIFO ring at every link a flow with out-of-band
+    control packets (a source whose spec has ``out_of_band``: Monaco) crosses, either way:
+    room for two per such flow, and two.  Returns ``(slot, off)``, the slots' rows grown by
+    the lanes."""
     li[:, K.LI_OOB] = -1
-    oob = np.zeros(L, dtype=np.int64)
-    for i, flow in enumerate(flows):
-        if getattr(flow.source, "out_of_band", False):
-            for j in crossed_either_way(i):
+    oob = np.zeros(network.n_links, dtype=np.int64)
+    for i, flow in enumerate(network.flows):
+        if flow.source.out_of_band:
+            for j in _crossed_either_way(network, i):
                 oob[j] += 1
     extra = int(np.count_nonzero(oob))
     if extra:
@@ -699,37 +786,46 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
         slot[s, K.SL_CAP] = 2 * int(oob[l]) + 2
         off += 2 * int(oob[l]) + 2
         s += 1
-    mem.need(8.0 * off, f"the links' buffers ({off} packets in all)", "give the links smaller "
-             "buffers (Link.buffer, in packets)")
-    ring = np.full(max(off, 1), -1, dtype=np.int64)
+    return slot, off
 
-    # sorted queues (_kernels.sorted_queue): per link two heaps (rows l and L + l of
-    # sq_meta) of the sizes the queue mechanism asks (``sorted_queues(spec, buffer,
-    # n_crossings)``; none for the others); one entry for the others' sake
+
+def _sorted_queues(network, queue_kmods, lk_ptr):
+    """The sorted queues (``_kernels.sorted_queue``): per link two heaps (rows ``l`` and
+    ``L + l`` of ``sq_meta``) of the sizes the queue mechanism asks (``sorted_queues(spec,
+    buffer, n_crossings)``; none for the others); one entry for the others' sake.  Returns
+    ``(sq_meta, sq_key, sq_seq, sq_pkt)``."""
     from ._kernels.sorted_queue import sorted_queue_layout
 
     caps = [kmod.sorted_queues(link.queue, link.buffer, int(lk_ptr[l + 1] - lk_ptr[l]))
             if provides(kmod, "queue", "sorted_queues") else (0, 0)
-            for l, (link, kmod) in enumerate(zip(links, queue_kmods))]
+            for l, (link, kmod) in enumerate(zip(network.links, queue_kmods))]
     sq_meta, sq_key, sq_seq, sq_pkt = sorted_queue_layout([c[0] for c in caps]
                                                           + [c[1] for c in caps])
     if sq_key.shape[0] == 0:
         sq_key, sq_seq = np.full(1, np.inf), np.zeros(1, dtype=np.int64)
         sq_pkt = np.full(1, -1, dtype=np.int64)
+    return sq_meta, sq_key, sq_seq, sq_pkt
 
-    # ---------------------------------------------------------------- queueing-delay histogram
+
+def _histograms(network, record, ff, r_ptr, r_link, mem):
+    """The queueing-delay histograms, ``Record.delay_bins`` per flow (each flow's bin width
+    in ``ff[:, FF_HIST_W]``: the largest delay its path allows over the bins)."""
+    F = network.n_flows
     max_bits = float(ff[:, K.FF_BITS].max()) if F else 8000.0
     per_link_max = np.array([link.buffer * link.queue.n_classes * max_bits / link.capacity
-                             for link in links])
+                             for link in network.links])
     nb = record.delay_bins
     for i in range(F):
         span = float(per_link_max[r_link[r_ptr[i]:r_ptr[i + 1]]].sum())
         ff[i, K.FF_HIST_W] = span / nb if span > 0 else 1.0
     mem.need(8.0 * F * nb, f"the delay histograms (Record.delay_bins = {nb} per flow)",
              "record fewer delay_bins")
-    hist = np.zeros((F, nb))
+    return np.zeros((F, nb))
 
-    # ---------------------------------------------------------------- time series
+
+def _time_series(duration, record, F, L, mem):
+    """The time series' arrays: ``(interval, thr_s, q_s, cw_s)``, the sampling interval
+    (s) and the throughput, queue and window samples."""
     interval = record.interval if record.interval is not None else duration / 500.0
     n_float = math.floor(duration / interval + 1e-9) + 1
     mem.need(8.0 * n_float * (F + L + (F if record.cwnd else 0)),
@@ -740,37 +836,47 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     thr_s = np.zeros((n_samples, F))
     q_s = np.zeros((n_samples, L))
     cw_s = np.full((n_samples, F) if record.cwnd else (1, F), np.nan)
+    return interval, thr_s, q_s, cw_s
 
-    # ---------------------------------------------------------------- pool and heap
+
+def _pool_size(network, limits, ff, changes, ooo_sizes, held) -> int:
+    """The packets alive at once the pool has room for: ``Limits.max_packets``, or every
+    buffer full, every window open, every link's pipe full of the smallest packets, twice
+    over, and room for open-loop sources."""
     if limits.max_packets is not None:
-        pool = limits.max_packets
-    else:
-        # every buffer full, every window open, every link's pipe full of the
-        # smallest packets, twice over, and room for open-loop sources
-        min_bits = 8.0 * min(ACK_SIZE, *(ff[:, K.FF_BITS] / 8.0)) if F else 320.0
-        longest = [link.delay for link in links]  # each link's largest delay in the run
-        for _, l, d in changes:
-            longest[l] = max(longest[l], d)
-        # (a window source has at most its window of packets and as many ACKs in flight,
-        # counted by ``windows``; the pipes count only where an open-loop source sends)
-        # and, where a source states its rate, no more than twice what it sends in the
-        # link's delay: a burst beyond waits in the buffers, counted by ``buffers``)
-        open_loop = np.zeros(L)
-        for i, flow in enumerate(flows):
-            if not flow.source.windowed:
-                rate = getattr(flow.source, "rate", None)
-                for l in crossed_either_way(i):
-                    open_loop[l] += (np.inf if rate is None else
-                                     math.ceil(2.0 * rate * longest[l] / min_bits) + 2)
-        pipes = int(sum(min(math.ceil(links[l].capacity * longest[l] / min_bits) + 1,
-                            open_loop[l]) for l in np.flatnonzero(open_loop)))
-        windows = int(sum(min(int(ooo_sizes[i]), 1 << 20) for i in range(F)))
-        buffers = sum(link.buffer * link.queue.n_classes for link in links)
-        pool = 2 * (buffers + windows + pipes) + held + 64 * F + 1024
-        pool = min(pool, 1 << 26)
+        return limits.max_packets
+    links, F = network.links, network.n_flows
+    min_bits = 8.0 * min(ACK_SIZE, *(ff[:, K.FF_BITS] / 8.0)) if F else 320.0
+    longest = [link.delay for link in links]  # each link's largest delay in the run
+    for _, l, d in changes:
+        longest[l] = max(longest[l], d)
+    # (a window source has at most its window of packets and as many ACKs in flight,
+    # counted by ``windows``; the pipes count only where an open-loop source sends)
+    # and, where a source states its rate, no more than twice what it sends in the
+    # link's delay: a burst beyond waits in the buffers, counted by ``buffers``)
+    open_loop = np.zeros(len(links))
+    for i, flow in enumerate(network.flows):
+        if not flow.source.windowed:
+            rate = getattr(flow.source, "rate", None)
+            for l in _crossed_either_way(network, i):
+                open_loop[l] += (np.inf if rate is None else
+                                 math.ceil(2.0 * rate * longest[l] / min_bits) + 2)
+    pipes = int(sum(min(math.ceil(links[l].capacity * longest[l] / min_bits) + 1,
+                        open_loop[l]) for l in np.flatnonzero(open_loop)))
+    windows = int(sum(min(int(ooo_sizes[i]), 1 << 20) for i in range(F)))
+    buffers = sum(link.buffer * link.queue.n_classes for link in links)
+    pool = 2 * (buffers + windows + pipes) + held + 64 * F + 1024
+    return min(pool, 1 << 26)
+
+
+def _pool_and_heap(network, duration, limits, pool, n_timers, mem):
+    """The packet pool and the event heap (``_kernels.heap``), checked against the memory
+    budget, the heap holding the initial events sorted by (time, order) (a sorted array is a
+    valid heap).  Returns ``(pi, pf, free, hv, heap, timer_rows, n_events)``."""
+    L, F = network.n_links, network.n_flows
     heap = (limits.heap_size if limits.heap_size is not None
-            else pool + L + 6 * F + 16 + 2 * tm.shape[0])
-    timer_rows = min(heap, 4 * tm.shape[0] + 16)  # the timers' own heap (_kernels.heap)
+            else pool + L + 6 * F + 16 + 2 * n_timers)
+    timer_rows = min(heap, 4 * n_timers + 16)  # the timers' own heap (_kernels.heap)
     mem.need(8.0 * (pool * (K.N_PI + K.N_PF + 2) + K.N_HV * (heap + timer_rows) + 2 * F + 16),
              f"the packet pool ({pool} packets: every buffer full, every window open and the "
              f"links open-loop sources cross full of their smallest packets, twice over) and "
@@ -782,10 +888,8 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     pi[:, K.PI_FLOW] = -1  # free
     pf = np.zeros((pool, K.N_PF))
     free = np.arange(pool - 1, -1, -1, dtype=np.int64)
-
-    # initial events, sorted by (time, order): a sorted array is a valid heap
     events = [(0.0, K.EV_SAMPLE)]
-    for i, flow in enumerate(flows):
+    for i, flow in enumerate(network.flows):
         if flow.start <= duration:
             events.append((flow.start, (i << K.EV_BITS) | K.EV_START))
         if flow.stop is not None and flow.stop <= duration:
@@ -797,24 +901,22 @@ def compile_scenario(network: Network, duration: float, *, seed, warmup: float =
     hv[K.HV_T::K.N_HV] = np.inf
     for j, (t, d) in enumerate(events):
         hv[K.N_HV * j + K.HV_T], hv[K.N_HV * j + K.HV_O], hv[K.N_HV * j + K.HV_D] = t, j, d
+    return pi, pf, free, hv, heap, timer_rows, len(events)
 
+
+def _globals(record, warmup, duration, interval, n_samples, heap, timer_rows, n_events, pool):
+    """The run's global rows ``gi``, ``gf``."""
     gi = np.zeros(K.N_GI, dtype=np.int64)
-    gi[K.GI_HEAP_N] = len(events)
+    gi[K.GI_HEAP_N] = n_events
     gi[K.GI_HEAP_CAP] = heap
     gi[K.GI_TIMER_CAP] = timer_rows
-    gi[K.GI_ORDER] = len(events)
+    gi[K.GI_ORDER] = n_events
     gi[K.GI_FREE_TOP] = pool
     gi[K.GI_NSAMPLE] = n_samples
     gi[K.GI_CWND_TRACE] = int(record.cwnd)
-    gi[K.GI_NBINS] = nb
+    gi[K.GI_NBINS] = record.delay_bins
     gf = np.zeros(K.N_GF)
     gf[K.GF_WARMUP] = warmup
     gf[K.GF_END] = duration
     gf[K.GF_INTERVAL] = interval
-
-    return Compiled(lf, li, slot, ring, ff, fi, r_ptr, r_link, a_ptr, a_link, a_delay,
-                    pi, pf, free, hv, ooo, stime, hist, thr_s, q_s, cw_s, gi, gf, rng,
-                    np.zeros(pool + 2 * F + 16, dtype=np.int64),
-                    np.zeros(n_tr), np.zeros(n_tr, dtype=np.int64), np.zeros(n_tr), tm, tmi,
-                    lk_ptr, lk_pos, hs, hsi, sq_meta, sq_key, sq_seq, sq_pkt, ef, ei, e_mem,
-                    np.full((L + len(stretch_delays), K.N_PP), -1, dtype=np.int64))  # _kernels.heap
+    return gi, gf

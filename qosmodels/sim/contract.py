@@ -12,6 +12,9 @@ part, in one place:
 * :data:`HOOKS`: the dispatch hooks, their parameters, where the kernel calls
   them from and what the mechanism answers (the guide's hook table is checked
   against it, ``tests/sim/test_contract.py``);
+* :data:`SPEC_ATTRIBUTES`: what the compile step reads from a mechanism's spec besides its
+  ``kernel`` (the route rules and flags the spec base classes define, that a spec
+  overrides for its mechanism), checked by :func:`check_spec`;
 * :data:`STATE`: each owner's state columns, so that a kernel module's named
   columns (``Q_ROUND = LF_QS + 0``, ...) can be checked against the block's size.
 
@@ -27,7 +30,7 @@ import inspect
 from dataclasses import dataclass
 
 __all__ = ["Attribute", "Hook", "ATTRIBUTES", "HOOKS", "STATE", "OWNERS", "provides",
-           "check_module", "attribute"]
+           "check_module", "attribute", "SPEC_ATTRIBUTES", "check_spec"]
 
 #: The owners of kernel modules, by the package they live in.
 OWNERS = ("queue", "source", "edge")
@@ -113,6 +116,24 @@ ATTRIBUTES = (
               "the element's and its members' initial state"),
     Attribute("hold_capacity", ("edge",), True, ("spec",),
               "the packets the element may hold per member"),
+)
+
+#: What the compile step reads from a spec (``qosmodels/mechanisms/_base.py`` defines each
+#: on the base class; a spec overrides what its mechanism changes).  A function's ``params``
+#: include ``self``.
+SPEC_ATTRIBUTES = (
+    Attribute("n_classes", ("queue",), True, None,
+              "the FIFO classes the queue keeps (a flow's priority must be below it)"),
+    Attribute("check_crossing", ("queue",), True, ("self", "source", "flow", "link"),
+              "raise ScenarioError if the queue cannot carry the packets of a flow with that "
+              "source crossing it, either way (a priority class it does not have)"),
+    Attribute("check_route", ("source",), True, ("self", "flow", "queues"),
+              "raise ScenarioError if the source cannot run over a forward route of these "
+              "queues (DECbit windows without a bit-setting gateway, Green packets without a "
+              "colour-aware queue)"),
+    Attribute("out_of_band", ("source",), True, None,
+              "the flow sends out-of-band control packets: every link it crosses, either "
+              "way, gets an out-of-band lane"),
 )
 
 HOOKS = (
@@ -230,4 +251,23 @@ def check_module(kmod, owner: str) -> list[str]:
         if got != a.params:
             problems.append(f"{kmod.__name__}.{a.name}{got}: the contract says "
                             f"{a.name}({', '.join(a.params)})")
+    return problems
+
+
+def check_spec(cls, owner: str) -> list[str]:
+    """What spec class ``cls`` of ``owner`` (``"queue"`` or ``"source"``) gets wrong against
+    :data:`SPEC_ATTRIBUTES`: a missing attribute, a function whose parameters differ from
+    the declared ones.  Empty when it keeps the contract."""
+    problems = []
+    for a in SPEC_ATTRIBUTES:
+        if owner not in a.owners:
+            continue
+        if not hasattr(cls, a.name):
+            problems.append(f"{cls.__name__}: no {a.name} ({a.doc})")
+            continue
+        if a.params is not None:
+            got = tuple(inspect.signature(getattr(cls, a.name)).parameters)
+            if got != a.params:
+                problems.append(f"{cls.__name__}.{a.name}{got}: the contract says "
+                                f"{a.name}({', '.join(a.params)})")
     return problems

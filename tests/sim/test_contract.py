@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from qosmodels.mechanisms import QueueSpec, SourceSpec
 from qosmodels.sim import contract
 from qosmodels.sim._kernels import dispatch, dispatch_edges, layout
 
@@ -44,6 +45,33 @@ def test_check_module_finds_what_is_wrong():
     assert contract.check_module(Bad, "edge")[-2:] == [
         "Bad: no setup_edge (the element's and its members' initial state)",
         "Bad: no hold_capacity (the packets the element may hold per member)"]
+
+
+def _specs(base):
+    import qosmodels.mechanisms as m
+
+    return [getattr(m, n) for n in m.__all__
+            if isinstance(getattr(m, n), type) and issubclass(getattr(m, n), base)]
+
+
+@pytest.mark.parametrize("owner, cls", [("queue", c) for c in _specs(QueueSpec)]
+                         + [("source", c) for c in _specs(SourceSpec)],
+                         ids=lambda x: getattr(x, "__name__", x))
+def test_every_spec_keeps_the_contract(owner, cls):
+    assert contract.check_spec(cls, owner) == []
+
+
+def test_check_spec_finds_what_is_wrong():
+    class Bad:
+        n_classes = 1
+
+        def check_crossing(self, source, flow):  # a parameter missing
+            pass
+
+    assert contract.check_spec(Bad, "queue") == [
+        "Bad.check_crossing('self', 'source', 'flow'): the contract says "
+        "check_crossing(self, source, flow, link)"]
+    assert contract.check_spec(Bad, "source")[0].startswith("Bad: no check_route")
 
 
 def test_provides_refuses_a_name_the_contract_does_not_declare():

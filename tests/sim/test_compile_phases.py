@@ -1,0 +1,159 @@
+"""``compile_scenario``'s arrays on the fingerprint scenarios, held against stored digests.
+
+Issue 33 splits ``compile_scenario`` into named phases and moves the per-mechanism route
+rules behind their mechanisms; the compiled arrays must stay byte-identical.  The digests in
+``tests/sim/data/compile_digests.json`` were written by :func:`digests` at the commit before
+that restructuring (main at 90fa7e3), so they come from the code as it was, not from the
+code under test.  Regenerate them only for a change that is meant to alter the arrays:
+
+    python tests/sim/test_compile_phases.py write
+
+The scenarios are those of ``benchmarks/fingerprint_sim.py`` (the benchmark dumbbells, the
+four TCP rule sets with queued reverse links, 40 random mixed networks using every queue,
+source and edge element), compiled with the options its ``dump`` simulates them with.
+Compiling needs no Numba kernel, so the test takes a few seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from qosmodels.errors import ScenarioError
+from qosmodels.sim import Record
+from qosmodels.sim.compile import Compiled, compile_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).resolve().parent / "data" / "compile_digests.json"
+
+
+def _fingerprint():
+    spec = importlib.util.spec_from_file_location(
+        "fingerprint_sim", ROOT / "benchmarks" / "fingerprint_sim.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def digest(a) -> str:
+    """SHA-256 of an array's dtype, shape and bytes (C order)."""
+    a = np.ascontiguousarray(a)
+    h = hashlib.sha256(f"{a.dtype.str}{a.shape}".encode())
+    h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def digests() -> dict[str, dict[str, str]]:
+    """``{scenario: {field: digest}}`` of every fingerprint scenario's compiled arrays."""
+    out = {}
+    for name, net, duration, warmup, seed in _fingerprint().scenarios():
+        c = compile_scenario(net, duration, seed=seed, warmup=warmup,
+                             record=Record(interval=0.5, cwnd=True))
+        out[name] = {field: digest(getattr(c, field)) for field in Compiled._fields}
+    return out
+
+
+@pytest.fixture(scope="module")
+def now():
+    return digests()
+
+
+def test_every_scenario_and_field_is_compared(now):
+    stored = json.loads(DATA.read_text())
+    assert sorted(stored) == sorted(now)
+    assert len(stored) == 4 + 8 + 40
+    for name in stored:
+        assert sorted(stored[name]) == sorted(Compiled._fields), name
+
+
+def test_compiled_arrays_are_byte_identical_to_the_stored_digests(now):
+    stored = json.loads(DATA.read_text())
+    differ = [f"{name}.{field}" for name in stored for field in stored[name]
+              if now.get(name, {}).get(field) != stored[name][field]]
+    assert differ == []
+
+
+def test_the_digest_sees_a_one_byte_change():
+    a = np.zeros((3, 4))
+    b = a.copy()
+    b[2, 3] = 1e-300
+    assert digest(a) != digest(b)
+    assert digest(a) != digest(a.reshape(4, 3))  # shape counts
+    assert digest(a) != digest(a.astype(np.int64))  # dtype counts
+
+
+# ------------------------------------------------------------------ the route rules
+# (``QueueSpec.check_crossing`` and ``SourceSpec.check_route``, which compile_scenario asks)
+
+def _compile(links, flows):
+    from qosmodels import Network
+
+    return compile_scenario(Network(links, flows), 1.0, seed=0)
+
+
+def test_a_priority_class_the_reverse_link_lacks_is_refused():
+    # the data cross a FIFO; only the ACKs cross the Priority queue of the declared reverse link
+    from qosmodels import Flow, Link
+    from qosmodels.sim import Priority, TcpReno
+
+    links = [Link("a", "b", 1e6, 0.01), Link("b", "a", 1e6, 0.01, queue=Priority(classes=2))]
+    with pytest.raises(ScenarioError, match=r"flow 'f0' uses priority class 2, but link "
+                                            r"'b->a' has a Priority queue of 2 classes"):
+        _compile(links, [Flow(["a", "b"], source=TcpReno(priority=2))])
+    _compile(links, [Flow(["a", "b"], source=TcpReno(priority=1))])
+
+
+def test_green_packets_without_a_colour_aware_queue_are_refused():
+    from qosmodels import Flow, Link
+    from qosmodels.sim import AbeQueue, Cbr
+
+    flows = [Flow(["a", "b", "c"], source=Cbr(rate=1e5)),
+             Flow(["a", "b", "c"], source=Cbr(rate=1e5, green=True))]
+    links = [Link("a", "b", 1e6, 0.01), Link("b", "c", 1e6, 0.01)]
+    with pytest.raises(ScenarioError, match=r"flow 'f1' sends Green packets.*no link on its "
+                                            r"route has an AbeQueue.*green=False"):
+        _compile(links, flows)
+    links[1] = Link("b", "c", 1e6, 0.01, queue=AbeQueue())  # one on the route will do
+    _compile(links, flows)
+
+
+def test_the_route_rules_are_the_specs():
+    from qosmodels.sim import Decbit, DecbitWindow, DropTail, Priority, TcpReno
+
+    Priority(classes=3).check_crossing(TcpReno(priority=2), "f", "l")
+    with pytest.raises(ScenarioError, match=r"flow 'f' uses priority class 3, but link 'l'"):
+        Priority(classes=3).check_crossing(TcpReno(priority=3), "f", "l")
+    DropTail().check_crossing(TcpReno(priority=7), "f", "l")  # one class: any priority
+    DecbitWindow().check_route("f", [DropTail(), Decbit()])
+    with pytest.raises(ScenarioError, match=r"flow 'f' has a DecbitWindow source"):
+        DecbitWindow().check_route("f", [DropTail(), DropTail()])
+    TcpReno().check_route("f", [])
+
+
+def test_out_of_band_lanes_at_every_link_a_monaco_flow_crosses_either_way():
+    # by hand: a->b and b->a carry one Monaco flow each way (two lanes of 2 * 1 + 2),
+    # b->c two Monaco flows (2 * 2 + 2), c->d none; the lanes follow the links' slots
+    from qosmodels import Flow, Link
+    from qosmodels.sim import Accumulation, Cbr
+    from qosmodels.sim._kernels import layout as K
+
+    links = [Link("a", "b", 1e6, 0.01, buffer=10), Link("b", "a", 1e6, 0.01, buffer=20),
+             Link("b", "c", 1e6, 0.01, buffer=30), Link("c", "d", 1e6, 0.01, buffer=40)]
+    monaco = Accumulation(control="P", estimator="monaco", kappa=0.5, target=3000)
+    c = _compile(links, [Flow(["a", "b", "c"], source=monaco),
+                         Flow(["b", "c"], source=monaco),
+                         Flow(["c", "d"], source=Cbr(rate=1e5))])
+    assert list(c.li[:, K.LI_OOB]) == [4, 5, 6, -1]
+    assert [tuple(c.slot[s, [K.SL_OFF, K.SL_CAP]]) for s in (4, 5, 6)] == [(100, 4), (104, 4), (108, 6)]
+    assert c.slot.shape[0] == 7 and c.ring.shape[0] == 100 + 4 + 4 + 6
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["write"]:
+    DATA.write_text(json.dumps(digests(), indent=1, sort_keys=True) + "\n")
+    print(f"written {DATA}")
