@@ -154,3 +154,27 @@ def test_wrong_types_and_budget():
         solve_dctcp_fluid("2", C, D, K, 0.1, 1.0)
     with pytest.raises(BudgetError, match=r"t_end / dt = 100\.0 / .*max_steps"):
         solve_dctcp_fluid(2, C, D, K, 0.1, 100.0, max_steps=10 ** 5)
+
+
+def test_the_limit_cycle_converges_as_dt_shrinks():
+    # the default step (R*/200) against four times finer: the cycle within 1 %
+    r_star = D + K / C
+    coarse = solve_dctcp_fluid(2, C, D, K, 1 / 16, 1.0).limit_cycle(0.3)
+    fine = solve_dctcp_fluid(2, C, D, K, 1 / 16, 1.0, dt=r_star / 800).limit_cycle(0.3)
+    for what in ("period", "q_max", "q_min", "amplitude"):
+        assert getattr(coarse, what) == pytest.approx(getattr(fine, what), rel=0.01), what
+
+
+def test_the_kernel_interpreted_agrees_with_the_jitted():
+    # the kernel run as plain Python (its py_func) against the compiled one
+    from qosmodels.fluid._dctcp_kernel import integrate_dctcp
+
+    dt, n_steps = (D + K / C) / 200, 4000
+    outs = []
+    for fn in (integrate_dctcp, integrate_dctcp.py_func):
+        out = [np.empty(n_steps // 10 + 1) for _ in range(5)]
+        assert fn(10.0, C, D, K, 0.25, dt, n_steps, 10, 1.0, 1.0, 0.0, 256, *out) == 0
+        outs.append(out)
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    assert outs[0][3].max() > K  # the run reached marking
