@@ -183,7 +183,7 @@ QUICK_KNOWN: dict = {
           title="DCTCP's fluid model (Alizadeh, Javanmard, Prabhakar 2011) against packets and "
                 "the synchronised analysis: the queue's mean and amplitude and alpha for N = 2, "
                 "10, 40 and g = 1/16, 1/4",
-          paper="Alizadeh, Javanmard, Prabhakar, Analysis of DCTCP, SIGMETRICS 2011, Section 3; "
+          paper="Alizadeh, Javanmard, Prabhakar, Analysis of DCTCP, SIGMETRICS 2011 (fluid model); "
                 "Alizadeh et al., DCTCP, SIGCOMM 2010, Section 3.3",
           sides=("theory", "fluid", "packets"))
 def dctcp_fluid(*, sides, quick) -> list[Check]:

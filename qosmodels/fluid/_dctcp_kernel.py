@@ -15,7 +15,7 @@ window is clamped to ``>= 0``.  ``alpha`` stays in [0, 1] by itself (it relaxes 
 ``p``, which is 0 or 1, with ``dt g / R <= 1/2``).
 
 Reference: M. Alizadeh, A. Javanmard, B. Prabhakar, "Analysis of DCTCP: stability,
-convergence, and fairness", SIGMETRICS 2011, Section 3 (the fluid model).
+convergence, and fairness", SIGMETRICS 2011 (the fluid model).
 """
 
 from __future__ import annotations

@@ -10,10 +10,10 @@ propagation delay (s).  Windows and the queue are in packets::
     dq/dt     = N W(t) / R(t) - C                 (q >= 0)
     p(t)      = 1{q(t) > K},   R(t) = d + q(t)/C,   R* = d + K/C
 
-This is the form issue 35 states, and the form of the paper's Section 3 as far as could be
-checked here: the paper's own text was not retrievable from this project's references (only
-its abstract, which says the model "exhibits limit cycle behavior" and is "not amenable to
-analysis by linearization around a fixed point"), so the terms were checked against the
+This is the form issue 35 states.  It could not be checked against the paper's own text,
+which was not retrievable from this project's references (only its abstract, which says
+the model "exhibits limit cycle behavior" and is "not amenable to analysis by
+linearization around a fixed point"), so the terms were checked against the
 senders they describe instead -- additive increase of one packet per round trip, a cut of
 ``W alpha / 2`` once per round trip while marks arrive, RFC 8257's estimator ``alpha <- (1 -
 g) alpha + g F`` once per round trip as ``dalpha/dt = g (p - alpha) / R`` -- and the mark
@@ -25,14 +25,13 @@ What the model implies (derived here, tested in ``tests/fluid/test_dctcp_fluid.p
   sits where the queue hovers at ``K``: ``W = W* = (C d + K)/N`` and the time-averaged
   ``p`` equals the averaged ``alpha`` (the ``alpha`` equation), which with ``dW/dt = 0``
   gives ``alpha = sqrt(2/W*)`` (:func:`sliding_equilibrium`), the large-``W*`` form of the
-  synchronised analysis (:func:`qosmodels.dctcp.alpha_approx`, SIGMETRICS 2011 recovers the
-  2010 analysis this way for small ``g``);
+  synchronised analysis (:func:`qosmodels.dctcp.alpha_approx`);
 * over one period of a limit cycle whose queue never empties, ``int (p(t-R*) - alpha)/R dt
   = 0``, ``int (1/R - W alpha p(t-R*)/(2R)) dt = 0`` and the mean of ``N W / R`` is ``C``.
 
-Stability: the paper proves (by a Poincare map of the normalised model) that the limit
-cycle is stable; its exact conditions could not be read here.  :func:`g_guideline` gives
-the condition on ``g`` of the DCTCP paper (Alizadeh et al., SIGCOMM 2010, Section 3.4, as
+Stability: the paper's abstract says it analyses the limit cycles directly, "proving their
+stability"; its conditions could not be read here.  :func:`g_guideline` gives the
+condition on ``g`` of the DCTCP paper (Alizadeh et al., SIGCOMM 2010, Section 3.4, as
 recalled, not checked against its text here): ``g < 1.386 / sqrt(2 (C RTT + K))``, so that
 ``alpha``'s moving average spans at least one sawtooth cycle; above it ``alpha`` follows
 each cycle's marks and the fluid queue oscillates more (the experiment ``dctcp-fluid``
@@ -45,7 +44,7 @@ The integrator is fixed-step Heun with the delayed queue interpolated from a his
 References
 ----------
 M. Alizadeh, A. Javanmard, B. Prabhakar, "Analysis of DCTCP: stability, convergence, and
-fairness", SIGMETRICS 2011, Section 3 (the fluid model) and Section 4 (its limit cycle).
+fairness", SIGMETRICS 2011 (the fluid model and its limit cycle; sections not checked here).
 M. Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010, Sections 3.3-3.4.
 S. Bensley et al., RFC 8257, 2017, Section 3.3 (``alpha``'s estimator).
 """
