@@ -36,8 +36,8 @@ The analysis assumes synchronised flows, which holds best for small ``N``: with
 many flows the windows desynchronise and the queue oscillates less than ``A``
 (the paper's Figure 13 compares it with ns-2 for N = 2, 10, 40).  Alizadeh,
 Javanmard and Prabhakar (SIGMETRICS 2011) give a fluid model without the
-synchronisation assumption (stability, convergence, RTT fairness); it is not
-modelled here.
+synchronisation assumption (stability, convergence, RTT fairness):
+:mod:`qosmodels.fluid.dctcp`.
 
 Units: ``C`` in packets per second, ``RTT`` in seconds, ``K``, windows and queues in
 packets (``B = C RTT`` is a number of packets).

@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import ScenarioError, SimulationError
 from ..network import Network
 from ._compile import DEFAULT_RED, CompiledFluid, LinkChange, Red, compile_fluid, step_work
+from .dctcp import DctcpFluidResult, solve_dctcp_fluid
 from .equilibrium import AccEquilibrium, RenoEquilibrium, acc_equilibrium, reno_equilibrium
 from .estimators import CONTROLS, ESTIMATORS
 from .mgt import MgtResult, PiLaw, RedLaw, mgt_scenario, solve_mgt
@@ -33,7 +34,8 @@ from .result import FluidResult
 
 __all__ = ["solve_fluid", "FluidResult", "LinkChange", "Red", "DEFAULT_RED", "acc_equilibrium",
            "AccEquilibrium", "reno_equilibrium", "RenoEquilibrium", "CONTROLS", "ESTIMATORS",
-           "compile_fluid", "solve_mgt", "MgtResult", "RedLaw", "PiLaw", "mgt_scenario"]
+           "compile_fluid", "solve_mgt", "MgtResult", "RedLaw", "PiLaw", "mgt_scenario",
+           "solve_dctcp_fluid", "DctcpFluidResult"]
 
 
 def solve_fluid(

@@ -31,7 +31,8 @@ NAMES = {
     "pps-table6", "pps-table7", "pps-table8", "pps-table9",
     "pps-fig5", "pps-fig7", "pps-fig11", "pps-udp", "calibrated-pps",
     "tokenbucket-window-increase", "tokenbucket-conformance", "tokenbucket-fairness",
-    "netcalc-tokenbucket", "netcalc-pgps", "netcalc-drr", "dctcp-sawtooth", "cubic-response",
+    "netcalc-tokenbucket", "netcalc-pgps", "netcalc-drr", "dctcp-sawtooth", "dctcp-fluid",
+    "cubic-response",
     "aqm-pi-design",
     "aqm-fqcodel", "aqm-pie",
     "md1", "parking-lot-proportional", "parking-lot-maxmin", "fluid-reno-red",
@@ -372,7 +373,7 @@ def test_table_fits_in_120_columns_and_json_round_trips(quick_report):
                                            | {f"pps-table{i}" for i in range(1, 10)}
                                            | {"pps-fig5", "pps-fig7", "calibrated-pps"}
                                            | {"abe-fig2", "abe-fig3", "abe-fig6", "abe-fig8"}
-                                           | {"dctcp-sawtooth", "cubic-response"})
+                                           | {"dctcp-sawtooth", "dctcp-fluid", "cubic-response"})
     rows = json.loads(report.to_json())
     assert len(rows) == len(report.checks)
     assert all({"experiment", "quantity", "expected", "measured", "tolerance", "ok", "paper",
