@@ -33,7 +33,7 @@ NAMES = {
     "tokenbucket-window-increase", "tokenbucket-conformance", "tokenbucket-fairness",
     "netcalc-tokenbucket", "netcalc-pgps", "netcalc-drr", "dctcp-sawtooth", "cubic-response",
     "aqm-pi-design",
-    "aqm-fqcodel", "aqm-pie",
+    "aqm-fqcodel", "aqm-pie", "aqm-codel",
     "md1", "parking-lot-proportional", "parking-lot-maxmin", "fluid-reno-red",
     "dks-table2", "dks-table3", "dks-table4", "dks-table5", "dks-table6", "dks-table7",
 }
@@ -45,6 +45,10 @@ NAMES = {
 #: rows' in test_abe_figures.py, dctcp-sawtooth's in test_dctcp_experiment.py,
 #: cubic-response's in test_cubic_experiment.py.)
 FAILING = {
+    # CoDel's standing delay above its 5 ms target with 20 and 50 NewReno flows at 10 Mb/s
+    # (11.8 and 21.3 ms in the quick form); not explained, reported as failing
+    ("aqm-codel", "standing queueing delay, N = 20"),
+    ("aqm-codel", "standing queueing delay, N = 50"),
     # the PI design rule with the crossover at the cancelled pole (w_g unstated): K_PI and the
     # discrete gains 1.7 % above the printed ones (reachable at w_g = 0.52 rad/s)
     ("aqm-pi-design", "PI discrete gain a at 170 Hz"),
@@ -367,7 +371,8 @@ def test_table_fits_in_120_columns_and_json_round_trips(quick_report):
     assert m and int(m.group(1)) == len(report.failures) and "known t,f" in text
     assert set(m.group(2).split(", ")) == ({"acc-fig2", "acc-fig4", "acc-fig5", "acc-fig6",
                                             "acc-fig9", "acc-fig10", "acc-fig11",
-                                            "tokenbucket-fairness", "aqm-pi-design"}
+                                            "tokenbucket-fairness", "aqm-pi-design",
+                                            "aqm-codel"}
                                            | {f"dks-table{i}" for i in range(2, 8)}
                                            | {f"pps-table{i}" for i in range(1, 10)}
                                            | {"pps-fig5", "pps-fig7", "calibrated-pps"}
