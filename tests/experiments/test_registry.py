@@ -34,7 +34,7 @@ NAMES = {
     "netcalc-tokenbucket", "netcalc-pgps", "netcalc-drr", "dctcp-sawtooth", "dctcp-fluid",
     "cubic-response",
     "aqm-pi-design",
-    "aqm-fqcodel", "aqm-pie",
+    "aqm-fqcodel", "aqm-pie", "aqm-codel", "aqm-mgt",
     "md1", "parking-lot-proportional", "parking-lot-maxmin", "fluid-reno-red",
     "dks-table2", "dks-table3", "dks-table4", "dks-table5", "dks-table6", "dks-table7",
 }
@@ -44,8 +44,12 @@ NAMES = {
 #: test_dks_tables.py, tokenbucket-fairness's in test_tokenbucket_fairness.py, the
 #: pps-table rows' in test_pps_tables.py, pps-fig rows' in test_pps_figures.py, the abe-fig
 #: rows' in test_abe_figures.py, dctcp-sawtooth's in test_dctcp_experiment.py,
-#: cubic-response's in test_cubic_experiment.py.)
+#: cubic-response's in test_cubic_experiment.py, aqm-mgt's in test_aqm_mgt.py.)
 FAILING = {
+    # CoDel's standing delay above its 5 ms target with 20 and 50 NewReno flows at 10 Mb/s
+    # (11.8 and 21.3 ms in the quick form); not explained, reported as failing
+    ("aqm-codel", "standing queueing delay, N = 20"),
+    ("aqm-codel", "standing queueing delay, N = 50"),
     # the PI design rule with the crossover at the cancelled pole (w_g unstated): K_PI and the
     # discrete gains 1.7 % above the printed ones (reachable at w_g = 0.52 rad/s)
     ("aqm-pi-design", "PI discrete gain a at 170 Hz"),
@@ -299,7 +303,7 @@ def test_exactly_these_rows_fail_and_each_has_a_note(quick_report):
     report, _ = quick_report
     assert {(c.experiment, c.quantity) for c in report.failures
             if not c.experiment.startswith(("dks-table", "pps-", "abe-fig", "calibrated-",
-                                            "dctcp-", "cubic-"))
+                                            "dctcp-", "cubic-", "aqm-mgt"))
             and c.experiment != "tokenbucket-fairness"} == FAILING
     assert all(c.note for c in report.failures)
 
@@ -368,7 +372,8 @@ def test_table_fits_in_120_columns_and_json_round_trips(quick_report):
     assert m and int(m.group(1)) == len(report.failures) and "known t,f" in text
     assert set(m.group(2).split(", ")) == ({"acc-fig2", "acc-fig4", "acc-fig5", "acc-fig6",
                                             "acc-fig9", "acc-fig10", "acc-fig11",
-                                            "tokenbucket-fairness", "aqm-pi-design"}
+                                            "tokenbucket-fairness", "aqm-pi-design",
+                                            "aqm-codel", "aqm-mgt"}
                                            | {f"dks-table{i}" for i in range(2, 8)}
                                            | {f"pps-table{i}" for i in range(1, 10)}
                                            | {"pps-fig5", "pps-fig7", "calibrated-pps"}
