@@ -20,11 +20,12 @@ def test_rows_and_verdicts_in_the_quick_form(quick):
     rows = {c.quantity: c for c in quick.checks}
     assert len(rows) == 3 * len(aqm_codel.FLOWS)
     # the target held with 5 and 10 flows; 20 and 50 flows hold a standing delay above it
-    # (measured 11.8 and 21.3 ms), reported as failing rows with a note
-    fails = sorted(q for q, c in rows.items() if c.verdict == "fails")
-    assert fails == ["standing queueing delay, N = 20", "standing queueing delay, N = 50"]
-    assert all(rows[q].note for q in fails)
-    assert [q for q, c in rows.items() if c.verdict not in ("reproduced", "fails")] == []
+    # (measured 11.8 and 21.3 ms), declared with the loss rates measured (MANY_FLOWS)
+    known = sorted(q for q, c in rows.items() if c.verdict == "known difference")
+    assert known == ["standing queueing delay, N = 20", "standing queueing delay, N = 50"]
+    assert all(rows[q].note for q in known)
+    assert [q for q, c in rows.items()
+            if c.verdict not in ("reproduced", "known difference")] == []
     for n in aqm_codel.FLOWS:
         d = rows[f"standing queueing delay, N = {n}"]
         assert d.expected == 0.005 and d.tolerance == 0.5 and d.source == "paper (stated)"
