@@ -24,7 +24,6 @@ from .._jit import POS, handler, rare_handler
 from ..layout import (
     FF_CWND,
     FF_RTO,
-    FF_RTT_T0,
     FF_SP,
     FF_SRTT,
     FF_SS,
@@ -34,22 +33,18 @@ from ..layout import (
     FI_FAST_RTX,
     FI_IN_REC,
     FI_MAXSEQ,
-    FI_OOO_MASK,
-    FI_OOO_OFF,
     FI_PER_ACK,
     FI_RECOVER,
-    FI_RTT_SEQ,
     FI_SND_NXT,
     FI_SND_UNA,
     FI_TIMER0,
-    FI_TIMING,
     FI_TRACE0,
     GF_NOW,
 )
 from ..sender import arm_timer, transmit
 from ..timers import cancel
 from ..trace import record
-from .reno import rfc6298_sample
+from .reno import ack_rtt, rfc6298_sample
 
 CODE = 13
 
@@ -234,16 +229,11 @@ def on_ack(S, f, a):
     if a > una:
         newly = a - una
         resend_head = False
-        if fi[f, FI_PER_ACK] != 0:
-            # the oldest packet this ACK covers, unless it was retransmitted (Karn)
-            t0 = S.stime[(fi[f, FI_OOO_OFF] + (una & fi[f, FI_OOO_MASK])) & POS]
-            if t0 >= 0.0:
-                r = S.gf[GF_NOW] - t0
-        elif fi[f, FI_TIMING] != 0 and a > fi[f, FI_RTT_SEQ]:
-            r = S.gf[GF_NOW] - ff[f, FF_RTT_T0]
-            fi[f, FI_TIMING] = 0
+        r = ack_rtt(S, f, una, a)
         if r >= 0.0:
             _rtt_sample(S, f, r)
+        else:
+            r = np.nan  # no sample: NaN in the trace, as for a duplicate ACK
         fi[f, FI_SND_UNA] = a
         if fi[f, FI_SND_NXT] < a:
             fi[f, FI_SND_NXT] = a

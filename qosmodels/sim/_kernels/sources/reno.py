@@ -152,6 +152,23 @@ def rfc6298_sample(S, f, r, lo, hi):
 
 
 @handler
+def ack_rtt(S, f, una, a):
+    """The round-trip sample a new cumulative ACK ``a`` gives (``una`` the SND.UNA before
+    it), s, or -1 for none: with per-ACK sampling the age of the oldest packet it covers,
+    unless that was retransmitted (Karn); else the timed segment's, once ``a`` passes it.
+    Shared by the TCP senders that time segments so (Reno/NewReno here, :mod:`.cubic`)."""
+    fi = S.fi
+    if fi[f, FI_PER_ACK] != 0:
+        t0 = S.stime[(fi[f, FI_OOO_OFF] + (una & fi[f, FI_OOO_MASK])) & POS]
+        if t0 >= 0.0:
+            return S.gf[GF_NOW] - t0
+    elif fi[f, FI_TIMING] != 0 and a > fi[f, FI_RTT_SEQ]:
+        fi[f, FI_TIMING] = 0
+        return S.gf[GF_NOW] - S.ff[f, FF_RTT_T0]
+    return -1.0
+
+
+@handler
 def rtt_sample(S, f, r):
     """RFC 6298's estimator, RTO clamped to the spec's [min_rto, max_rto]."""
     ff = S.ff
@@ -231,15 +248,7 @@ def on_ack(S, f, a, ece):
             fi[f, FI_RENO_SACKED] = sk if sk > 0 else 0
             # the lost mark stays on that head until it is acknowledged
             fi[f, FI_HEAD_LOST] = 1 if resend_head else 0
-        r = -1.0
-        if fi[f, FI_PER_ACK] != 0:
-            # the oldest packet this ACK covers, unless it was retransmitted (Karn)
-            t0 = S.stime[(fi[f, FI_OOO_OFF] + (una & fi[f, FI_OOO_MASK])) & POS]
-            if t0 >= 0.0:
-                r = S.gf[GF_NOW] - t0
-        elif fi[f, FI_TIMING] != 0 and a > fi[f, FI_RTT_SEQ]:
-            r = S.gf[GF_NOW] - ff[f, FF_RTT_T0]
-            fi[f, FI_TIMING] = 0
+        r = ack_rtt(S, f, una, a)
         if r >= 0.0:
             rtt_sample(S, f, r)
         fi[f, FI_SND_UNA] = a
