@@ -29,14 +29,13 @@ Which kernel a run uses (:func:`kernel_for`):
 
 Variants live under :func:`variant_root` (``$QOSMODELS_KERNEL_CACHE``, else
 ``~/.cache/qosmodels/kernels``), in a directory named by the digest of the
-kernel's sources and Numba's version (:func:`~.simulate.kernel_sources_digest`)
+kernel's sources and Numba's version (:func:`~._digest.kernel_sources_digest`)
 and of the mechanism set, so an edited kernel never reuses an old variant.
 """
 
 from __future__ import annotations
 
 import ast
-import functools
 import hashlib
 import importlib
 import importlib.util
@@ -46,6 +45,8 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+
+from ._digest import STAMP, sources_digest
 
 #: Kernel modules every variant keeps (the common case: NewReno or Reno over drop-tail or
 #: RED, and the open-loop sources), by their specs' ``kernel`` names.
@@ -167,18 +168,9 @@ def variant_root() -> Path:
         return Path(tempfile.gettempdir()) / "qosmodels-kernels"
 
 
-@functools.lru_cache(maxsize=1)
-def _sources_digest() -> str:
-    """:func:`~.simulate.kernel_sources_digest`, once per process (it parses every kernel
-    source, some 0.2 s; the sources do not change under a running process)."""
-    from .simulate import kernel_sources_digest
-
-    return kernel_sources_digest()
-
-
 def variant_key(keep: frozenset) -> str:
     """The variant's name: digest of the kernel's sources, Numba's version and the set."""
-    h = hashlib.sha256(_sources_digest().encode())
+    h = hashlib.sha256(sources_digest().encode())
     h.update("\n".join(sorted(keep)).encode())
     return h.hexdigest()[:16]
 
@@ -248,9 +240,9 @@ def full_kernel_ready() -> bool:
     path = getattr(cache, "_cache_path", None)
     if path is None:
         return False
-    stamp = Path(path) / "qosmodels-kernel-sources.sha256"
+    stamp = Path(path) / STAMP
     try:
-        fresh = stamp.read_text().strip() == _sources_digest()
+        fresh = stamp.read_text().strip() == sources_digest()
     except OSError:
         return False
     return fresh and any(Path(path).glob("engine.run-*.nbi"))

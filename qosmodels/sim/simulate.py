@@ -27,6 +27,7 @@ from ..budget import check_work
 from ..errors import ScenarioError, ScenarioTypeError, SimulationError
 from ..parallel import run_tasks
 from ._build import kernel_build
+from ._digest import STAMP, kernel_sources_digest, sources_digest  # noqa: F401 (re-exported)
 from ._kernels import layout as K
 from .compile import (
     DEFAULT_MAX_EVENTS,
@@ -232,48 +233,6 @@ COMPILE_PROGRESS_EVERY = 10.0
 COMPILE_ESTIMATE = 60
 
 
-def _imported_outside(root, path):
-    """The package's source files, outside the kernel directory ``root``, that the kernel
-    module ``path`` imports at module level (relative imports climbing out of ``root``):
-    Numba compiles their functions into the kernel (e.g. ``qosmodels.abe.law_step``)."""
-    import ast
-
-    depth = len(path.relative_to(root).parts)  # 1 for _kernels/x.py
-    for node in ast.parse(path.read_bytes()).body:
-        if not isinstance(node, ast.ImportFrom) or node.level <= depth:
-            continue
-        base = path.parents[node.level - 1]
-        if node.module:
-            base = base.joinpath(*node.module.split("."))
-            candidates = [base.with_suffix(".py"), base / "__init__.py"]
-        else:
-            candidates = [c for a in node.names
-                          for c in (base / f"{a.name}.py", base / a.name / "__init__.py")]
-        yield from (c for c in candidates if c.is_file())
-
-
-def kernel_sources_digest(root=None) -> str:
-    """SHA-256 of what the compiled packet kernel depends on: every source file of the
-    kernel (``sim/_kernels/**/*.py``), every module of the package they import at module
-    level (whose functions Numba compiles into the kernel too), and Numba's version."""
-    import hashlib
-    from pathlib import Path
-
-    import numba
-
-    root = Path(__file__).parent / "_kernels" if root is None else Path(root)
-    h = hashlib.sha256(f"numba {numba.__version__}\n".encode())
-    inside = sorted(root.rglob("*.py"))
-    outside = sorted({o.resolve() for p in inside for o in _imported_outside(root, p)})
-    for path in inside:
-        h.update(path.relative_to(root).as_posix().encode())
-        h.update(path.read_bytes())
-    for path in outside:
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()
-
-
 def _drop_stale_cache(run) -> None:
     """Flush Numba's cached kernel if any kernel source changed since it was cached.
 
@@ -290,10 +249,8 @@ def _drop_stale_cache(run) -> None:
     path = getattr(cache, "_cache_path", None)
     if path is None or not hasattr(cache, "flush"):
         return
-    from ._variant import _sources_digest  # kernel_sources_digest, once per process
-
-    stamp = Path(path) / "qosmodels-kernel-sources.sha256"
-    digest = _sources_digest()
+    stamp = Path(path) / STAMP
+    digest = sources_digest()
     try:
         if stamp.exists() and stamp.read_text().strip() == digest:
             return
