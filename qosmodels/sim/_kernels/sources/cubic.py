@@ -32,7 +32,6 @@ from ..layout import (
     FI_EARLY_TIMER,
     FI_FAST_RTX,
     FI_IN_REC,
-    FI_MAXSEQ,
     FI_PER_ACK,
     FI_RECOVER,
     FI_SND_NXT,
@@ -44,7 +43,7 @@ from ..layout import (
 from ..sender import arm_timer, transmit
 from ..timers import cancel
 from ..trace import record
-from .reno import ack_rtt, rfc6298_sample
+from .reno import ack_rtt, restart_after_timeout, rfc6298_sample
 
 CODE = 13
 
@@ -209,13 +208,7 @@ def on_timeout(S, f):
     ff, fi = S.ff, S.fi
     _decrease(S, f, fi[f, FI_SND_NXT] - fi[f, FI_SND_UNA])
     ff[f, FF_SS + CS_WMAX] = np.nan
-    ff[f, FF_CWND] = 1.0
-    fi[f, FI_RECOVER] = fi[f, FI_MAXSEQ] - 1
-    fi[f, FI_IN_REC] = 0
-    fi[f, FI_DUPACKS] = 0
-    rto = 2.0 * ff[f, FF_RTO]
-    hi = ff[f, FF_SP + CUB_MAX_RTO]
-    ff[f, FF_RTO] = rto if rto < hi else hi
+    restart_after_timeout(S, f, ff[f, FF_SP + CUB_MAX_RTO])
     _trace(S, f, -1.0, np.nan)
 
 

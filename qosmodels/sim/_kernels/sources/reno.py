@@ -134,6 +134,21 @@ def send_limit(S, f):
 
 
 @handler
+def restart_after_timeout(S, f, max_rto):
+    """After a retransmission timeout (RFC 5681 Section 3.1, RFC 6298 Section 5): the window
+    one packet, the recovery point the highest sequence sent, out of fast recovery, and the
+    timer backed off (doubled, at most ``max_rto`` s).  Shared by Reno/NewReno and
+    :mod:`.cubic`, which set ssthresh their own way first."""
+    ff, fi = S.ff, S.fi
+    ff[f, FF_CWND] = 1.0
+    fi[f, FI_RECOVER] = fi[f, FI_MAXSEQ] - 1
+    fi[f, FI_IN_REC] = 0
+    fi[f, FI_DUPACKS] = 0
+    rto = 2.0 * ff[f, FF_RTO]
+    ff[f, FF_RTO] = rto if rto < max_rto else max_rto
+
+
+@handler
 def rfc6298_sample(S, f, r, lo, hi):
     """RFC 6298's estimator (alpha 1/8, beta 1/4) on round-trip sample ``r`` (s), the RTO
     clamped to ``[lo, hi]`` (s); the sample recorded.  Shared by the TCP senders that use
@@ -212,13 +227,7 @@ def on_timeout(S, f):
     fi[f, FI_RENO_SACKED] = 0
     fi[f, FI_HEAD_LOST] = 0
     ff[f, FF_SSTHRESH] = halved(S, f, flight)
-    ff[f, FF_CWND] = 1.0
-    fi[f, FI_RECOVER] = fi[f, FI_MAXSEQ] - 1
-    fi[f, FI_IN_REC] = 0
-    fi[f, FI_DUPACKS] = 0
-    rto = 2.0 * ff[f, FF_RTO]
-    hi = ff[f, FF_SP + TCP_MAX_RTO]
-    ff[f, FF_RTO] = rto if rto < hi else hi
+    restart_after_timeout(S, f, ff[f, FF_SP + TCP_MAX_RTO])
 
 
 @handler
