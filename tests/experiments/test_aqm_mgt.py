@@ -19,12 +19,15 @@ def test_rows_and_verdicts_in_the_quick_form(quick):
     ns, cs, tps = aqm_mgt.GRID[True]
     assert len(quick.checks) == len(ns) * len(cs) * len(tps) == 4
     for c in quick.checks:
-        # packets 20-47 % below the fluid model (quick form, measured), declared
+        # the reference is the closed-form equilibrium; the fluid model settles on it (within
+        # 1.5 %), the packets sit 20-47 % below it (quick form, measured), declared
         assert c.verdict == "known difference" and c.known.cause == "mechanism differs"
-        assert c.tolerance == 0.10 and c.source == "independent implementation"
+        assert c.known.sides == ("packets",) and c.source == "closed form"
+        assert c.fluid.value == pytest.approx(c.expected, rel=0.015)
         assert 0.5 * c.expected < c.packets.value < 0.9 * c.expected
         assert c.note.endswith("within 10 %: none")
         assert "std" in c.packets.method and "peak-to-peak" in c.packets.method
+        assert "std" in c.fluid.method
     assert quick.regressions == ()
 
 
@@ -43,8 +46,9 @@ def test_a_row_can_fail():
     # drop-tail (800 packets) instead of RED in packets: the queue stands near the buffer,
     # far beyond the declared difference, and the row fails
     m = aqm_mgt.measure(30, 10e6, 0.05, 40.0, 10.0, queue=DropTail())
-    assert m["packets_mean"] > 2 * m["fluid_mean"]
-    row = Check("aqm-mgt", "mean queue", m["fluid_mean"], source="independent implementation",
+    q0 = aqm_mgt.equilibrium(30, 1250.0, 0.05)
+    assert m["packets_mean"] > 2 * q0
+    row = Check("aqm-mgt", "mean queue", q0, source="closed form",
                 packets=Side(m["packets_mean"], aqm_mgt.TOLERANCE), known=aqm_mgt.KNOWN)
     assert row.verdict == "fails"
 
