@@ -178,7 +178,7 @@ def aqm_pi_design(*, sides, quick, params) -> list[Check]:
             if w_q == W_Q_DESIGN:
                 rows.append(Check(
                     name, f"RED {label}, fluid queue at the end", op.q0,
-                    source="independent implementation", unit="packets",
+                    source="closed form", unit="packets",
                     fluid=Side(r.mean_queue(100.0), 0.01, method=run + ": last 100 s"),
                     reference="the root of max_p (q - min_th)/(max_th - min_th) = 2 N^2 / "
                               "(q + C Tp)^2 (aqm_control.red_operating_point, brentq)"))
