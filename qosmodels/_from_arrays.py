@@ -18,6 +18,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _validate as v
+from ._limits import (
+    DEFAULT_BUFFER,
+    MAX_BUFFER,
+    MAX_DELAY,
+    MAX_RATE,
+    MAX_WEIGHT,
+    MIN_RATE,
+    MIN_WEIGHT,
+    _rate,
+)
 from .errors import ScenarioError, ScenarioTypeError
 
 _OWNER = "Network.from_arrays"
@@ -31,10 +41,11 @@ class FlowView(Sequence):
     hashing and concatenation.  A flow is made anew at each access (equal each time).
     """
 
-    __slots__ = ("_nodes", "_src", "_dst", "_ptr", "_links", "_weights", "_max_rates",
-                 "_names")
+    __slots__ = ("_flow_cls", "_nodes", "_src", "_dst", "_ptr", "_links", "_weights",
+                 "_max_rates", "_names")
 
-    def __init__(self, nodes, src, dst, ptr, links, weights, max_rates, names):
+    def __init__(self, flow_cls, nodes, src, dst, ptr, links, weights, max_rates, names):
+        self._flow_cls = flow_cls    # qosmodels.Flow
         self._nodes = nodes          # node names, tuple of str
         self._src = src              # per link, index into nodes
         self._dst = dst
@@ -48,13 +59,11 @@ class FlowView(Sequence):
         return len(self._ptr) - 1
 
     def _flow(self, i: int):
-        from .network import Flow
-
         hops = self._links[self._ptr[i]:self._ptr[i + 1]]
         nodes = self._nodes
         route = [nodes[self._src[hops[0]]]] + [nodes[d] for d in self._dst[hops].tolist()]
         cap = float(self._max_rates[i])
-        return Flow(route=route, weight=float(self._weights[i]),
+        return self._flow_cls(route=route, weight=float(self._weights[i]),
                     max_rate=None if cap == np.inf else cap,
                     name=None if self._names is None else self._names[i])
 
@@ -274,23 +283,14 @@ def _repeating_flow(ptr, first, ends, hops) -> int:
     return int(np.argmax(bad)) if bad.any() else -1
 
 
-def network_from_arrays(cls, capacities, routes, *, delays=None, buffers=None, weights=None,
-                        max_rates=None, names=None, ends=None):
-    """The body of :meth:`Network.from_arrays <qosmodels.Network.from_arrays>`."""
-    from .mechanisms import DropTail
-    from .network import (
-        DEFAULT_BUFFER,
-        MAX_BUFFER,
-        MAX_DELAY,
-        MAX_RATE,
-        MAX_WEIGHT,
-        MIN_RATE,
-        MIN_WEIGHT,
-        Flow,
-        Link,
-        _rate,
-    )
+def network_from_arrays(cls, Link, Flow, capacities, routes, *, delays=None, buffers=None,
+                        weights=None, max_rates=None, names=None, ends=None):
+    """The body of :meth:`Network.from_arrays <qosmodels.Network.from_arrays>`.
 
+    ``cls``, ``Link`` and ``Flow`` are the network, link and flow classes of
+    :mod:`qosmodels.network`, passed in so that this module does not import it back.
+    """
+    from .mechanisms import DropTail
     try:
         n_links = len(capacities)
     except TypeError:
@@ -431,7 +431,7 @@ def network_from_arrays(cls, capacities, routes, *, delays=None, buffers=None, w
 
     net = object.__new__(cls)
     object.__setattr__(net, "links", links)
-    object.__setattr__(net, "flows", FlowView(nodes, src, dst, ptr, idx, wts, caps, names))
+    object.__setattr__(net, "flows", FlowView(Flow, nodes, src, dst, ptr, idx, wts, caps, names))
     object.__setattr__(net, "aggregates", ())
     size = Flow(route=("a", "b")).packet_size  # the default source's packet size
 

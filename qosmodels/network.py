@@ -21,6 +21,18 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 import numpy as np
 
 from . import _validate as v
+from ._limits import (  # noqa: F401  (re-exported: their home before they had their own)
+    DEFAULT_BUFFER,
+    MAX_BUFFER,
+    MAX_DELAY,
+    MAX_PACKET_SIZE,
+    MAX_RATE,
+    MAX_TIME,
+    MAX_WEIGHT,
+    MIN_RATE,
+    MIN_WEIGHT,
+    _rate,
+)
 from .errors import MissingExtra, ScenarioError, ScenarioTypeError
 from .mechanisms import DropTail, EdgeSpec, QueueSpec, SourceSpec, TcpNewReno
 
@@ -35,36 +47,6 @@ __all__ = ["Link", "Flow", "Aggregate", "Network", "LinkChange"]
 
 #: The parts of a network, in the order ``Network.to_dict`` writes them.
 _PARTS = ("links", "flows", "aggregates")
-
-#: Default buffer of a link, in packets.
-DEFAULT_BUFFER = 100
-
-# Ranges every analysis can hold.  Beyond them a value is almost surely a unit
-# slip, and the arrays and kernels downstream (int64 buffers, float transmission
-# times, scaled solver problems) would overflow or lose all precision.
-#: Capacities and rate caps, bit/s: from 1 mbit/s to 1 Eb/s.
-MIN_RATE, MAX_RATE = 1e-3, 1e18
-#: Propagation delays, s (about 11.6 days).
-MAX_DELAY = 1e6
-#: Buffers, packets (a billion packets already fill a terabyte).
-MAX_BUFFER = 10**9
-#: Packet sizes, bytes.
-MAX_PACKET_SIZE = 10**6
-#: Flow weights (relative, so only their ratios matter; this keeps w**alpha and
-#: the solvers' scaled weights within floating point).
-MIN_WEIGHT, MAX_WEIGHT = 1e-100, 1e100
-#: Start and stop times, s (about 31 700 years).
-MAX_TIME = 1e12
-
-
-def _rate(owner: str, field: str, value) -> float:
-    """A rate in bit/s within [MIN_RATE, MAX_RATE]; the message names the range and why."""
-    x = v.real(owner, field, value, gt=0, unit="bit/s")
-    if not MIN_RATE <= x <= MAX_RATE:
-        raise ScenarioError(
-            f"{owner}.{field} must be between {MIN_RATE:g} and {MAX_RATE:g} bit/s, got {value!r}; "
-            f"check the unit (qosmodels.units.Mbps(10) is 10e6 bit/s)")
-    return x
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -802,8 +784,9 @@ class Network:
         """
         from ._from_arrays import network_from_arrays
 
-        return network_from_arrays(cls, capacities, routes, delays=delays, buffers=buffers,
-                                   weights=weights, max_rates=max_rates, names=names, ends=ends)
+        return network_from_arrays(cls, Link, Flow, capacities, routes, delays=delays,
+                                   buffers=buffers, weights=weights, max_rates=max_rates,
+                                   names=names, ends=ends)
 
     # ------------------------------------------------------------------ conversions
     def to_pandas(self) -> tuple[pandas.DataFrame, pandas.DataFrame]:
