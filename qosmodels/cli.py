@@ -239,6 +239,8 @@ def _list() -> int:
             print(f"  {''.ljust(width)}       unstated: " + ", ".join(
                 f"{u.name}={u.default:g} ({u.low:g}-{u.high:g}{' ' + u.unit if u.unit else ''})"
                 for u in e.unstated))
+            for group in e.jointly:
+                print(f"  {''.ljust(width)}       explored together: {' x '.join(group)}")
     print("\nTopologies (qosmodels allocate|simulate NAME -p key=value):")
     for name, fn in TOPOLOGIES.items():
         doc = (fn.__doc__ or "").strip().splitlines()[0]

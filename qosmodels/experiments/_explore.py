@@ -4,7 +4,8 @@ An experiment declares the parameters its paper does not give
 (:class:`~qosmodels.experiments.registry.Unstated`: the library's default and
 a plausible range).  :func:`explore_rows` runs every experiment with a row
 outside tolerance once per declared value of each such parameter -- one
-parameter at a time, the others at their defaults -- through the same
+parameter at a time, the others at their defaults -- and once per combination
+of the values of each group the experiment declares ``jointly`` -- through the same
 machinery as :func:`qosmodels.sweep` (serially, on a process pool or on a Dask
 cluster, with the same result whichever runs it), and then, for every row
 outside tolerance at the defaults:
@@ -21,6 +22,7 @@ between the values run.  Rows are matched across runs by their quantity.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import replace
 from typing import Callable
@@ -32,9 +34,18 @@ __all__ = ["explore_rows", "settings"]
 
 
 def settings(experiment) -> list[dict]:
-    """The explored settings of an experiment: ``{name: value}`` for each declared value of
-    each unstated parameter, in declaration order (one parameter at a time)."""
-    return [{u.name: v} for u in experiment.unstated for v in u.values]
+    """The explored settings of an experiment, in order.
+
+    ``{name: value}`` for each declared value of each unstated parameter, in declaration
+    order (one parameter at a time); then, for each group declared ``jointly``, every
+    combination of its parameters' declared values (the product, the last name varying
+    fastest).
+    """
+    one = [{u.name: v} for u in experiment.unstated for v in u.values]
+    values = {u.name: u.values for u in experiment.unstated}
+    joint = [dict(zip(group, combo)) for group in getattr(experiment, "jointly", ())
+             for combo in itertools.product(*(values[g] for g in group))]
+    return one + joint
 
 
 def _label(name: str, setting: dict) -> str:

@@ -9,7 +9,8 @@ An experiment declares the parameters its paper leaves unstated
 (:class:`Unstated`: the library's default, a plausible range and why); its
 ``run`` then receives them as ``params``.  ``validate(explore=True)`` runs
 every experiment with a row outside tolerance again at each declared value of
-each such parameter (one at a time, the others at their defaults), records
+each such parameter (one at a time, the others at their defaults) and at
+every combination of the groups it declares ``jointly``, records
 each explored row's band and marks it ``"reachable"`` where a setting it ran
 brought the row within tolerance (:mod:`._explore`).
 """
@@ -17,6 +18,7 @@ brought the row within tolerance (:mod:`._explore`).
 from __future__ import annotations
 
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable
@@ -128,6 +130,10 @@ class Experiment:
         when ``unstated`` is not empty.
     unstated : tuple of Unstated
         The parameters the paper leaves unstated and this experiment picks.
+    jointly : tuple of tuple of str
+        Groups of unstated parameters that ``validate(explore=True)`` also runs
+        together, over every combination of their declared values (beside the
+        one-at-a-time runs), for effects that appear only when both move.
     """
 
     name: str
@@ -136,6 +142,7 @@ class Experiment:
     sides: tuple[str, ...]
     run: Callable[..., list[Check]]
     unstated: tuple[Unstated, ...] = ()
+    jointly: tuple[tuple[str, ...], ...] = ()
 
     @property
     def defaults(self) -> dict:
@@ -176,8 +183,12 @@ def _check_sides(sides, owner: str) -> tuple[str, ...]:
     return tuple(n for n in SIDES if n in out)
 
 
+#: The most combinations one ``jointly`` group may ask ``validate(explore=True)`` to run.
+MAX_JOINT_SETTINGS = 64
+
+
 def register(name: str, *, title: str, paper: str, sides: Iterable[str],
-             unstated: Iterable[Unstated] = ()):
+             unstated: Iterable[Unstated] = (), jointly: Iterable[Iterable[str]] = ()):
     """Decorator registering ``fn(*, sides, quick) -> list[Check]`` as experiment ``name``.
 
     Parameters
@@ -193,6 +204,12 @@ def register(name: str, *, title: str, paper: str, sides: Iterable[str],
         The parameters the paper leaves unstated; ``fn`` is then called with
         ``params={name: value}`` as well (every one, the defaults unless
         ``validate(explore=True)`` varies one).
+    jointly : iterable of iterable of str
+        Groups of two or more declared unstated parameters that
+        ``validate(explore=True)`` also varies together, over the product of
+        their declared values (at most :data:`MAX_JOINT_SETTINGS` combinations
+        per group), where the paper's result may need more than one of them off
+        its default.
     """
     declared = _check_sides(sides, f"register({name!r})")
     unstated = tuple(unstated)
@@ -202,15 +219,45 @@ def register(name: str, *, title: str, paper: str, sides: Iterable[str],
     dup = sorted({u.name for u in unstated if [v.name for v in unstated].count(u.name) > 1})
     if dup:
         raise ScenarioError(f"register({name!r}): unstated parameter(s) {dup} declared twice")
+    groups = _check_jointly(name, jointly, unstated)
 
     def deco(fn: Callable[..., list[Check]]):
         if name in _REGISTRY:
             raise RuntimeError(f"experiment {name!r} is registered twice")
         _REGISTRY[name] = Experiment(name=name, title=title, paper=paper, sides=declared, run=fn,
-                                     unstated=unstated)
+                                     unstated=unstated, jointly=groups)
         return fn
 
     return deco
+
+
+def _check_jointly(name: str, jointly, unstated: tuple[Unstated, ...]
+                   ) -> tuple[tuple[str, ...], ...]:
+    """``register``'s ``jointly``, checked: groups of two or more declared names, bounded."""
+    where = f"register({name!r}): jointly"
+    if isinstance(jointly, str):
+        raise ScenarioTypeError(f"{where} must be groups of parameter names, such as "
+                                f"[('timer', 'quantum')], got {jointly!r}")
+    values = {u.name: u.values for u in unstated}
+    groups = []
+    for group in jointly:
+        if isinstance(group, str) or not all(isinstance(g, str) for g in group):
+            raise ScenarioTypeError(f"{where}: a group must be a tuple of parameter names, "
+                                    f"got {group!r}")
+        group = tuple(group)
+        unknown = sorted(set(group) - set(values))
+        if unknown:
+            raise ScenarioError(f"{where}: {unknown} not declared unstated; declared: "
+                                f"{sorted(values)}")
+        if len(set(group)) < 2 or len(set(group)) != len(group):
+            raise ScenarioError(f"{where}: a group names two or more different parameters, "
+                                f"got {group!r}")
+        n = math.prod(len(values[g]) for g in group)
+        if n > MAX_JOINT_SETTINGS:
+            raise ScenarioError(f"{where}: {group!r} would run {n} combinations, more than "
+                                f"{MAX_JOINT_SETTINGS}; declare fewer values or a smaller group")
+        groups.append(group)
+    return tuple(groups)
 
 
 def experiments() -> dict[str, Experiment]:
@@ -357,7 +404,8 @@ def validate(names: Iterable[str] | None = None, *, sides: Iterable[str] | None 
     explore : bool
         Also run every experiment with a row outside tolerance at each
         declared value of each of its unstated parameters (:class:`Unstated`,
-        one at a time, the others at their defaults): rows get their
+        one at a time, the others at their defaults, and every combination of
+        each group declared ``jointly``): rows get their
         :attr:`~Check.band`, and those a setting brought within tolerance
         become ``"reachable"`` with :attr:`~Check.reachable_at`.
 

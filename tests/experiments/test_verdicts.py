@@ -213,6 +213,57 @@ def test_explore_marks_the_rows_a_setting_reaches_and_records_bands(toy):
     assert len(toy) == 5 and rep.explored
 
 
+def test_jointly_explores_every_combination_and_reaches_what_one_at_a_time_cannot(monkeypatch):
+    """A row that needs two parameters off their defaults at once: one-at-a-time runs leave it
+    outside, the declared joint group reaches it, and reachable_at names both."""
+    monkeypatch.setattr(reg, "_REGISTRY", dict(reg._REGISTRY))
+    calls = []
+
+    @register("toy-joint", title="t", paper="p", sides=("packets",),
+              unstated=(Unstated("timer", 0.015, (0.05, 0.075), "why", unit="s"),
+                        Unstated("quantum", 2, (1, 4), "why", unit="packets")),
+              jointly=[("timer", "quantum")])
+    def toy_joint(*, sides, quick, params):
+        calls.append(dict(params))
+        value = 0.95 if (params["timer"], params["quantum"]) == (0.075, 1) else 0.995
+        return [Check("toy-joint", "index", 0.95, source="paper (measured)",
+                      packets=Side(value, 0.02))]
+
+    exp = reg._REGISTRY["toy-joint"]
+    assert exp.jointly == (("timer", "quantum"),)
+    assert settings(exp) == [{"timer": 0.05}, {"timer": 0.075}, {"quantum": 1}, {"quantum": 4},
+                             {"timer": 0.05, "quantum": 1}, {"timer": 0.05, "quantum": 4},
+                             {"timer": 0.075, "quantum": 1}, {"timer": 0.075, "quantum": 4}]
+    rep = validate(["toy-joint"], explore=True)
+    (c,) = rep.checks
+    assert c.verdict == "reachable" and c.reachable_at == {"timer": 0.075, "quantum": 1}
+    assert c.band == pytest.approx((0.95, 0.995))
+    assert len(calls) == 1 + 8 and calls[-2] == {"timer": 0.075, "quantum": 1}
+
+
+def test_register_refuses_bad_jointly(monkeypatch):
+    monkeypatch.setattr(reg, "_REGISTRY", dict(reg._REGISTRY))
+    a = Unstated("timer", 0.015, (0.05,), "why")
+    b = Unstated("quantum", 2, (1, 4), "why")
+    big = Unstated("buffer", 15, tuple(range(16, 56)), "why")
+
+    def reg_(jointly, unstated=(a, b)):
+        register("y", title="t", paper="p", sides=("theory",), unstated=unstated,
+                 jointly=jointly)
+
+    with pytest.raises(ScenarioTypeError, match=r"jointly must be groups of parameter names"):
+        reg_("timer")
+    with pytest.raises(ScenarioTypeError, match=r"a group must be a tuple of parameter names"):
+        reg_(["timer"])
+    with pytest.raises(ScenarioError, match=r"\['gain'\] not declared unstated"):
+        reg_([("timer", "gain")])
+    with pytest.raises(ScenarioError, match=r"two or more different parameters"):
+        reg_([("timer", "timer")])
+    with pytest.raises(ScenarioError, match=r"would run 80 combinations, more than 64"):
+        reg_([("buffer", "quantum")], unstated=(a, b, big))
+    assert "y" not in reg._REGISTRY
+
+
 def test_explore_runs_nothing_more_when_every_row_is_within_tolerance(monkeypatch):
     monkeypatch.setattr(reg, "_REGISTRY", dict(reg._REGISTRY))
     calls = []
