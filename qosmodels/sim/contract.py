@@ -1,8 +1,8 @@
 """The contract between the packet kernel and a mechanism's kernel module, declared.
 
 A mechanism is a spec (``qosmodels/mechanisms/``), a kernel module
-(``qosmodels/sim/_kernels/{queues,sources,edges}/``), one branch per hook it
-implements in the dispatch modules, and its tests (the simulator guide,
+(``qosmodels/sim/_kernels/{queues,sources,edges}/``) whose ``HOOKS`` name the
+handlers the dispatch modules branch to, and its tests (the simulator guide,
 "Adding a mechanism").  This module states what the kernel expects of each
 part, in one place:
 
@@ -10,7 +10,9 @@ part, in one place:
   (:mod:`qosmodels.sim.compile`) reads from a kernel module, per owner (queue,
   source, edge), required or optional, with their signatures;
 * :data:`HOOKS`: the dispatch hooks, their parameters, where the kernel calls
-  them from and what the mechanism answers (the guide's hook table is checked
+  them from, what the mechanism answers and what the hook does for a code no
+  mechanism claims (the dispatch modules are written from them and the kernel
+  modules' ``HOOKS`` by :mod:`qosmodels.sim._gen_dispatch`) (the guide's hook table is checked
   against it, ``tests/sim/test_contract.py``);
 * :data:`SPEC_ATTRIBUTES`: what the compile step reads from a mechanism's spec besides its
   ``kernel`` (the route rules and flags the spec base classes define, that a spec
@@ -77,6 +79,14 @@ class Hook:
         The kernel function that calls it.
     answer : str
         What the mechanism does or returns.
+    returns : bool
+        The hook returns the mechanism's answer (``return fn(...)`` in each branch);
+        False: it calls the mechanism's function for its effect.
+    default : str
+        What the hook does for a code no mechanism claims (Python source of the hook's
+        body, after the branches; for a hook that only calls, the ``else`` arm).
+    after : str
+        A statement after the branches of a hook that only calls (``return True``).
     """
 
     name: str
@@ -85,6 +95,9 @@ class Hook:
     module: str
     called_from: str
     answer: str
+    returns: bool = True
+    default: str = ""
+    after: str = ""
 
 
 ATTRIBUTES = (
@@ -93,6 +106,10 @@ ATTRIBUTES = (
     Attribute("PARAMS", OWNERS, True, None,
               "the spec fields packed into the owner's parameter row, in column order: a field "
               "name or a pair (label, function of the spec)"),
+    Attribute("HOOKS", OWNERS, True, None,
+              "the dispatch hooks the module carries out (:data:`HOOKS`' names of its owner), "
+              "each mapped to its handler or to ``\"package.module.function\"``; "
+              "``qosmodels/sim/_gen_dispatch.py`` writes the dispatch modules from them"),
     Attribute("TIMERS", OWNERS, False, None,
               "the number of timer slots the owner needs (default 0)"),
     Attribute("traces", ("queue", "source"), False, ("spec",),
@@ -138,58 +155,79 @@ SPEC_ATTRIBUTES = (
 
 HOOKS = (
     Hook("queue_class", "queue", ("S", "code", "l", "p"), "dispatch", "link.enqueue",
-         "the class slot packet `p` joins at link `l` (-1: no such class)"),
+         "the class slot packet `p` joins at link `l` (-1: no such class)",
+         default="return 0"),
     Hook("queue_admit", "queue", ("S", "code", "l", "p"), "dispatch", "link.enqueue",
-         "-1 to admit (possibly marked), else the drop cause's column (`LI_DROP_EARLY`, ...)"),
+         "-1 to admit (possibly marked), else the drop cause's column (`LI_DROP_EARLY`, ...)",
+         default="return -1"),
     Hook("queue_store", "queue", ("S", "code", "l", "p", "s"), "dispatch", "link.enqueue",
          "store admitted packet `p` (class slot `s`) at a busy link the discipline's way and "
-         "return `True`, or `False` for the class rings"),
+         "return `True`, or `False` for the class rings",
+         default="return False"),
     Hook("queue_select", "queue", ("S", "code", "l"), "dispatch", "link.dequeue",
          "the packet link `l` sends next, taken out of the discipline's store (-1: none), or "
          "`RINGS` for the class rings; called as a transmission ends, before the link's counts "
-         "change"),
+         "change",
+         default="return RINGS"),
     Hook("queue_timer", "queue", ("S", "code", "l", "k"), "dispatch", "engine.on_timer_event",
-         "link `l`'s queue's timer slot `k` has come due"),
+         "link `l`'s queue's timer slot `k` has come due",
+         returns=False),
     Hook("source_start", "source", ("S", "code", "f"), "dispatch", "flows.on_start",
-         "schedule an open-loop source's first packet; `False` for window sources"),
+         "schedule an open-loop source's first packet; `False` for window sources",
+         returns=False, default="return False", after="return True"),
     Hook("source_next_tick", "source", ("S", "code", "f", "now"), "dispatch",
-         "flows.on_source_tick", "time of an open-loop source's next packet"),
+         "flows.on_source_tick", "time of an open-loop source's next packet",
+         default="return np.inf"),
     Hook("source_send_limit", "source", ("S", "code", "f"), "dispatch", "flows.send_packets",
-         "one past the last sequence number a window source may send now"),
+         "one past the last sequence number a window source may send now",
+         default="return S.fi[f, FI_SND_UNA]"),
     Hook("source_ack", "source", ("S", "code", "f", "a", "ece"), "dispatch", "engine.run",
          "a window source's reaction to cumulative ACK `a` (`ece`: it echoes a congestion "
-         "indication, an ECN echo or a DECbit)"),
+         "indication, an ECN echo or a DECbit)",
+         returns=False),
     Hook("source_timeout", "source", ("S", "code", "f"), "dispatch", "flows.on_timer",
-         "a window source's reaction to its retransmission timeout, before going back N"),
+         "a window source's reaction to its retransmission timeout, before going back N",
+         returns=False),
     Hook("source_timer", "source", ("S", "code", "f", "k"), "dispatch", "flows.on_timer",
-         "flow `f`'s source timer slot `k` (>= 1) has come due; `True` to let the flow send"),
+         "flow `f`'s source timer slot `k` (>= 1) has come due; `True` to let the flow send",
+         default="return False"),
     Hook("source_echo", "source", ("S", "code", "f", "p"), "dispatch", "flows.ack_arrives",
-         "a control packet's echo reaches the sender (the caller frees it)"),
+         "a control packet's echo reaches the sender (the caller frees it)",
+         returns=False),
     Hook("source_window", "source", ("S", "code", "f", "windowed"), "dispatch",
-         "record.on_sample", "the window to record, packets (NaN for open-loop sources)"),
+         "record.on_sample", "the window to record, packets (NaN for open-loop sources)",
+         default="if windowed:\n    return window.window(S, f)\nreturn np.nan"),
     Hook("receiver_echo", "source", ("S", "code", "f", "p"), "dispatch", "receiver.on_data",
          "the mark bits the ACK of data packet `p` carries (an ECN echo by default; a DECbit "
-         "receiver copies `MARK_DECBIT`)"),
+         "receiver copies `MARK_DECBIT`)",
+         default="return MARK_ECE if (S.pi[p, PI_MARK] & MARK_CE) != 0 else 0"),
     Hook("receiver_control", "source", ("S", "code", "f", "p"), "dispatch",
          "receiver.on_data", "a control packet reaches the receiver: the source's receiver "
-         "side takes it (frees it or turns it into an echo)"),
+         "side takes it (frees it or turns it into an echo)",
+         returns=False, default="release(S, p)"),
     Hook("receiver_feedback", "source", ("S", "code", "f", "p"), "dispatch",
          "receiver.on_data", "whether the receiver of an open-loop flow turns data packet `p` "
-         "into a feedback packet (setting its `PI_SEQ`); `False`: the packet is freed"),
+         "into a feedback packet (setting its `PI_SEQ`); `False`: the packet is freed",
+         default="return False"),
     Hook("edge_ingress", "edge", ("S", "code", "e", "f", "p"), "dispatch_edges",
          "sender.transmit", "edge `e`'s verdict on data packet `p` of its member `f`: "
-         "`EDGE_PASS` or `EDGE_GONE` (dropped, or held to forward later)"),
+         "`EDGE_PASS` or `EDGE_GONE` (dropped, or held to forward later)",
+         default="return EDGE_PASS"),
     Hook("edge_gate", "edge", ("S", "code", "e", "f", "more"), "dispatch_edges",
          "flows.send_packets", "whether window sender `f` may send a packet now (`more`), or "
-         "that it has nothing more to send"),
+         "that it has nothing more to send",
+         default="return True"),
     Hook("edge_timer", "edge", ("S", "code", "e", "k"), "dispatch_edges",
-         "engine.on_timer_event", "edge `e`'s timer slot `k` has come due"),
+         "engine.on_timer_event", "edge `e`'s timer slot `k` has come due",
+         returns=False),
     Hook("edge_ack", "edge", ("S", "code", "e", "f", "p", "acked"), "dispatch_edges",
          "flows.ack_arrives", "an ACK of member `f` reaches the sender, newly acknowledging "
-         "`acked` packets (before the source reacts)"),
+         "`acked` packets (before the source reacts)",
+         returns=False),
     Hook("edge_echo", "edge", ("S", "code", "e", "f", "p"), "dispatch_edges",
          "receiver.on_data", "member `f`'s receiver has just turned a data packet into its "
-         "ACK `p`"),
+         "ACK `p`",
+         returns=False),
 )
 
 #: Each owner's state blocks in the kernel's arrays: (array, first column constant, size
@@ -238,9 +276,12 @@ def check_module(kmod, owner: str) -> list[str]:
             continue
         value = getattr(kmod, a.name)
         if a.params is None:
+            own = {h.name for h in HOOKS if h.owner == owner}
             ok = {"CODE": lambda x: isinstance(x, int) and not isinstance(x, bool),
                   "TIMERS": lambda x: isinstance(x, int) and x >= 0,
-                  "PARAMS": lambda x: isinstance(x, tuple)}.get(a.name, lambda x: True)
+                  "PARAMS": lambda x: isinstance(x, tuple),
+                  "HOOKS": lambda x: isinstance(x, dict) and set(x) <= own,
+                  }.get(a.name, lambda x: True)
             if not ok(value):
                 problems.append(f"{kmod.__name__}.{a.name} = {value!r}: {a.doc}")
             continue

@@ -1,29 +1,33 @@
-"""The hooks of edge elements (at an aggregate's ingress): one function per hook, one
-branch per element.
+"""The hooks of edge elements (at an aggregate's ingress): one function per hook, one branch
+per element.
 
-Apart from :mod:`.dispatch` because the sender (:mod:`.sender`, :mod:`.flows`)
-calls them and the sources import the sender.  Adding an edge element adds
-its kernel module under ``edges/``, its entry in :data:`EDGES` and one line
-per hook here.
+Written by :mod:`qosmodels.sim._gen_dispatch` from the kernel modules' ``HOOKS``: do not
+edit, run ``python -m qosmodels.sim._gen_dispatch``.  The engine and the generic handlers
+call these hooks with a mechanism's code (``LI_CODE`` of a link, ``FI_CODE`` of a flow,
+``EI_CODE`` of an edge element); Numba compiles the loop once, the codes are data.
+
+Apart from :mod:`.dispatch` because the sender (:mod:`.sender`, :mod:`.flows`) calls them
+and the sources import the sender.  Not inlined (``rare_handler``): only the flows behind an
+edge element pay a call, and the loop's compile time does not grow with each element's code.
 """
 
 from ._jit import rare_handler
-from .edges import profile_marker, ticket_tagger, token_bucket
+from .edges import (
+    profile_marker,
+    ticket_tagger,
+    token_bucket,
+)
 from .layout import EDGE_PASS
 
-#: Kernel modules of edge elements by the ``kernel`` name their specs give.
-EDGES = {"edges.token_bucket": token_bucket, "edges.profile_marker": profile_marker,
-         "edges.ticket_tagger": ticket_tagger}
+#: Edge kernel modules by the ``kernel`` name their specs give.
+EDGES = {"edges.token_bucket": token_bucket, "edges.ticket_tagger": ticket_tagger,
+         "edges.profile_marker": profile_marker}
 
 
-# ---------------------------------------------------------------------- edge elements
-# Not inlined (``rare_handler``): only the flows behind an edge element pay a call, and
-# the loop's compile time does not grow with each element's code.
 @rare_handler
 def edge_ingress(S, code, e, f, p):
-    """Edge ``e``'s verdict on data packet ``p`` of its member ``f``, just made by the
-    sender: ``EDGE_PASS`` (on to the first link; the edge may have marked it) or
-    ``EDGE_GONE`` (the edge dropped it, or holds it and forwards it later)."""
+    """Edge ``e``'s verdict on data packet ``p`` of its member ``f``: ``EDGE_PASS`` or
+    ``EDGE_GONE`` (dropped, or held to forward later)."""
     if code == token_bucket.CODE:
         return token_bucket.ingress(S, e, f, p)
     if code == ticket_tagger.CODE:
@@ -35,8 +39,8 @@ def edge_ingress(S, code, e, f, p):
 
 @rare_handler
 def edge_gate(S, code, e, f, more):
-    """Whether window sender ``f`` may send a packet now (``more``), or that it has
-    nothing more to send (``more=False``; the answer is then True)."""
+    """Whether window sender ``f`` may send a packet now (``more``), or that it has nothing more
+    to send."""
     if code == token_bucket.CODE:
         return token_bucket.gate(S, e, f, more)
     return True
@@ -51,8 +55,8 @@ def edge_timer(S, code, e, k):
 
 @rare_handler
 def edge_ack(S, code, e, f, p, acked):
-    """An ACK ``p`` of member ``f`` reaches the sender, newly acknowledging ``acked``
-    packets (before the source reacts to it)."""
+    """An ACK of member ``f`` reaches the sender, newly acknowledging ``acked`` packets (before
+    the source reacts)."""
     if code == ticket_tagger.CODE:
         ticket_tagger.on_ack(S, e, f, p, acked)
 

@@ -293,3 +293,6 @@ STATUS_NAMES = {
     ST_WORK_FULL: "deferred-work queue full",
     ST_CHANNELS_FULL: "trace-channel buffer full",
 }
+
+#: ``queue_select``'s answer for a discipline that keeps its packets in the class rings.
+RINGS = -2

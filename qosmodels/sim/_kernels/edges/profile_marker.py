@@ -104,3 +104,10 @@ def ingress(S, e, f, p):
     if ch >= 0:
         record(S, ch + fi[f, FI_MEMBER], rate)
     return EDGE_PASS
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "edge_ingress": ingress,
+}

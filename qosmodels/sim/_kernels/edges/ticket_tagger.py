@@ -190,3 +190,12 @@ def on_echo(S, e, f, p):
         if ticket_red.is_receiver(S, l):
             tag = ticket_red.ack_relabel(S, l, tag, now)
     S.pf[p, PF_TAG1] = tag
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "edge_ingress": ingress,
+    "edge_ack": on_ack,
+    "edge_echo": on_echo,
+}

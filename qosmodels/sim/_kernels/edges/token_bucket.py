@@ -554,3 +554,12 @@ def on_timer(S, e):
         _refill(S, e, f)
         if _flush(S, e, f) and fi[f, FI_WINDOWED] != 0:
             defer(S, (f << W_BITS) | W_SEND)
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "edge_ingress": ingress,
+    "edge_gate": gate,
+    "edge_timer": on_timer,
+}

@@ -257,3 +257,13 @@ def on_period(S, l):
     for c in range(Q_ARR_B, Q_DEP_G + 1):
         lf[l, c] = 0.0
     set_deadline(S, li[l, LI_TIMER0] & POS, S.gf[GF_NOW] + lf[l, qp + AB_T1], False)
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_class": klass,
+    "queue_admit": admit,
+    "queue_select": select,
+    "queue_timer": on_period,
+}

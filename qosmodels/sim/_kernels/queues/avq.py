@@ -103,3 +103,10 @@ def admit(S, l, p):
         li[l, LI_MARKS] += 1
         return -1
     return LI_DROP_EARLY
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_admit": admit,
+}

@@ -82,6 +82,7 @@ def traces(spec) -> tuple[str, ...]:
 def store(S, l, p):
     """Admitted packet ``p`` joins link ``l``'s ring: add its bits to the queue's."""
     S.lf[l, Q_BITS] += S.pf[p, PF_BITS]
+    return False  # the packet joins the class ring
 
 
 @handler
@@ -184,3 +185,11 @@ def select(S, l):
         # touches the state before then)
         li[l, QI_DROPPING] = 0
     return p
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_store": store,
+    "queue_select": select,
+}

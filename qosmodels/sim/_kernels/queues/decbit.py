@@ -37,6 +37,7 @@ from ..layout import (
     PF_BITS,
     PI_KIND,
     PI_MARK,
+    RINGS,
 )
 from ..trace import record
 
@@ -172,3 +173,19 @@ def admit(S, l, p):
         S.pi[p, PI_MARK] |= MARK_DECBIT
         li[l, LI_MARKS] += 1
     return -1
+
+
+@handler
+def select(S, l):
+    """A transmission ends at link ``l``: :func:`on_depart`, then the class ring's head
+    goes next (``RINGS``)."""
+    on_depart(S, l)
+    return RINGS
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_admit": admit,
+    "queue_select": select,
+}

@@ -48,3 +48,10 @@ def admit(S, l, p):
             S.pi[p, PI_MARK] |= MARK_CE
             li[l, LI_MARKS] += 1
     return -1
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_admit": admit,
+}

@@ -162,3 +162,12 @@ def select(S, l):
             hsi[x, HSI_NEXT] = -1
             li[l, QI_TAIL] = x
     return -1
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_class": klass,
+    "queue_store": store,
+    "queue_select": select,
+}

@@ -33,3 +33,16 @@ def divisor(S, code, l, p):
         return S.lf[l, LF_QP + ERED_MARKED_FACTOR]
     return 1.0
 
+
+@handler
+def admit(S, code, l, p):
+    """RED's verdict on packet ``p`` at link ``l`` of a RED or ERED queue (``code``): one
+    copy of RED's admission for both, its probability divided by :func:`divisor`."""
+    return red.admit_divided(S, l, p, divisor(S, code, l, p))
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_admit": admit,
+}

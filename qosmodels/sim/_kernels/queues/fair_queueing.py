@@ -269,3 +269,13 @@ def select(S, l):
     if S.slot[s, SL_COUNT] > 0:
         push_head(S, l, peek_head(S, s))
     return p
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_class": klass,
+    "queue_admit": admit,
+    "queue_store": store,
+    "queue_select": select,
+}

@@ -224,3 +224,13 @@ def select(S, l):
         pop_list(S, l, head)
         if head == QI_NEW_HEAD:
             append(S, l, q, LIST_OLD)
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_class": klass,
+    "queue_admit": admit,
+    "queue_store": store,
+    "queue_select": select,
+}

@@ -99,3 +99,11 @@ def on_sample(S, l):
     if li[l, LI_TRACE0] >= 0:
         record(S, li[l, LI_TRACE0], prob)
     set_deadline(S, li[l, LI_TIMER0] & POS, S.gf[GF_NOW] + 1.0 / lf[l, qp + PQ_RATE], False)
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_admit": admit,
+    "queue_timer": on_sample,
+}

@@ -153,6 +153,7 @@ def admit(S, l, p):
 def store(S, l, p):
     """Admitted packet ``p`` joins link ``l``'s ring: add its bits to the queue's."""
     S.lf[l, Q_BITS] += S.pf[p, PF_BITS]
+    return False  # the packet joins the class ring
 
 
 @rare_handler
@@ -211,3 +212,13 @@ def on_update(S, l):
     if li[l, LI_TRACE0] >= 0:
         record(S, li[l, LI_TRACE0], prob)
     set_deadline(S, li[l, LI_TIMER0] & POS, now + t_update, False)
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_admit": admit,
+    "queue_store": store,
+    "queue_select": select,
+    "queue_timer": on_update,
+}

@@ -19,3 +19,10 @@ def klass(S, l, p):
     if k >= S.li[l, LI_NSLOT]:
         return -1
     return k
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_class": klass,
+}

@@ -32,3 +32,10 @@ def admit(S, l, p):
     if rand(S) < lf[l, LF_QP + LOSS_P]:
         return LI_DROP_EARLY
     return -1
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_admit": admit,
+}

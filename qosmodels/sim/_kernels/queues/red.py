@@ -149,3 +149,10 @@ def admit_divided(S, l, p, divisor):
 #: instead of each inlining another copy of RED (the loop keeps its own, inlined).
 #: (Under NUMBA_DISABLE_JIT the handler is the plain function, without ``py_func``.)
 admit_divided_call = rare_handler(getattr(admit_divided, "py_func", admit_divided))
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_admit": "queues.ered.admit",
+}

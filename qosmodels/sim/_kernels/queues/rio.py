@@ -50,6 +50,7 @@ from ..layout import (
     LI_WAITING,
     MARK_IN_PROFILE,
     PI_MARK,
+    RINGS,
     SL_COUNT,
 )
 from ..trace import record
@@ -143,6 +144,7 @@ def store(S, l, p):
     """Admitted packet ``p`` joins link ``l``'s ring: count it if it is an in packet."""
     if _is_in(S, p):
         S.li[l, RIO_N_IN] += 1
+    return False  # the packet joins the class ring
 
 
 @rare_handler
@@ -160,3 +162,20 @@ def on_depart(S, l):
             li[l, RIO_N_IN] -= 1
     if not next_in and li[l, RIO_N_IN] == 0 and _is_in(S, li[l, LI_TX] & POS):
         S.lf[l, RIO_IN_IDLE_SINCE] = S.gf[GF_NOW]
+
+
+@handler
+def select(S, l):
+    """A transmission ends at link ``l``: :func:`on_depart`, then the class ring's head
+    goes next (``RINGS``)."""
+    on_depart(S, l)
+    return RINGS
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_admit": admit,
+    "queue_store": store,
+    "queue_select": select,
+}

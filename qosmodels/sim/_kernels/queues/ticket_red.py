@@ -230,3 +230,10 @@ def ack_relabel(S, l, tag, now):
     if issued > 0.0:
         tag = tag * issued / ack_in
     return quantise(tag, lf[l, LF_QP + TR_LEVELS], lf[l, LF_QP + TR_UNIT])
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "queue_admit": admit,
+}

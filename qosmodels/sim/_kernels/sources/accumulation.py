@@ -388,3 +388,16 @@ def on_timeout(S, f):
 def window(S, f):
     """The window ``W``, packets (for the recorded series)."""
     return S.ff[f, FF_SS + AS_W]
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "source_send_limit": send_limit,
+    "source_ack": on_ack,
+    "source_timeout": on_timeout,
+    "source_timer": on_timer,
+    "receiver_control": receiver_control,
+    "source_echo": on_echo,
+    "source_window": window,
+}

@@ -22,3 +22,11 @@ def start(S, f):
 @handler
 def next_tick(S, f, now):
     return now + S.ff[f, FF_BITS] / S.ff[f, FF_SP + CBR_RATE]
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "source_start": start,
+    "source_next_tick": next_tick,
+}

@@ -275,3 +275,13 @@ def on_ack(S, f, a):
 def window(S, f):
     """The congestion window, packets (for the recorded series)."""
     return S.ff[f, FF_CWND]
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "source_send_limit": send_limit,
+    "source_ack": on_ack,
+    "source_timeout": on_timeout,
+    "source_window": window,
+}

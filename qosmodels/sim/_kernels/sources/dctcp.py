@@ -97,3 +97,13 @@ def on_ack(S, f, a, ece):
         ff[f, FF_SSTHRESH] = c
         ff[f, FF_CWND] = c
         fi[f, FI_ECN_RECOVER] = fi[f, FI_SND_NXT] - 1
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "source_send_limit": reno.send_limit,
+    "source_ack": on_ack,
+    "source_timeout": reno.on_timeout,
+    "source_window": reno.window,
+}

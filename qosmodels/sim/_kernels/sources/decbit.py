@@ -15,7 +15,7 @@ S. Keshav, S. Shenker, SIGCOMM 1989, Section 4.
 import numpy as np
 
 from .._jit import handler, rare_handler
-from ..layout import FF_SP, FF_SS, FI_SND_UNA, FI_SS
+from ..layout import FF_SP, FF_SS, FI_SND_UNA, FI_SS, MARK_DECBIT, PI_MARK
 from . import window as generic
 
 CODE = 6
@@ -88,14 +88,30 @@ def law(S, f, bit):
 
 
 @rare_handler
-def on_ack(S, f, a, bit):
-    """ACK ``a`` (``bit``: it echoes a DECbit): the generic window's sliding, RTT and
+def on_ack(S, f, a, ece):
+    """ACK ``a`` (``ece``: it echoes a DECbit): the generic window's sliding, RTT and
     timer, then the window law."""
     generic.on_ack(S, f, a)
-    law(S, f, bit)
+    law(S, f, ece)
 
 
 @handler
 def window(S, f):
     """The window ``W``, packets (for the recorded series)."""
     return S.ff[f, FF_SS + DBW_W]
+
+
+@handler
+def echo(S, f, p):
+    """The mark bits on the ACK of data packet ``p``: the receiver copies its DECbit."""
+    return S.pi[p, PI_MARK] & MARK_DECBIT
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "source_send_limit": send_limit,
+    "source_ack": on_ack,
+    "source_window": window,
+    "receiver_echo": echo,
+}

@@ -41,3 +41,11 @@ def next_tick(S, f, now):
         nxt = ff[f, FF_ON_END] + off
         ff[f, FF_ON_END] = nxt + on
     return nxt
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "source_start": start,
+    "source_next_tick": next_tick,
+}

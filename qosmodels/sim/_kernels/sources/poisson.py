@@ -32,3 +32,13 @@ def start(S, f):
 @handler
 def next_tick(S, f, now):
     return now + expo(S, S.ff[f, FF_BITS] / S.ff[f, FF_SP + POI_RATE])
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "source_start": start,
+    "source_next_tick": next_tick,
+    "source_send_limit": window.send_limit,
+    "source_ack": window.on_ack,
+}

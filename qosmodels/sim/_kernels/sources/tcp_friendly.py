@@ -331,3 +331,14 @@ def on_nofeedback(S, f):
         quiet = 2.0 / x
     set_deadline(S, S.fi[f, FI_TIMER0] & POS, S.gf[GF_NOW] + quiet, False)
 
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "source_start": start,
+    "source_next_tick": next_tick,
+    "source_send_limit": send_limit,
+    "source_ack": on_feedback,
+    "source_timeout": on_nofeedback,
+    "receiver_feedback": feedback,
+}

@@ -198,3 +198,13 @@ def on_timeout(S, f):
     if _flag(S, f, FLAG_NS3_LOSS):
         ff[f, FF_SSTHRESH] = _loss_ssthresh(S, f, c0, ss0)
     S.fi[f, FI_SS + VI_ON] = 0
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "source_send_limit": reno.send_limit,
+    "source_ack": on_ack,
+    "source_timeout": on_timeout,
+    "source_window": reno.window,
+}

@@ -90,3 +90,15 @@ def on_ack(S, f, a, ece):
     fi = S.fi
     if fi[f, FI_SS + WI_THINKING] == 0 and fi[f, FI_SND_UNA] >= fi[f, FI_APP_LIMIT]:
         think(S, f)
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "source_start": start,
+    "source_send_limit": reno.send_limit,
+    "source_ack": on_ack,
+    "source_timeout": reno.on_timeout,
+    "source_timer": on_think,
+    "source_window": reno.window,
+}

@@ -100,3 +100,11 @@ def on_ack(S, f, a):
 def window(S, f):
     """The window, packets (for the recorded series)."""
     return S.ff[f, FF_SP + GEN_WINDOW]
+
+
+#: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
+#: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
+HOOKS = {
+    "source_send_limit": send_limit,
+    "source_ack": on_ack,
+}
