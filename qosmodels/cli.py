@@ -661,20 +661,30 @@ def _validate(args) -> int:
     import time
     from concurrent.futures import ProcessPoolExecutor
 
-    from .experiments import validate
+    from .experiments import experiments, validate
     from .experiments.registry import _check_sides, _select
+    from .experiments.rows import VERDICTS
 
     def progress(name: str, seconds: float, checks: list) -> None:
-        bad = sum(not c.ok for c in checks)
+        # each experiment's line of the summary, as it finishes
+        verdicts = [c.verdict for c in checks]
+        counts = ", ".join(f"{verdicts.count(v)} {v}" for v in VERDICTS if v in verdicts)
         print(f"qosmodels validate: {name}: {seconds:.1f} s, {len(checks)} rows"
-              + (f", {bad} outside tolerance" if bad else ""), file=sys.stderr, flush=True)
+              + (f": {counts}" if counts else ""), file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
     jobs = int(args.jobs)
     kind = args.executor or ("process" if jobs > 1 else "serial")
     if kind != "serial" and args.jobs == 1 and args.executor is not None:
         jobs = 2
-    _select(args.names)  # an unknown name is reported before anything compiles
+    # an unknown name is reported before anything compiles
+    want = set(_check_sides(args.sides, "validate(sides=...)")) if args.sides else None
+    n = sum(1 for name in _select(args.names)
+            if want is None or want & set(experiments()[name].sides))
+    print(f"qosmodels validate: {n} experiment{'s' if n != 1 else ''}, "
+          + ("the quick form (the full one: without --quick)" if args.quick
+             else "the full form (the short one: --quick)")
+          + "; a line each as it ends, then the report", file=sys.stderr, flush=True)
     compile_seconds = 0.0
     if args.sides is None or "packets" in _check_sides(args.sides, "validate(sides=...)"):
         from .sim import compile_kernel

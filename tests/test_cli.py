@@ -169,10 +169,12 @@ def test_validate_table_and_progress_lines(capsys):
     assert main(["validate", "parking-lot-maxmin", "pps-table3", "--sides", "theory"]) == 0
     cap = capsys.readouterr()
     lines = cap.err.splitlines()
-    assert lines[0].startswith("qosmodels validate: parking-lot-maxmin: ")
-    assert lines[0].endswith(" s, 8 rows")
-    assert lines[1].startswith("qosmodels validate: pps-table3: ")
-    assert "2 experiments in" in lines[2]
+    assert lines[0].startswith("qosmodels validate: 2 experiments, the full form")
+    # each experiment's line of the summary as it finishes: rows and their verdicts
+    assert lines[1].startswith("qosmodels validate: parking-lot-maxmin: ")
+    assert lines[1].endswith(" s, 8 rows: 8 reproduced")
+    assert lines[2].startswith("qosmodels validate: pps-table3: ")
+    assert "2 experiments in" in lines[3]
     out = cap.out.splitlines()
     # the summary first: one line per experiment, then per paper
     assert out[0].split() == ["experiment", "rows", "reprod", "reach", "known", "FAILS",
