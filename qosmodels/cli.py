@@ -19,8 +19,8 @@
                                            side by side with the expected value and a verdict
 
 ``validate`` prints one progress line per experiment to standard error, then
-the report, summary first (one line per experiment and per paper: rows
-reproduced, reachable, known differences, fails).  It exits with status 1
+the report, summary first (the totals, then one line per experiment and per
+paper: rows reproduced, reachable, known differences, fails).  It exits with status 1
 when any row's verdict is ``fails`` (outside tolerance and not explained by a
 declared known difference or an explored setting), 0 otherwise.
 
