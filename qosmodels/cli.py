@@ -10,15 +10,17 @@
     qosmodels allocate TOPOLOGY [options]  a fair allocation of a named topology, as a table
     qosmodels simulate TOPOLOGY [options]  packets, next to the theory that describes them
                                            (TOPOLOGY: a registered name or a scenario file,
-                                           scenario.json or .yaml, from Network.save)
+                                           scenario.json or .yaml, from Network.save; a
+                                           paper's topology runs with its paper's mechanisms,
+                                           PAPER_MECHANISMS, unless --bare)
     qosmodels validate [NAME...] [--json] [--sides theory,fluid,packets] [--quick] [--jobs N]
                        [--explore] [--executor {serial,process,dask}]
                                            run experiments: paper, theory, fluid and packets
                                            side by side with the expected value and a verdict
 
 ``validate`` prints one progress line per experiment to standard error, then
-the report, summary first (one line per experiment and per paper: rows
-reproduced, reachable, known differences, fails).  It exits with status 1
+the report, summary first (the totals, then one line per experiment and per
+paper: rows reproduced, reachable, known differences, fails).  It exits with status 1
 when any row's verdict is ``fails`` (outside tolerance and not explained by a
 declared known difference or an explored setting), 0 otherwise.
 
@@ -132,9 +134,11 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("simulate", help="simulate a named topology packet by packet, next to "
                                         "its max-min and proportional allocations",
-                       description="Simulate a registered topology (flows keep their sources, TCP "
-                                   "NewReno by default) and print per-flow goodput and queueing "
-                                   "delay beside the allocations, and per-link utilisation.")
+                       description="Simulate a registered topology (a paper's topology with "
+                                   "its paper's mechanisms, see --bare; otherwise flows keep "
+                                   "their sources, TCP NewReno by default) and print per-flow "
+                                   "goodput and queueing delay beside the allocations, and "
+                                   "per-link utilisation.")
     s.add_argument("topology", help="a registered topology (see `qosmodels list`) or a scenario "
                                     "file saved by Network.save (.json, .yaml)")
     s.add_argument("-p", "--param", action="append", type=_param, default=[], metavar="KEY=VALUE",
@@ -151,6 +155,10 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--source", metavar="NAME", default=None,
                    help="every flow's source, a qosmodels.mechanisms class at its defaults "
                         "(e.g. TcpReno, TcpTahoe, GenericWindow)")
+    s.add_argument("--bare", action="store_true",
+                   help="a paper's topology as built, without its paper's mechanisms (which "
+                        "simulate installs by default: PPS tickets and TRED, ACC sources, the "
+                        "aggregate's token bucket and ERED)")
     s.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
     v = sub.add_parser("validate", help="run registered experiments and compare with references",
@@ -334,13 +342,108 @@ def _simulate(args) -> int:
                             f"{args.duration!r} s, got {warmup!r}; lower --warmup or raise "
                             f"--duration")
     net = _network(args)
+    mechanisms = None
+    if not args.bare and args.topology in PAPER_MECHANISMS:
+        net, mechanisms = PAPER_MECHANISMS[args.topology](net, dict(args.param))
     if args.queue is not None:
         queue = _mechanism(args.queue, "queue")
         net = net.replace(links=[dataclasses.replace(link, queue=queue) for link in net.links])
     if args.source is not None:
         source = _mechanism(args.source, "source")
         net = net.replace(flows=[dataclasses.replace(f, source=source) for f in net.flows])
-    return _run_simulation(args, net, warmup)
+    if mechanisms is not None:
+        for option, name, where in (("--queue", args.queue, "every link"),
+                                    ("--source", args.source, "every flow")):
+            if name is not None:
+                mechanisms += f"; then {option} {name} on {where}, replacing the paper's"
+    return _run_simulation(args, net, warmup, mechanisms)
+
+
+# ------------------------------------------------------------- the papers' mechanisms
+# A paper's topology (qosmodels.topologies) describes the paper's network only, so that the
+# experiments and users can put any mechanism on it; `simulate NAME` runs it with the
+# mechanisms of its paper, at the values the library's experiments declare for them.
+def _pps(net, params, link_tickets=None):
+    """PPS (Zhang et al.): TCP Reno, a TSW ticket tagger per flow, TRED at every link."""
+    from .experiments.pps import DEFAULTS, _pps_method, packet_network
+
+    if link_tickets is None:  # one-hop stars: each flow's access link carries its tickets
+        tickets = {(f.route[0], f.route[1]): float(f.weight) for f in net.flows}
+    else:
+        from .topologies import _pps_link_tickets
+
+        issued = _pps_link_tickets("simulate", link_tickets, params.get("link_tickets"))
+        tickets = {tuple(key.split("->")): t for key, t in issued.items()}
+    return (packet_network(net, tickets),
+            "PPS (Zhang, Wang, Peterson, Krishnamurthy): " + _pps_method(DEFAULTS)
+            + ", tickets " + ", ".join(f"{u}->{v} {t:g}" for (u, v), t in tickets.items())
+            + " t/s")
+
+
+def _pps_multi_hop(net, params):
+    from .topologies import _PPS_TICKETS_FIG6
+
+    return _pps(net, params, _PPS_TICKETS_FIG6)
+
+
+def _pps_multiple_bottleneck(net, params):
+    from .topologies import _PPS_TICKETS_FIG9
+
+    return _pps(net, params, _PPS_TICKETS_FIG9)
+
+
+def _acc(net, params):
+    """ACC (Xia et al.): every flow an Accumulation source at the paper's Table I values."""
+    from .mechanisms import Accumulation
+
+    src = Accumulation()
+    return (net.replace(flows=[dataclasses.replace(f, source=src) for f in net.flows]),
+            f"ACC (Xia et al.): every flow Accumulation(control={src.control!r}, "
+            f"estimator={src.estimator!r}, kappa={src.kappa:g}, target={src.target:g} bytes), "
+            f"drop-tail queues")
+
+
+def _abe(net, params):
+    """ABE (Hurley et al.): the builder installs the ABE router and the Green and Blue sources."""
+    queue = net.links[net.link_id(("r1", "r2"))].queue
+    kinds = sorted({f"{type(f.source).__name__}(green={f.source.green})" for f in net.flows})
+    return net, (f"ABE (Hurley, Le Boudec, Thiran): {type(queue).__name__} at r1->r2, sources "
+                 + ", ".join(kinds) + " (the builder's queue, green_source and blue_source)")
+
+
+def _token_buckets(net, params):
+    """Aggregate TCP rate control (Mehra et al.): the clients' connections in one aggregate
+    behind a marking token bucket partitioned among them (Figure 6), ERED at every link."""
+    from .experiments.tokenbucket_fairness import DEPTH, RATE, WINDOW
+    from .mechanisms import AggregateBucket, Ered, TcpNewReno
+    from .network import Aggregate
+
+    edge = AggregateBucket(rate=RATE, depth=DEPTH, sharing="partitioned", action="mark",
+                           max_packet=float(max(f.packet_size for f in net.flows)))
+    src = TcpNewReno(max_window=WINDOW)
+    net = net.replace(links=[dataclasses.replace(link, queue=Ered()) for link in net.links],
+                      flows=[dataclasses.replace(f, source=src) for f in net.flows],
+                      aggregates=[Aggregate("server", flows=list(range(net.n_flows)),
+                                            edge=edge)])
+    return net, (f"aggregate TCP rate control (Mehra, Tewari, Kandlur): the connections "
+                 f"(TcpNewReno, window {WINDOW}) behind one AggregateBucket(rate "
+                 f"{RATE / 1e3:g} kb/s, depth {DEPTH:g} bytes, partitioned, mark) at S, Ered at "
+                 f"every link (Figure 6's setting)")
+
+
+#: What ``simulate NAME`` puts on a paper's topology unless ``--bare``: a function of the
+#: built network and the ``-p`` parameters, returning the network and a sentence saying what
+#: it installed.  The dumbbell, the parking lot and the random networks are mechanism-neutral.
+PAPER_MECHANISMS = {
+    "acc-parking-lot": _acc,
+    "acc-linear": _acc,
+    "pps-one-hop": _pps,
+    "pps-multi-hop": _pps_multi_hop,
+    "pps-multiple-bottleneck": _pps_multiple_bottleneck,
+    "pps-ten-flow": _pps,
+    "abe-dumbbell": _abe,
+    "aggregate-rate-control": _token_buckets,
+}
 
 
 def _mechanism(name: str, kind: str):
@@ -363,10 +466,11 @@ def _mechanism(name: str, kind: str):
                             f"want and simulate the file") from None
 
 
-def _run_simulation(args, net, warmup: float) -> int:
+def _run_simulation(args, net, warmup: float, mechanisms: str | None = None) -> int:
     import json
     import textwrap
 
+    import numpy as np
     import pandas as pd
 
     from .allocation import allocate
@@ -374,13 +478,14 @@ def _run_simulation(args, net, warmup: float) -> int:
     from .sim import simulate
 
     res = simulate(net, args.duration, seed=args.seed, warmup=warmup, progress=False)
-    columns = {
-        "goodput_Mbps": res.throughput / 1e6,
-        "maxmin_Mbps": allocate(net, "maxmin").rates / 1e6,
-        "proportional_Mbps": allocate(net, "proportional").rates / 1e6,
+    rates = {  # bit/s, shown in Mb/s; --json gives both (the _bps keys in SI, as allocate's)
+        "goodput_Mbps": res.throughput,
+        "maxmin_Mbps": allocate(net, "maxmin").rates,
+        "proportional_Mbps": allocate(net, "proportional").rates,
     }
     model, extra = _interpretation(net)
-    columns.update(extra)
+    rates.update(extra)
+    columns = {name: np.asarray(r, dtype=float) / 1e6 for name, r in rates.items()}
     warnings = _conditions(net, res, columns, model, warmup, args.duration)
     columns.update({
         "queueing_delay_ms": res.mean_queueing_delay * 1e3,
@@ -390,12 +495,24 @@ def _run_simulation(args, net, warmup: float) -> int:
     flows = pd.DataFrame(columns, index=pd.Index(net.flow_names, name="flow"))
     links = res.to_pandas("links")[["utilisation", "drop_rate", "max_queue_packets", "queue"]]
     if args.json:
-        print(json.dumps({"summary": res.summary(), "model": model, "warnings": warnings,
+        si = pd.DataFrame({**{n.replace("_Mbps", "_bps"): np.asarray(r, dtype=float)
+                              for n, r in rates.items()},
+                           "queueing_delay_s": res.mean_queueing_delay}, index=flows.index)
+        flows = pd.concat([flows, si], axis=1)
+        units = {**{c: "Mb/s" for c in rates}, **{c: "bit/s" for c in si.columns[:-1]},
+                 "queueing_delay_ms": "ms", "queueing_delay_s": "s",
+                 "retransmitted": "packets", "utilisation": "fraction of capacity",
+                 "drop_rate": "fraction of the packets arriving", "max_queue_packets": "packets"}
+        print(json.dumps({"summary": res.summary(), "mechanisms": mechanisms, "model": model,
+                          "warnings": warnings, "units": units,
                           "jain_index": float(jain_index(res.throughput)),
                           "flows": flows.reset_index().to_dict("records"),
                           "links": links.reset_index().to_dict("records")}, indent=2))
         return 0
     print(res.summary())
+    if mechanisms:
+        print("\n".join(textwrap.wrap("Mechanisms: " + mechanisms, 100, subsequent_indent="  ",
+                                       break_on_hyphens=False)))
     print()
     print(flows.to_string(float_format=lambda v: f"{v:.4g}"))
     print()
@@ -426,7 +543,8 @@ def _conditions(net, res, columns, model: str, warmup: float, duration: float) -
     import numpy as np
 
     out = []
-    named = [c for c in ("reno_red_fluid_Mbps", "maxmin_Mbps", "proportional_Mbps")
+    named = [c for c in ("reno_red_fluid_Mbps", "pps_fair_Mbps", "maxmin_Mbps",
+                         "proportional_Mbps")
              if c in model and c in columns]
     util = np.asarray(res.utilisation)
     routing = net.routing_matrix
@@ -464,15 +582,35 @@ def _interpretation(net) -> tuple[str, dict]:
     and NewReno follow neither: over RED their model is the Reno/RED fluid
     equilibrium (Misra, Gong, Towsley; the square-root law at each RED link).
     """
-    from .mechanisms import Accumulation, FairQueueing, Red, TcpNewReno, TcpReno
+    from .mechanisms import (
+        Accumulation,
+        AggregateBucket,
+        FairQueueing,
+        Red,
+        TcpNewReno,
+        TcpReno,
+        TicketRed,
+    )
 
     sources = {type(f.source) for f in net.flows}
     queues = [link.queue for link in net.links]
+    if any(isinstance(q, TicketRed) for q in queues):
+        from .pps import fair_rates
+
+        return ("PPS tickets: the paper's fair rates are ticket-weighted max-min (Zhang et al., "
+                "qosmodels.pps.fair_rates), column pps_fair_Mbps; with TCP, TRED settles the "
+                "poor flows of one bottleneck in proportion to tickets^(3/5) instead "
+                "(qosmodels.pps.tred_tcp_shares; the pps-table experiments measure both).",
+                {"pps_fair_Mbps": fair_rates(net).rates})
+    if any(isinstance(a.edge, AggregateBucket) for a in net.aggregates):
+        return ("TCP behind an aggregate's token bucket: the models are the tokenbucket "
+                "module's (the tokenbucket-fairness experiment); max-min and proportional are "
+                "references, and the Reno/RED fluid model does not describe the bucket.", {})
     if sources and sources <= {TcpReno, TcpNewReno}:
         if any(isinstance(q, Red) for q in queues):
             from .fluid import reno_equilibrium
 
-            rates = reno_equilibrium(net).rates / 1e6
+            rates = reno_equilibrium(net).rates
             return ("TCP Reno/NewReno over RED: the Reno/RED fluid equilibrium (Misra-Gong-Towsley, "
                     "the square-root law at each RED link), column reno_red_fluid_Mbps; max-min "
                     "and proportional are references, not TCP's model.",
@@ -500,7 +638,12 @@ def _allocate(args) -> int:
     a = allocate(net, args.fairness, alpha=args.alpha, solver=args.solver)
     flows, links = a.to_pandas("flows"), a.to_pandas("links")
     if args.json:
-        print(json.dumps({"summary": repr(a), "flows": flows.reset_index().to_dict("records"),
+        price = ("weight per bit/s" if a.alpha in (None, 1.0)
+                 else f"(weight per bit/s)^{a.alpha:g}")
+        units = {"rate_bps": "bit/s", "capacity_bps": "bit/s", "load_bps": "bit/s",
+                 "utilisation": "fraction of capacity", "price": price}
+        print(json.dumps({"summary": repr(a), "units": units,
+                          "flows": flows.reset_index().to_dict("records"),
                           "links": links.reset_index().to_dict("records")}, indent=2))
         return 0
     flows = flows.assign(rate_Mbps=flows["rate_bps"] / 1e6).drop(columns="rate_bps")
@@ -520,20 +663,30 @@ def _validate(args) -> int:
     import time
     from concurrent.futures import ProcessPoolExecutor
 
-    from .experiments import validate
+    from .experiments import experiments, validate
     from .experiments.registry import _check_sides, _select
+    from .experiments.rows import VERDICTS
 
     def progress(name: str, seconds: float, checks: list) -> None:
-        bad = sum(not c.ok for c in checks)
+        # each experiment's line of the summary, as it finishes
+        verdicts = [c.verdict for c in checks]
+        counts = ", ".join(f"{verdicts.count(v)} {v}" for v in VERDICTS if v in verdicts)
         print(f"qosmodels validate: {name}: {seconds:.1f} s, {len(checks)} rows"
-              + (f", {bad} outside tolerance" if bad else ""), file=sys.stderr, flush=True)
+              + (f": {counts}" if counts else ""), file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
     jobs = int(args.jobs)
     kind = args.executor or ("process" if jobs > 1 else "serial")
     if kind != "serial" and args.jobs == 1 and args.executor is not None:
         jobs = 2
-    _select(args.names)  # an unknown name is reported before anything compiles
+    # an unknown name is reported before anything compiles
+    want = set(_check_sides(args.sides, "validate(sides=...)")) if args.sides else None
+    n = sum(1 for name in _select(args.names)
+            if want is None or want & set(experiments()[name].sides))
+    print(f"qosmodels validate: {n} experiment{'s' if n != 1 else ''}, "
+          + ("the quick form (the full one: without --quick)" if args.quick
+             else "the full form (the short one: --quick)")
+          + "; a line each as it ends, then the report", file=sys.stderr, flush=True)
     compile_seconds = 0.0
     if args.sides is None or "packets" in _check_sides(args.sides, "validate(sides=...)"):
         from .sim import compile_kernel

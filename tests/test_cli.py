@@ -169,15 +169,19 @@ def test_validate_table_and_progress_lines(capsys):
     assert main(["validate", "parking-lot-maxmin", "pps-table3", "--sides", "theory"]) == 0
     cap = capsys.readouterr()
     lines = cap.err.splitlines()
-    assert lines[0].startswith("qosmodels validate: parking-lot-maxmin: ")
-    assert lines[0].endswith(" s, 8 rows")
-    assert lines[1].startswith("qosmodels validate: pps-table3: ")
-    assert "2 experiments in" in lines[2]
+    assert lines[0].startswith("qosmodels validate: 2 experiments, the full form")
+    # each experiment's line of the summary as it finishes: rows and their verdicts
+    assert lines[1].startswith("qosmodels validate: parking-lot-maxmin: ")
+    assert lines[1].endswith(" s, 8 rows: 8 reproduced")
+    assert lines[2].startswith("qosmodels validate: pps-table3: ")
+    assert "2 experiments in" in lines[3]
     out = cap.out.splitlines()
-    # the summary first: one line per experiment, then per paper
-    assert out[0].split() == ["experiment", "rows", "reprod", "reach", "known", "FAILS",
+    # the summary first: the totals, then one line per experiment, then per paper
+    assert re.match(r"\d+ rows in 2 experiments: \d+ reproduced, \d+ reachable, ", out[0])
+    k = out.index("") + 1  # (the totals wrap at the terminal's width)
+    assert out[k].split() == ["experiment", "rows", "reprod", "reach", "known", "FAILS",
                               "sanity", "s"]
-    assert out[1].startswith("parking-lot-maxmin") and out[2].startswith("pps-table3")
+    assert out[k + 1].startswith("parking-lot-maxmin") and out[k + 2].startswith("pps-table3")
     head = next(line.split() for line in out if line.strip().startswith("quantity"))
     assert head == ["quantity", "paper", "theory", "expected", "source", "tol", "verdict"]
     assert "all within tolerance" in cap.out and max(map(len, out)) <= 120
@@ -252,9 +256,9 @@ def test_validate_exit_status_follows_the_verdicts(monkeypatch, capsys):
         monkeypatch.setattr(ex, "validate", lambda names, rows=rows, **kw:
                             ValidationReport(checks=rows, seconds={"x": 0.1}))
         assert main(["validate", "md1", "--sides", "theory"]) == status
-        out = capsys.readouterr().out
-        assert out.splitlines()[1].split()[:6] == ["x", str(len(rows)), "0", "0", "1",
-                                                   str(status)]
+        out = capsys.readouterr().out.splitlines()
+        head = out.index("") + 1  # (after the totals)
+        assert out[head + 1].split()[:6] == ["x", str(len(rows)), "0", "0", "1", str(status)]
 
 
 def test_validate_usage_errors_exit_2(capsys):

@@ -88,7 +88,8 @@ def _row_notes(c: Check) -> list[str]:
 
 
 def render_summary(report, width: int | None = None) -> str:
-    """One line per experiment, then one per paper: rows, verdicts, sanity rows, time."""
+    """The totals, then one line per experiment and one per paper: rows, verdicts, sanity
+    rows, time."""
     width = terminal_width() if width is None else width
     by_exp = report.counts("experiment")
     by_paper = report.counts("paper")
@@ -114,23 +115,25 @@ def render_summary(report, width: int | None = None) -> str:
             out.append(n.ljust(wl) + "".join("  " + c.rjust(w) for c, w in zip(cells, wn)))
         return out
 
-    lines = table(by_exp, "experiment", {}, True)
-    lines.append("")
-    lines += table(by_paper, "paper", PAPERS, False)
+    # the totals first (the first lines a reader sees), then per experiment and per paper
     n = len(report.checks)
     n_fail = len(report.regressions)
     total = (f"{n} rows in {len(by_exp)} experiments: "
              + ", ".join(f"{int(by_exp[v].sum())} {v}" for v in VERDICTS)
              + f" ({int(by_exp['sanity'].sum())} sanity rows among them, counted apart)")
-    lines.append("")
-    lines += textwrap.wrap(total, width)
-    if report.compile_seconds >= 1.0:
-        lines.append(f"compiling the packet kernel took {report.compile_seconds:.1f} s, "
-                     f"apart from the experiments' times")
+    lines = textwrap.wrap(total, width)
     if n_fail:
         bad = list(dict.fromkeys(c.experiment for c in report.regressions))
         lines += textwrap.wrap(f"{n_fail} rows fail (outside tolerance, not explained): "
                                f"in {', '.join(bad)}", width)
+    if report.compile_seconds >= 1.0:
+        lines.append(f"compiling the packet kernel took {report.compile_seconds:.1f} s, "
+                     f"apart from the experiments' times")
+    lines.append("")
+    lines += table(by_exp, "experiment", {}, True)
+    lines.append("")
+    lines += table(by_paper, "paper", PAPERS, False)
+    lines.append("")
     if report.stale:
         lines += textwrap.wrap(f"{len(report.stale)} declared known differences now reproduce: "
                                + "; ".join(f"{c.experiment}: {c.quantity}"

@@ -363,7 +363,8 @@ class ValidationReport:
         return json.dumps([c.as_dict() for c in self.checks], indent=2)
 
     def summary(self, width: int | None = None) -> str:
-        """The summary the report opens with: one line per experiment, then per paper."""
+        """The summary the report opens with: the totals (rows by verdict), then one line per
+        experiment, then per paper."""
         from ._table import render_summary
 
         return render_summary(self, width)
