@@ -233,8 +233,10 @@ COMPILE_PROGRESS_EVERY = 10.0
 COMPILE_ESTIMATE = 60
 
 
-def _drop_stale_cache(run) -> None:
-    """Flush Numba's cached kernel if any kernel source changed since it was cached.
+def _drop_stale_cache(run) -> bool:
+    """Flush Numba's cached kernel if any kernel source changed since it was cached; True
+    when a cache of the current sources is there to load (so the first call loads, not
+    compiles).
 
     Numba invalidates a cached function when its own file changes, not when the
     modules it inlines do (``engine.run`` inlines every handler module), so an
@@ -248,16 +250,18 @@ def _drop_stale_cache(run) -> None:
     cache = getattr(run, "_cache", None)
     path = getattr(cache, "_cache_path", None)
     if path is None or not hasattr(cache, "flush"):
-        return
+        return False
     stamp = Path(path) / STAMP
     digest = sources_digest()
     try:
         if stamp.exists() and stamp.read_text().strip() == digest:
-            return
+            index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+            return index is not None and Path(index).exists()
         cache.flush()
         stamp.write_text(digest + "\n")
     except OSError:  # a read-only cache directory: Numba falls back as it can
-        return
+        return False
+    return False
 
 
 def compile_kernel(network=None) -> float:
@@ -330,13 +334,17 @@ def _compile(run, c, budget) -> float:
 
     from ._kernels._jit import RARE
 
-    _drop_stale_cache(run)
+    cached = _drop_stale_cache(run)
 
     done = threading.Event()
     t0 = time.perf_counter()
 
     def notes():  # the note after COMPILE_NOTE_AFTER s, then the time so far every so often
         if done.wait(COMPILE_NOTE_AFTER):
+            return
+        if cached:  # a slow load (a busy machine): say what it is, not "compiling"
+            print("qosmodels: loading the packet kernel from Numba's cache...",
+                  file=sys.stderr, flush=True)
             return
         print(f"qosmodels: compiling the packet kernel once for this installation "
               f"(about {COMPILE_ESTIMATE} s on a 2-core machine; later runs load it from "
@@ -355,7 +363,8 @@ def _compile(run, c, budget) -> float:
         watcher.join()
     spent = time.perf_counter() - t0
     if spent > COMPILE_NOTE_AFTER:
-        print(f"qosmodels: packet kernel compiled in {spent:.0f} s", file=sys.stderr, flush=True)
+        print(f"qosmodels: packet kernel {'loaded' if cached else 'compiled'} in {spent:.0f} s",
+              file=sys.stderr, flush=True)
     if status != K.ST_OK:  # nothing ran, so nothing can have failed
         raise SimulationError(f"the packet kernel returned status {status} before any event; "
                               f"this is a bug, please report it")

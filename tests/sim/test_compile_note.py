@@ -63,6 +63,7 @@ class FakeCache:
     def __init__(self, path):
         self._cache_path = str(path)
         self.flushed = 0
+        self._cache_file = type("IndexFile", (), {"_index_path": str(path / "run.nbi")})()
 
     def flush(self):
         self.flushed += 1
@@ -73,13 +74,27 @@ def test_a_stale_cache_is_flushed_once(tmp_path):
 
     run = FakeKernel(0.0)
     run._cache = FakeCache(tmp_path)
-    _drop_stale_cache(run)  # no stamp yet: flush, write the stamp
+    assert not _drop_stale_cache(run)  # no stamp yet: flush, write the stamp
     assert run._cache.flushed == 1
-    _drop_stale_cache(run)  # same sources: keep the cache
+    assert not _drop_stale_cache(run)  # same sources: keep the cache (no index: nothing to load)
     assert run._cache.flushed == 1
+    (tmp_path / "run.nbi").write_text("index")
+    assert _drop_stale_cache(run)  # same sources and an index: the first call loads
     (tmp_path / "qosmodels-kernel-sources.sha256").write_text("something else\n")
-    _drop_stale_cache(run)  # sources changed since: flush
+    assert not _drop_stale_cache(run)  # sources changed since: flush
     assert run._cache.flushed == 2
+
+
+def test_a_slow_cache_load_says_loading_not_compiling(tmp_path, capsys, monkeypatch):
+    import importlib
+
+    S = importlib.import_module("qosmodels.sim.simulate")
+    monkeypatch.setattr(S, "COMPILE_NOTE_AFTER", 0.1)
+    monkeypatch.setattr(S, "_drop_stale_cache", lambda run: True)  # a current cache is there
+    S._ensure_compiled(FakeKernel(0.4), None, 1)
+    err = capsys.readouterr().err
+    assert "loading the packet kernel from Numba's cache" in err and "compiling" not in err
+    assert err.splitlines()[-1].startswith("qosmodels: packet kernel loaded in")
 
 
 def test_compile_kernel_leaves_nothing_for_simulate_to_compile():
