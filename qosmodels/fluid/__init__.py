@@ -29,12 +29,12 @@ from ._compile import DEFAULT_RED, CompiledFluid, LinkChange, Red, compile_fluid
 from .dctcp import DctcpFluidResult, solve_dctcp_fluid
 from .equilibrium import AccEquilibrium, RenoEquilibrium, acc_equilibrium, reno_equilibrium
 from .estimators import CONTROLS, ESTIMATORS
-from .mgt import MgtResult, PiLaw, RedLaw, mgt_scenario, solve_mgt
+from .mgt import MgtResult, PieLaw, PiLaw, RedLaw, mgt_scenario, solve_mgt
 from .result import FluidResult
 
 __all__ = ["solve_fluid", "FluidResult", "LinkChange", "Red", "DEFAULT_RED", "acc_equilibrium",
            "AccEquilibrium", "reno_equilibrium", "RenoEquilibrium", "CONTROLS", "ESTIMATORS",
-           "compile_fluid", "solve_mgt", "MgtResult", "RedLaw", "PiLaw", "mgt_scenario",
+           "compile_fluid", "solve_mgt", "MgtResult", "RedLaw", "PiLaw", "PieLaw", "mgt_scenario",
            "solve_dctcp_fluid", "DctcpFluidResult"]
 
 
@@ -85,8 +85,14 @@ def solve_fluid(
         Control law: eq (6) proportional, eq (3) AIAD (``kappa`` packets per
         RTT), eq (5) Mo-Walrand (read per RTT in packets, like eqs (3) and (6));
         or ``"Reno"``, the TCP Reno fluid model of Misra, Gong and Towsley,
-        driven by RED marks at ``red_links`` and by buffer overflow; see
-        :mod:`qosmodels.fluid.estimators`.
+        driven by the marks of RED links (``red_links`` and links whose queue
+        is a ``Red``), of PI and PIE links (links whose queue is a
+        :class:`~qosmodels.mechanisms.Pi` or :class:`~qosmodels.mechanisms.Pie`:
+        the laws of :class:`~qosmodels.fluid.mgt.PiLaw` and
+        :class:`~qosmodels.fluid.mgt.PieLaw`, the queue read in packets of the
+        mean size of the flows crossing, PIE's delay as ``queue / capacity``)
+        and by buffer overflow; links under CoDel or FQ-CoDel are refused (no
+        fluid law); see :mod:`qosmodels.fluid.estimators`.
     kappa : float
         Gain of the control law, > 0 (the paper's Table I uses 0.5).
     target : float or sequence of float, bytes
@@ -227,9 +233,9 @@ SLICE_WORK = 5e7
 
 
 #: Queue disciplines that drop or mark by a law of their own, which the network fluid
-#: model (RED marks and buffer overflow) does not represent: a TCP Reno model of a network
-#: using them is refused rather than run as if they were drop-tail.
-UNMODELLED_AQM = ("pi", "pie", "codel", "fq_codel")
+#: model (RED, PI and PIE marks, and buffer overflow) does not represent: a TCP Reno model
+#: of a network using them is refused rather than run as if they were drop-tail.
+UNMODELLED_AQM = ("codel", "fq_codel")
 
 
 def _refuse_unmodelled_aqm(network, control) -> None:
@@ -239,11 +245,11 @@ def _refuse_unmodelled_aqm(network, control) -> None:
         kind = getattr(link.queue, "kind", None)
         if kind in UNMODELLED_AQM:
             raise ScenarioError(
-                f"solve_fluid(control='Reno') models RED's marks and buffer overflow, but link "
-                f"{link.name!r} uses {type(link.queue).__name__}, whose drop law this model "
-                f"does not have (it would run as drop-tail); for one bottleneck under PI use "
-                f"qosmodels.fluid.mgt.solve_mgt with PiLaw (mgt_scenario reads N, C and Tp "
-                f"from the network); PIE and CoDel have no fluid law in the library yet")
+                f"solve_fluid(control='Reno') models RED's, PI's and PIE's marks and buffer "
+                f"overflow, but link {link.name!r} uses {type(link.queue).__name__}, whose "
+                f"drop law this model does not have (it would run as drop-tail); give the "
+                f"link queue=Red(...), Pi(...) or Pie(...), or use the packet simulator: "
+                f"CoDel has no fluid law in the library yet")
 
 
 def _method(method) -> str:

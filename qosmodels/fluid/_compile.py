@@ -17,15 +17,19 @@ import numpy as np
 from .. import _validate as v
 from ..budget import check_memory, check_work
 from ..errors import ScenarioError, ScenarioTypeError
-from ..mechanisms import Red
+from ..mechanisms import Pi, Pie, Red
 from ..network import LinkChange, Network
-from .estimators import control_code, estimator_code
+from .estimators import CTRL_RENO, control_code, estimator_code
 
 __all__ = ["LinkChange", "Red", "DEFAULT_RED", "CompiledFluid", "compile_fluid",
            "MAX_HISTORY_BYTES"]
 
 #: RED of ``red_links`` when ``red`` is not given (the reference simulator's settings, gentle).
 DEFAULT_RED = Red(min_th=20.0, max_th=80.0, max_p=0.1, w_q=0.002, gentle=True)
+
+#: The law of a link that marks (``CompiledFluid.red``): RED's averaged ramp, the discrete
+#: PI controller, PIE's drop probability (the last two under ``control="Reno"`` only).
+AQM_RED, AQM_PI, AQM_PIE = 0, 1, 2
 
 #: Largest history ring buffer the solver will allocate, bytes.
 MAX_HISTORY_BYTES = 2 * 1024**3
@@ -59,12 +63,16 @@ class CompiledFluid(NamedTuple):
     avd: np.ndarray  # (L,) bool
     avd_gamma: float
     avd_alpha: float
-    red: np.ndarray  # (L,) bool
+    red: np.ndarray  # (L,) bool: the link marks with a probability (RED, or PI/PIE: aqm)
     red_min: np.ndarray  # (L,) bits
     red_max: np.ndarray  # (L,) bits
     red_maxp: np.ndarray  # (L,)
     red_rate: np.ndarray  # (L,) 1/s, RED's averaging rate
     red_top: np.ndarray  # (L,) bits: average at and above which everything is marked
+    aqm: np.ndarray  # (L,) int64: a marking link's law, AQM_RED, AQM_PI or AQM_PIE
+    # (L, 4): PI (a, b per bit; 1 / sampling_rate, s; q_ref, bits), PIE (alpha, beta, 1/s;
+    # t_update, s; target, s); zero for other links
+    aqm_prm: np.ndarray
     hop_flow: np.ndarray  # (H,) int64
     hop_link: np.ndarray  # (H,) int64
     hop_rev: np.ndarray  # (H,) int64, declared reverse link or -1
@@ -286,7 +294,27 @@ def compile_fluid(
             specs[net.link_id(link)] = red
         except ScenarioError as exc:
             raise ScenarioError(f"red_links[{k}]: {exc}") from None
-    red_on = np.array([sp is not None for sp in specs], dtype=np.bool_)
+    # PI and PIE (TCP Reno only, where marks drive the windows): their own laws
+    aqm = np.zeros(L, dtype=np.int64)
+    aqm_prm = np.zeros((L, 4))
+    if ctrl == CTRL_RENO:
+        for l, link in enumerate(net.links):
+            q = link.queue
+            if type(q) not in (Pi, Pie):
+                continue
+            if specs[l] is not None:
+                raise ScenarioError(
+                    f"red_links names link {net.link_names[l]!r}, whose queue is "
+                    f"{type(q).__name__}(...): it runs its own law; remove it from red_links "
+                    f"(or give the link queue=Red(...))")
+            if type(q) is Pi:
+                aqm[l] = AQM_PI
+                aqm_prm[l] = (q.a / mean_pkt[l], q.b / mean_pkt[l], 1.0 / q.sampling_rate,
+                              q.q_ref * mean_pkt[l])
+            else:
+                aqm[l] = AQM_PIE
+                aqm_prm[l] = (q.alpha, q.beta, q.t_update, q.target)
+    red_on = np.array([sp is not None for sp in specs], dtype=np.bool_) | (aqm != AQM_RED)
     used = [sp if sp is not None else red for sp in specs]
     red_min = np.array([sp.min_th for sp in used]) * mean_pkt
     red_max = np.array([sp.max_th for sp in used]) * mean_pkt
@@ -346,7 +374,8 @@ def compile_fluid(
         link_hop_ptr=link_hop_ptr, j_prev=j_prev,
         j_flow=hop_flow[order], hop_pos=hop_pos, last_j=hop_pos[net.route_ptr[1:] - 1], avd=avd,
         avd_gamma=avd_gamma, avd_alpha=avd_alpha, red=red_on, red_min=red_min,
-        red_max=red_max, red_maxp=red_maxp, red_rate=red_rate, red_top=red_top,
+        red_max=red_max, red_maxp=red_maxp, red_rate=red_rate, red_top=red_top, aqm=aqm,
+        aqm_prm=aqm_prm,
         hop_flow=hop_flow, hop_link=hop_link.copy(), hop_rev=hop_rev.copy(),
         route_ptr=net.route_ptr.astype(np.int64).copy(), start=start, stop=stop,
         pkt_bits=pkt_bits, target=tgt, max_rate=net.max_rates.astype(np.float64).copy(),

@@ -35,7 +35,11 @@ The scheme, step ``n -> n + 1`` of size ``dt``:
   cumulative sent bits the trapezoidal rule.  Every lookup's lag is split once
   into whole steps and a fraction (again when an event changes a delay).
 * RED links (for the Reno control law) keep an exponentially averaged queue
-  and a marking probability, also kept in the history.
+  and a marking probability, also kept in the history.  PI and PIE links (Reno
+  only; ``aqm``) update their probability at their sampling instants ``k T``
+  from the queue (PI: ``p += a (q - q_ref) - b (q_old - q_ref)``, clamped to
+  [0, 1]) or its delay ``q / c`` (PIE: RFC 8033's ``calculate_drop_prob``,
+  :func:`qosmodels.fluid._mgt_kernel.pie_update`), held between them.
 
 Histories are ``(columns, ring)`` arrays (a column's steps contiguous), each
 ring a power of two just longer than the lags read from it: per flow and per
@@ -58,6 +62,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ._mgt_kernel import pie_update
+
 #: The largest int64: ``x & (m & POS)`` is known to the compiler to be >= 0.
 POS = 0x7FFFFFFFFFFFFFFF
 
@@ -67,6 +73,7 @@ STATUS_HISTORY = 2  # a lookup needed older history than the ring buffer holds
 
 CTRL_P, CTRL_AIAD, CTRL_MW, CTRL_RENO = 0, 1, 2, 3
 EST_IDEAL, EST_VEGAS, EST_VEGAS_K, EST_MONACO = 0, 1, 2, 3
+AQM_RED, AQM_PI, AQM_PIE = 0, 1, 2  # as in _compile
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
@@ -230,7 +237,7 @@ def integrate(
     dt, save_every, ring, ring_s, a_off, a_mask,
     cap, delay0, buf, link_order, link_hop_ptr, j_prev, j_flow, hop_pos, last_j,
     avd, avd_gamma, avd_alpha,
-    red, red_min, red_max, red_maxp, red_rate, red_top,
+    red, red_min, red_max, red_maxp, red_rate, red_top, aqm, aqm_prm,
     hop_flow, hop_link, hop_rev,
     route_ptr, start, stop, pkt_bits, target, max_rate, w0, w_min, tau,
     control, kappa, estimator, rtt_p_error, vegas_k,
@@ -318,6 +325,7 @@ def integrate(
         rttp_f,
         eg_k,
         eg_f,
+        aqm_s,
     ) = work
     kk = max(vegas_k, 1)
     # per-hop terms of the measurements: RED marks, AVD virtual delays, reverse queues
@@ -526,16 +534,33 @@ def integrate(
             ptr[l] = k
             queue[l] = qn
             if red[l]:
-                avgq[l] += (1.0 - math.exp(-red_rate[l] * dt)) * (qn - avgq[l])
-                a = avgq[l]
-                if a < red_min[l]:
-                    pm = 0.0
-                elif a < red_max[l]:
-                    pm = red_maxp[l] * (a - red_min[l]) / (red_max[l] - red_min[l])
-                elif a < red_top[l]:  # gentle RED: up to 1 at 2 max_th
-                    pm = red_maxp[l] + (1.0 - red_maxp[l]) * (a - red_max[l]) / red_max[l]
+                if aqm[l] == AQM_RED:
+                    avgq[l] += (1.0 - math.exp(-red_rate[l] * dt)) * (qn - avgq[l])
+                    a = avgq[l]
+                    if a < red_min[l]:
+                        pm = 0.0
+                    elif a < red_max[l]:
+                        pm = red_maxp[l] * (a - red_min[l]) / (red_max[l] - red_min[l])
+                    elif a < red_top[l]:  # gentle RED: up to 1 at 2 max_th
+                        pm = red_maxp[l] + (1.0 - red_maxp[l]) * (a - red_max[l]) / red_max[l]
+                    else:
+                        pm = 1.0
                 else:
-                    pm = 1.0
+                    # PI or PIE: updated at the sampling instants k T (aqm_s: p, the queue
+                    # at the last sample, bits, and k), held between them
+                    pm = aqm_s[l, 0]
+                    while t1 >= aqm_s[l, 2] * aqm_prm[l, 2] - 1e-12 * dt:
+                        qo = aqm_s[l, 1]
+                        if aqm[l] == AQM_PI:
+                            pm = (pm + aqm_prm[l, 0] * (qn - aqm_prm[l, 3])
+                                  - aqm_prm[l, 1] * (qo - aqm_prm[l, 3]))
+                            pm = min(max(pm, 0.0), 1.0)
+                        else:
+                            pm = pie_update(pm, qn / cap[l], qo / cap[l], aqm_prm[l, 0],
+                                            aqm_prm[l, 1], aqm_prm[l, 3])
+                        aqm_s[l, 1] = qn
+                        aqm_s[l, 2] += 1.0
+                    aqm_s[l, 0] = pm
                 pmark[l] = pm
                 hist_p[l, s1] = pm
             # departures D = A at the departing bits' arrival time; the partial
@@ -694,6 +719,9 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     rttp_f = np.zeros(n_flows)
     eg_k = np.zeros(n_flows, np.int64)
     eg_f = np.zeros(n_flows)
+    # PI / PIE links: probability, the queue at the last sample (bits), the next sample's k
+    aqm_s = np.zeros((n_links, 3))
+    aqm_s[:, 2] = 1.0
     return (
         delay,
         hist_a,
@@ -752,4 +780,5 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
         rttp_f,
         eg_k,
         eg_f,
+        aqm_s,
     )

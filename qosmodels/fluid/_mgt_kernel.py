@@ -13,7 +13,12 @@ window to ``>= 0``.  The loss probability: RED's ramp of ``x`` (Hollot et al. 20
 ``min_th``, linear to ``max_p`` at ``max_th``, 1 above; "gentle": linear from ``max_p`` to 1
 between ``max_th`` and ``2 max_th``), or the discrete PI controller
 ``p[k] = p[k-1] + a (q[k] - q_ref) - b (q[k-1] - q_ref)`` updated at the sampling instants
-``k / sampling_rate`` (clamped to [0, 1], as ns-2's ``pi.cc`` does), held between them.
+``k / sampling_rate`` (clamped to [0, 1], as ns-2's ``pi.cc`` does), held between them; or
+PIE's ``calculate_drop_prob`` (RFC 8033, Section 4.2 and Appendix A) at the instants
+``k t_update``, on the fluid queueing delay ``q/C``: ``d = alpha (q/C - target) + beta (q/C -
+q_old/C)``, divided by the auto-tuning factor of the current ``p`` (2048 below 1e-6, 512 below
+1e-5, 128 below 1e-4, 32 below 1e-3, 8 below 1e-2, 2 below 0.1, else 1), added to ``p``, then
+``p`` times 0.98 when both delays are 0, clamped to [0, 1]; held between the instants.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import math
 import numpy as np
 from numba import njit
 
-LAW_RED, LAW_PI = 0, 1
+LAW_RED, LAW_PI, LAW_PIE = 0, 1, 2
 STATUS_OK, STATUS_NONFINITE = 0, 1
 
 
@@ -51,11 +56,35 @@ def _ramp(x, min_th, max_th, max_p, gentle):
 
 
 @njit(cache=True)
+def pie_update(p, qdelay, qdelay_old, alpha, beta, target):
+    """RFC 8033's ``calculate_drop_prob`` (Appendix A) without its burst allowance: the new
+    drop probability from the old ``p`` and the delays now and at the last update, s."""
+    d = alpha * (qdelay - target) + beta * (qdelay - qdelay_old)
+    if p < 0.000001:
+        d /= 2048.0
+    elif p < 0.00001:
+        d /= 512.0
+    elif p < 0.0001:
+        d /= 128.0
+    elif p < 0.001:
+        d /= 32.0
+    elif p < 0.01:
+        d /= 8.0
+    elif p < 0.1:
+        d /= 2.0
+    p += d
+    if qdelay == 0.0 and qdelay_old == 0.0:
+        p *= 0.98
+    return min(max(p, 0.0), 1.0)
+
+
+@njit(cache=True)
 def integrate_mgt(N, C, Tp, buffer, dt, n_steps, save_every, law, prm, W_init, q_init,
                   x_init, p_init, ring, out_t, out_W, out_q, out_p, out_x, out_R):
     """Integrate; fill the ``out_*`` arrays (one row per ``save_every`` steps); return a status.
 
-    ``prm``: RED ``(min_th, max_th, max_p, K, gentle)``; PI ``(a, b, T, q_ref)``.
+    ``prm``: RED ``(min_th, max_th, max_p, K, gentle)``; PI ``(a, b, T, q_ref)``; PIE
+    ``(alpha, beta, T, target)`` (1/s, 1/s, s, s).
     """
     mask = ring - 1
     hW = np.empty(ring)
@@ -69,7 +98,7 @@ def integrate_mgt(N, C, Tp, buffer, dt, n_steps, save_every, law, prm, W_init, q
     else:
         p = p_init
     q_old = q  # PI: the queue at the previous sample
-    next_sample = prm[2] if law == LAW_PI else 0.0
+    next_sample = prm[2] if law != LAW_RED else 0.0
     k_sample = 1
     W0 = W
     p0 = p
@@ -124,6 +153,12 @@ def integrate_mgt(N, C, Tp, buffer, dt, n_steps, save_every, law, prm, W_init, q
         # ---- the loss probability at t + dt
         if law == LAW_RED:
             p = _ramp(x, prm[0], prm[1], prm[2], prm[4])
+        elif law == LAW_PIE:
+            while (n + 1) * dt >= next_sample - 1e-12 * dt:
+                p = pie_update(p, q / C, q_old / C, prm[0], prm[1], prm[3])
+                q_old = q
+                k_sample += 1
+                next_sample = k_sample * prm[2]
         else:
             while (n + 1) * dt >= next_sample - 1e-12 * dt:
                 p = p + prm[0] * (q - prm[3]) - prm[1] * (q_old - prm[3])

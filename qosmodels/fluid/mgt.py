@@ -1,4 +1,4 @@
-"""The Misra-Gong-Towsley TCP/AQM fluid model of one bottleneck, with RED or PI.
+"""The Misra-Gong-Towsley TCP/AQM fluid model of one bottleneck, with RED, PI or PIE.
 
 N identical TCP Reno flows in congestion avoidance share a bottleneck of capacity ``C``
 (packet/s) with round-trip propagation delay ``Tp``; windows ``W`` and the queue ``q`` are in
@@ -19,6 +19,11 @@ The loss (mark) probability ``p`` comes from a law:
 - :class:`PiLaw` -- the discrete PI controller of Hollot et al. (INFOCOM 2001 "On designing
   improved controllers ..."; ns-2 ``pi.cc``): at ``sampling_rate`` Hz,
   ``p[k] = p[k-1] + a (q[k] - q_ref) - b (q[k-1] - q_ref)``, clamped to ``[0, 1]``.
+- :class:`PieLaw` -- PIE's drop probability (RFC 8033, Section 4.2 and Appendix A's
+  ``calculate_drop_prob``) as a fluid law: every ``t_update`` seconds, from the fluid queueing
+  delay ``q/C``, ``p += (alpha (q/C - target) + beta (q/C - q_old/C)) / f(p)`` with the
+  auto-tuning factor ``f`` of the RFC's table, ``p *= 0.98`` when both delays are 0, clamped
+  to ``[0, 1]``.
 
 :func:`solve_mgt` integrates the delay-differential equation with a fixed step (Heun's method,
 delayed values interpolated from a history; see :mod:`qosmodels.fluid._mgt_kernel`).  The
@@ -34,6 +39,8 @@ V. Misra, W.-B. Gong, D. Towsley, "Fluid-based analysis of a network of AQM rout
 supporting TCP flows with an application to RED", SIGCOMM 2000.
 C. V. Hollot, V. Misra, D. Towsley, W.-B. Gong, "A control theoretic analysis of RED" and
 "On designing improved controllers for AQM routers supporting TCP flows", INFOCOM 2001.
+R. Pan, P. Natarajan, F. Baker, G. White, "Proportional Integral Controller Enhanced (PIE)",
+RFC 8033, 2017: Section 4.2 and Appendix A (the drop probability's update).
 """
 
 from __future__ import annotations
@@ -54,7 +61,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..aqm_control import OperatingPoint
 
-__all__ = ["RedLaw", "PiLaw", "solve_mgt", "MgtResult", "MgtScenario", "mgt_scenario",
+__all__ = ["RedLaw", "PiLaw", "PieLaw", "solve_mgt", "MgtResult", "MgtScenario", "mgt_scenario",
            "DEFAULT_MAX_STEPS"]
 
 #: Steps ``solve_mgt`` runs without being given ``max_steps`` (about 10-20 s of the kernel).
@@ -149,6 +156,71 @@ class PiLaw:
         return linearize(N, C, Tp, self.q_ref)
 
 
+@dataclass(frozen=True)
+class PieLaw:
+    """PIE's drop probability (RFC 8033) as a fluid law on the queueing delay ``q/C``.
+
+    Every ``t_update`` seconds (at ``k t_update``, k = 1, 2, ..., from the start of the run),
+    with ``qdelay = q/C`` the fluid queue's delay and ``qdelay_old`` the one at the previous
+    update (at the first: ``q_init/C``), RFC 8033's ``calculate_drop_prob`` (Section 4.2,
+    Appendix A)::
+
+        d = alpha (qdelay - target) + beta (qdelay - qdelay_old)
+        d /= 2048, 512, 128, 32, 8, 2 while p < 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1 (else 1)
+        p += d;  p *= 0.98 if qdelay == qdelay_old == 0;  p bounded to [0, 1]
+
+    and ``p`` is held between updates.  The integral term holds ``qdelay = target`` at any
+    equilibrium, so the operating point is Hollot et al.'s with ``q0 = target C``.
+
+    What of PIE the fluid law leaves out (the packet simulator's
+    :class:`~qosmodels.mechanisms.Pie` has them): the burst allowance (Section 4.4: no drop
+    during the first ``max_burst`` = 150 ms of a burst after an idle spell), the enqueue
+    safeguard (no drop while ``qdelay_old < target/2`` and ``p < 0.2``, or while at most two
+    packets wait), and the optional elements of Section 5 (de-randomisation through an
+    accumulated probability, the 2 % cap per update, the departure-rate estimate).  Its delay
+    is ``q/C``, the delay a bit arriving now will see; the packet PIE measures the sojourn of
+    the last packet that left (timestamps) -- the same at equilibrium, and a delay ago in a
+    transient.  The burst allowance and safeguard act only while the delay is low or the
+    queue was idle, not at the operating point, where ``qdelay = target``.
+
+    Parameters
+    ----------
+    target : float, s
+        ``QDELAY_REF``, > 0 (RFC 8033: 15 ms).
+    t_update : float, s
+        ``T_UPDATE``, > 0 (RFC 8033: 15 ms).
+    alpha, beta : float, 1/s
+        The weights, >= 0, not both 0 (RFC 8033: 0.125 and 1.25).
+    """
+
+    target: float = 0.015
+    t_update: float = 0.015
+    alpha: float = 0.125
+    beta: float = 1.25
+
+    def __post_init__(self):
+        v.real("PieLaw", "target", self.target, gt=0, unit="s")
+        v.real("PieLaw", "t_update", self.t_update, gt=0, unit="s")
+        v.real("PieLaw", "alpha", self.alpha, ge=0, unit="1/s")
+        v.real("PieLaw", "beta", self.beta, ge=0, unit="1/s")
+        if self.alpha == 0 and self.beta == 0:
+            raise ScenarioError("PieLaw: alpha and beta are both 0, so p never moves; give "
+                                "alpha > 0 (RFC 8033: alpha 0.125, beta 1.25 1/s)")
+
+    @classmethod
+    def from_pie(cls, pie) -> PieLaw:
+        """The law of a :class:`~qosmodels.mechanisms.Pie` (its ``target``, ``t_update``,
+        ``alpha``, ``beta``; the burst allowance, safeguard and ECN have no counterpart)."""
+        return cls(target=pie.target, t_update=pie.t_update, alpha=pie.alpha, beta=pie.beta)
+
+    def operating_point(self, N, C, Tp) -> OperatingPoint:
+        """The equilibrium: the integral action holds ``q0/C = target`` (while ``alpha > 0``)."""
+        from ..aqm_control import linearize
+
+        return linearize(N, C, Tp, self.target * v.real("PieLaw.operating_point", "C", C,
+                                                        gt=0, unit="packet/s"))
+
+
 @dataclass(frozen=True, repr=False)
 class MgtResult(ShortRepr):
     """Trajectories of the MGT model, sampled every ``save_dt`` seconds.
@@ -163,10 +235,10 @@ class MgtResult(ShortRepr):
     p : ndarray, shape (T,)
         Loss (mark) probability.
     avg : ndarray, shape (T,), packets
-        RED's averaged queue (for PI: a copy of ``q``, which PI does not average).
+        RED's averaged queue (for PI and PIE: a copy of ``q``, which they do not average).
     rtt : ndarray, shape (T,), s
         ``q/C + Tp``.
-    law : RedLaw or PiLaw
+    law : RedLaw, PiLaw or PieLaw
     inputs : dict
         ``N``, ``C``, ``Tp``, ``buffer``, ``t_end``, ``dt``, ``W_init``, ``q_init``.
     """
@@ -231,8 +303,8 @@ class MgtScenario:
         The flows' round-trip propagation delay.
     buffer : float, packets
         The bottleneck's buffer.
-    law : RedLaw
-        Its RED.
+    law : RedLaw, PiLaw or PieLaw
+        Its AQM's law.
     link : str
         The bottleneck's name.
     packet_size : int, bytes
@@ -252,14 +324,16 @@ class MgtScenario:
 
 
 def mgt_scenario(network, link) -> MgtScenario:
-    """Read N, C, Tp, the buffer and RED from a network whose flows share one RED bottleneck.
+    """Read N, C, Tp, the buffer and the AQM from a network whose flows share one AQM bottleneck.
 
     The same :class:`~qosmodels.Network` the packet simulator and ``solve_fluid`` run (for
     instance ``dumbbell(n, queue=...)`` with a :class:`~qosmodels.mechanisms.Red` on
     ``"r0->r1"``) is lowered to the single-bottleneck model: every flow must cross ``link``,
     start at 0 and never stop, and all flows must have the same round-trip propagation delay
     and packet size; ``link.queue`` must be a ``Red`` (its ``min_th``, ``max_th``, ``max_p``,
-    ``w_q``, ``gentle``; ``mark`` and the idle-time decay have no counterpart in the model).
+    ``w_q``, ``gentle``; ``mark`` and the idle-time decay have no counterpart in the model), a
+    ``Pi`` (:class:`PiLaw` of its ``a``, ``b``, ``sampling_rate``, ``q_ref``; ``a`` must be
+    > 0) or a ``Pie`` (:meth:`PieLaw.from_pie`).
     Other links are assumed never to queue (the model has one queue), which is for the
     caller to ensure (a dumbbell's access links are 100 times faster by default).
 
@@ -277,7 +351,7 @@ def mgt_scenario(network, link) -> MgtScenario:
     >>> sc.N, sc.C, round(sc.Tp, 3), sc.buffer
     (60, 3750.0, 0.2, 800.0)
     """
-    from ..mechanisms import Red
+    from ..mechanisms import Pi, Pie, Red
     from ..network import Network
 
     if not isinstance(network, Network):
@@ -285,9 +359,9 @@ def mgt_scenario(network, link) -> MgtScenario:
     j = network.link_id(link)
     lk = network.links[j]
     name = network.link_names[j]
-    if type(lk.queue) is not Red:
-        raise ScenarioError(f"mgt_scenario: link {name!r} must have queue=Red(...) (the model's "
-                            f"AQM), got {lk.queue!r}")
+    if type(lk.queue) not in (Red, Pi, Pie):
+        raise ScenarioError(f"mgt_scenario: link {name!r} must have queue=Red(...), Pi(...) or "
+                            f"Pie(...) (the model's AQM), got {lk.queue!r}")
     crossing = [j in set(network.flow_links(i).tolist()) for i in range(network.n_flows)]
     if not all(crossing):
         bad = [i for i, c in enumerate(crossing) if not c]
@@ -308,7 +382,12 @@ def mgt_scenario(network, link) -> MgtScenario:
                             f"({sorted(set(sizes.tolist()))} bytes); the model counts one "
                             f"packet size")
     q = lk.queue
-    law = RedLaw(q.min_th, q.max_th, q.max_p, q.w_q, gentle=q.gentle)
+    if type(q) is Red:
+        law = RedLaw(q.min_th, q.max_th, q.max_p, q.w_q, gentle=q.gentle)
+    elif type(q) is Pi:
+        law = PiLaw(q.a, q.b, q.sampling_rate, q.q_ref)
+    else:
+        law = PieLaw.from_pie(q)
     return MgtScenario(N=network.n_flows, C=lk.capacity / (8.0 * float(sizes[0])),
                        Tp=float(rtt[0]), buffer=float(lk.buffer), law=law, link=name,
                        packet_size=int(sizes[0]))
@@ -326,7 +405,7 @@ def solve_mgt(N, C, Tp, law, buffer, t_end, *, dt=None, W_init=1.0, q_init=0.0,
         Capacity, > 0.
     Tp : float, s
         Round-trip propagation delay, > 0.
-    law : RedLaw or PiLaw
+    law : RedLaw, PiLaw or PieLaw
         The AQM.
     buffer : float, packets
         Buffer, > 0 (the queue is clamped to it; see the module docstring).
@@ -339,7 +418,7 @@ def solve_mgt(N, C, Tp, law, buffer, t_end, *, dt=None, W_init=1.0, q_init=0.0,
     avg_init : float, packets, optional
         RED only: the initial averaged queue (>= 0; default ``q_init``).
     p_init : float, optional
-        PI only: the controller's initial probability, in [0, 1] (default 0).
+        PI and PIE only: the controller's initial probability, in [0, 1] (default 0).
     save_dt : float, s, optional
         Sampling of the result (rounded to a multiple of ``dt``); default ``t_end / 4000``.
     max_steps : int, optional
@@ -359,9 +438,10 @@ def solve_mgt(N, C, Tp, law, buffer, t_end, *, dt=None, W_init=1.0, q_init=0.0,
     N = v.real("solve_mgt", "N", N, gt=0, unit="flows")
     C = v.real("solve_mgt", "C", C, gt=0, unit="packet/s")
     Tp = v.real("solve_mgt", "Tp", Tp, gt=0, unit="s")
-    if not isinstance(law, (RedLaw, PiLaw)):
-        raise ScenarioTypeError(f"solve_mgt: law must be a RedLaw(min_th, max_th, max_p, w_q) "
-                                f"or a PiLaw(a, b, sampling_rate, q_ref), got {law!r}")
+    if not isinstance(law, (RedLaw, PiLaw, PieLaw)):
+        raise ScenarioTypeError(f"solve_mgt: law must be a RedLaw(min_th, max_th, max_p, w_q), "
+                                f"a PiLaw(a, b, sampling_rate, q_ref) or a PieLaw(target, "
+                                f"t_update, alpha, beta), got {law!r}")
     buffer = v.real("solve_mgt", "buffer", buffer, gt=0, unit="packets")
     t_end = v.real("solve_mgt", "t_end", t_end, gt=0, unit="s")
     dt = min(1e-3, Tp / 20.0) if dt is None else v.real("solve_mgt", "dt", dt, gt=0,
@@ -370,15 +450,15 @@ def solve_mgt(N, C, Tp, law, buffer, t_end, *, dt=None, W_init=1.0, q_init=0.0,
     q_init = v.real("solve_mgt", "q_init", q_init, ge=0, le=buffer, unit="packets")
     if isinstance(law, RedLaw):
         if p_init is not None:
-            raise ScenarioError("solve_mgt: p_init is the PI controller's initial state; RED's "
+            raise ScenarioError("solve_mgt: p_init is the PI/PIE controller's initial state; RED's "
                                 "probability follows its averaged queue: give avg_init instead")
         x_init = q_init if avg_init is None else v.real("solve_mgt", "avg_init", avg_init, ge=0,
                                                         unit="packets")
         p0 = 0.0
     else:
         if avg_init is not None:
-            raise ScenarioError("solve_mgt: avg_init is RED's averaged queue; the PI law does "
-                                "not average: give p_init instead")
+            raise ScenarioError(f"solve_mgt: avg_init is RED's averaged queue; the "
+                                f"{type(law).__name__} does not average: give p_init instead")
         x_init = q_init
         p0 = 0.0 if p_init is None else v.real("solve_mgt", "p_init", p_init, ge=0, le=1)
     save_dt = t_end / DEFAULT_SAVES if save_dt is None else v.real(
@@ -401,9 +481,12 @@ def solve_mgt(N, C, Tp, law, buffer, t_end, *, dt=None, W_init=1.0, q_init=0.0,
     if isinstance(law, RedLaw):
         code = 0
         prm = np.array([law.min_th, law.max_th, law.max_p, law.K(C), float(law.gentle)])
-    else:
+    elif isinstance(law, PiLaw):
         code = 1
         prm = np.array([law.a, law.b, 1.0 / law.sampling_rate, law.q_ref])
+    else:
+        code = 2
+        prm = np.array([law.alpha, law.beta, law.t_update, law.target])
     from ._mgt_kernel import STATUS_NONFINITE, integrate_mgt
 
     out = [np.empty(n_saves) for _ in range(6)]
@@ -413,7 +496,7 @@ def solve_mgt(N, C, Tp, law, buffer, t_end, *, dt=None, W_init=1.0, q_init=0.0,
         raise SimulationError(f"solve_mgt: the state became non-finite; use a smaller dt "
                               f"(got {dt!r} s)")
     t, W, q, p, x, R = out
-    if code == 1:
+    if code != 0:
         x = q.copy()
     return MgtResult(t=t, W=W, q=q, p=p, avg=x, rtt=R, law=law,
                      inputs={"N": N, "C": C, "Tp": Tp, "buffer": buffer, "t_end": t_end,

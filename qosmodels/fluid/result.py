@@ -40,8 +40,8 @@ class FluidResult:
         reverse queueing delays).
     estimates : ndarray, shape (T, F), bits
         The accumulation the senders' estimator reports (what the control
-        law acts on).  For ``control="Reno"``: the path's RED marking
-        probability the sender sees (dimensionless).
+        law acts on).  For ``control="Reno"``: the path's marking
+        probability (RED, PI, PIE) the sender sees (dimensionless).
     accumulation : ndarray, shape (T, F), bits
         The true accumulation, eq (1) of the ACC paper, as seen at the egress.
     queues : ndarray, shape (T, L), bits
@@ -49,7 +49,8 @@ class FluidResult:
     virtual_delays : ndarray, shape (T, L), s
         AVD virtual queueing delays (0 on links without AVD).
     marking : ndarray, shape (T, L)
-        RED marking probabilities (0 on links without RED).
+        Marking probabilities of RED links, and under ``control="Reno"`` of PI and
+        PIE links (their laws' ``p``); 0 on other links.
     departed : ndarray, shape (T, L), bits
         Cumulative bits each link has transmitted.
     delivered : ndarray, shape (T, F), bits
