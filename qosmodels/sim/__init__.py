@@ -4,7 +4,7 @@ Describe mechanisms as specs (:mod:`qosmodels.mechanisms`) -- queue
 disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 :class:`RandomLoss`, :class:`FairQueueing`, :class:`Decbit`, :class:`Rio`,
 :class:`TicketRed`, :class:`AbeQueue`, :class:`Avq`, :class:`Codel`,
-:class:`Drr`, :class:`FqCodel`, :class:`Pi`, :class:`Pie`) on links, sources
+:class:`Drr`, :class:`FqCodel`, :class:`Pi`, :class:`Pie`, :class:`DualPi2`) on links, sources
 (:class:`TcpReno`, :class:`TcpNewReno`, :class:`TcpTahoe`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`,
 :class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`, :class:`TcpVegas`, :class:`WebTraffic`,
@@ -30,6 +30,7 @@ from ..mechanisms import (
     DecbitWindow,
     DropTail,
     Drr,
+    DualPi2,
     EdgeSpec,
     Ered,
     FairQueueing,
@@ -65,7 +66,7 @@ __all__ = [
     "Record", "Limits",
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec", "DropTail", "Red", "Ered", "Priority",
     "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "Avq", "Codel",
-    "Drr", "FqCodel", "Pi", "Pie", "TcpReno",
+    "Drr", "FqCodel", "Pi", "Pie", "DualPi2", "TcpReno",
     "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",
     "Accumulation", "TcpVegas", "WebTraffic", "Dctcp", "Cubic",
     "AggregateBucket", "ProfileMarker", "TicketTagger",

@@ -36,6 +36,7 @@ from qosmodels.mechanisms import (
     DecbitWindow,
     DropTail,
     Drr,
+    DualPi2,
     EdgeSpec,
     Ered,
     FairQueueing,
@@ -72,6 +73,7 @@ from qosmodels.sim._kernels.queues import (
     decbit,
     droptail,
     drr,
+    dualpi2,
     ered,
     fair_queueing,
     fqcodel,
@@ -418,6 +420,11 @@ PACK_CASES = [
       (pi.PQ_ECN, 1)]),
     (Pi(), [(pi.PQ_A, 1.822e-5), (pi.PQ_B, 1.816e-5), (pi.PQ_RATE, 170), (pi.PQ_QREF, 50),
             (pi.PQ_ECN, 0)]),
+    (DualPi2(target=0.02, t_update=0.01, alpha=0.1, beta=2.0, k=1.5, min_th=0.001, range=0.0,
+             th_len=3, tshift=0.03),
+     [(dualpi2.DP_TARGET, 0.02), (dualpi2.DP_T_UPDATE, 0.01), (dualpi2.DP_ALPHA, 0.1),
+      (dualpi2.DP_BETA, 2.0), (dualpi2.DP_K, 1.5), (dualpi2.DP_MIN_TH, 0.001),
+      (dualpi2.DP_RANGE, 0.0), (dualpi2.DP_TH_LEN, 3), (dualpi2.DP_TSHIFT, 0.03)]),
 ]
 
 

@@ -24,6 +24,7 @@ from .queues import (
     decbit,
     droptail,
     drr,
+    dualpi2,
     ered,
     fair_queueing,
     fqcodel,
@@ -58,7 +59,7 @@ QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": pri
           "queues.ticket_red": ticket_red, "queues.abe": abe, "queues.avq": avq,
           "queues.codel": codel, "queues.drr": drr,
           "queues.fqcodel": fqcodel, "queues.pi": pi,
-          "queues.pie": pie}
+          "queues.pie": pie, "queues.dualpi2": dualpi2}
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
@@ -84,6 +85,8 @@ def queue_class(S, code, l, p):
         return drr.klass(S, l, p)
     if code == fqcodel.CODE:
         return fqcodel.klass(S, l, p)
+    if code == dualpi2.CODE:  # ECT(1) and CE in the L queue (RFC 9332)
+        return dualpi2.klass(S, l, p)
     return 0
 
 
@@ -114,6 +117,8 @@ def queue_admit(S, code, l, p):
         return pie.admit(S, l, p)
     if code == pi.CODE:
         return pi.admit(S, l, p)
+    if code == dualpi2.CODE:  # the shared buffer; an idle link's packet is dequeued at once
+        return dualpi2.admit(S, l, p)
     return -1
 
 
@@ -155,6 +160,8 @@ def queue_select(S, code, l):
         return fqcodel.select(S, l)
     if code == pie.CODE:  # takes the ring's head, measuring the delay (RFC 8033)
         return pie.select(S, l)
+    if code == dualpi2.CODE:  # time-shifted FIFO, then marks or drops (RFC 9332)
+        return dualpi2.select(S, l)
     if code == decbit.CODE:
         decbit.on_depart(S, l)
     elif code == rio.CODE:
@@ -171,6 +178,8 @@ def queue_timer(S, code, l, k):
         pie.on_update(S, l)
     elif code == pi.CODE:
         pi.on_sample(S, l)
+    elif code == dualpi2.CODE:
+        dualpi2.on_update(S, l)
 
 
 # ---------------------------------------------------------------------- sources
