@@ -25,7 +25,7 @@ paper's JK: Tahoe-like, no fast recovery), :class:`GenericWindow`,
 :class:`TcpVegas` (Brakmo and Peterson's TCP Vegas), :class:`WebTraffic` (web
 connections: Pareto transfers over NewReno, exponential think times), :class:`Dctcp`
 (Data Center TCP, RFC 8257: NewReno whose ECN reaction scales with the fraction marked),
-:class:`Cubic` (CUBIC, RFC 9438).
+:class:`Cubic` (CUBIC, RFC 9438), :class:`Prague` (TCP Prague, the L4S scalable sender).
 Every source takes ``green=True`` to send ABE Green packets.
 Edge elements: :class:`AggregateBucket`, :class:`ProfileMarker` (Clark and Fang's TSW
 tagger), :class:`TicketTagger` (PPS's ticket tagger).
@@ -47,6 +47,7 @@ from .fqcodel import FqCodel
 from .open_loop import Cbr, OnOff, Poisson
 from .pi import Pi
 from .pie import Pie
+from .prague import Prague
 from .priority import Priority
 from .profile_marker import ProfileMarker
 from .random_loss import RandomLoss
@@ -66,6 +67,6 @@ __all__ = [
     "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit", "Rio",
     "AbeQueue", "Avq", "Codel", "Drr", "FqCodel", "Pi", "Pie", "DualPi2",
     "TcpReno", "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
-    "TcpFriendly", "Accumulation", "TcpVegas", "WebTraffic", "Dctcp", "Cubic",
+    "TcpFriendly", "Accumulation", "TcpVegas", "WebTraffic", "Dctcp", "Cubic", "Prague",
     "AggregateBucket", "ProfileMarker", "TicketTagger", "TicketRed",
 ]

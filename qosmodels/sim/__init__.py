@@ -8,7 +8,7 @@ disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 (:class:`TcpReno`, :class:`TcpNewReno`, :class:`TcpTahoe`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`,
 :class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`, :class:`TcpVegas`, :class:`WebTraffic`,
-:class:`Dctcp`, :class:`Cubic`) on flows and edge elements
+:class:`Dctcp`, :class:`Cubic`, :class:`Prague`) on flows and edge elements
 (:class:`AggregateBucket`, :class:`ProfileMarker`, :class:`TicketTagger`) on aggregates -- and
 run the network with :func:`simulate`.  Every spec is re-exported here.  Each spec names its kernel module
 (``_kernels/queues/``, ``_kernels/sources/``), which packs its parameters
@@ -40,6 +40,7 @@ from ..mechanisms import (
     Pi,
     Pie,
     Poisson,
+    Prague,
     Priority,
     ProfileMarker,
     QueueSpec,
@@ -68,6 +69,6 @@ __all__ = [
     "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "Avq", "Codel",
     "Drr", "FqCodel", "Pi", "Pie", "DualPi2", "TcpReno",
     "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",
-    "Accumulation", "TcpVegas", "WebTraffic", "Dctcp", "Cubic",
+    "Accumulation", "TcpVegas", "WebTraffic", "Dctcp", "Cubic", "Prague",
     "AggregateBucket", "ProfileMarker", "TicketTagger",
 ]

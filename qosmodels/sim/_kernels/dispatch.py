@@ -43,6 +43,7 @@ from .sources import (
     dctcp,
     onoff,
     poisson,
+    prague,
     reno,
     tahoe,
     tcp_friendly,
@@ -64,7 +65,8 @@ SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
            "sources.vegas": vegas, "sources.web": web, "sources.tahoe": tahoe,
-           "sources.dctcp": dctcp, "sources.cubic": cubic}
+           "sources.dctcp": dctcp, "sources.cubic": cubic,
+           "sources.prague": prague}
 #: (Edge elements, :data:`EDGES`, have their hooks in :mod:`.dispatch_edges`.)
 
 #: ``queue_select``'s answer for a discipline that keeps its packets in the class rings.
@@ -231,6 +233,8 @@ def source_send_limit(S, code, f):
         return tahoe.send_limit(S, f)
     if code == cubic.CODE:
         return cubic.send_limit(S, f)
+    if code == prague.CODE:  # NewReno's window, paced
+        return prague.send_limit(S, f)
     if code == window.CODE or code == poisson.CODE:  # (Poisson with a window: generic)
         return window.send_limit(S, f)
     return S.fi[f, FI_SND_UNA]  # not a window source: nothing beyond what is acknowledged
@@ -254,7 +258,7 @@ def source_ack(S, code, f, a, ece):
         accumulation.on_ack(S, f, a)
     elif code == tahoe.CODE:
         tahoe.on_ack(S, f, a)
-    elif code == dctcp.CODE:  # NewReno's processing, then RFC 8257's alpha and reduction
+    elif code == dctcp.CODE or code == prague.CODE:  # NewReno's, then RFC 8257's alpha
         dctcp.on_ack(S, f, a, ece)
     elif code == cubic.CODE:
         cubic.on_ack(S, f, a)
@@ -265,7 +269,7 @@ def source_ack(S, code, f, a, ece):
 @handler
 def source_timeout(S, code, f):
     """A window source's reaction to its retransmission timeout (before going back N)."""
-    if code == reno.CODE or code == web.CODE or code == dctcp.CODE:
+    if code == reno.CODE or code == web.CODE or code == dctcp.CODE or code == prague.CODE:
         reno.on_timeout(S, f)
     elif code == vegas.CODE:
         vegas.on_timeout(S, f)
@@ -297,6 +301,8 @@ def source_timer(S, code, f, k):
         return accumulation.on_timer(S, f, k)
     if code == web.CODE:
         return web.on_think(S, f, k)
+    if code == prague.CODE:  # the pacing clock has come: let the flow send
+        return True
     return False
 
 
@@ -329,7 +335,8 @@ def receiver_feedback(S, code, f, p):
 @handler
 def source_window(S, code, f, windowed):
     """The window to record, packets (NaN for open-loop sources)."""
-    if code == reno.CODE or code == vegas.CODE or code == web.CODE or code == dctcp.CODE:
+    if (code == reno.CODE or code == vegas.CODE or code == web.CODE or code == dctcp.CODE
+            or code == prague.CODE):
         return reno.window(S, f)
     if code == decbit_window.CODE:
         return decbit_window.window(S, f)
