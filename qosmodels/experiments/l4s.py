@@ -9,8 +9,8 @@ coupling drives the L queue, ``p_L = p_CL``, so ``sqrt(p_C) = p_L / k`` and
     ``r_C / r_L = (1.22 k / 2) (R_L / R_C)``,
 
 which :func:`rate_ratio` writes out.  With equal round trips the ratio is ``0.61 k``:
-1.22 for ``k = 2``, the RFC's choice "for rough equality" (its equality point is
-``k = 2 / 1.22 = 1.64``).  The round trips are not equal: each queue sits at its own
+1.22 for ``k = 2``, the RFC's default (this law's equality point is ``k = 2 / 1.22``
+= 1.64).  The round trips are not equal: each queue sits at its own
 operating point, the L queue about its ramp (``min_th + range / 2`` = 1 ms) and the
 Classic queue at PI2's target (15 ms), so the references here (``expected``, a closed
 form) take ``R_L = R_0 + 1 ms`` and ``R_C = R_0 + 15 ms``, ``R_0`` the propagation round

@@ -31,8 +31,8 @@ class DualPi2(QueueSpec):
     the coupled L probability is ``p_CL = k p'`` and the Classic one
     ``p_C = p'^2`` (Section 2.4: ``p_C = (p_CL / k)^2``).
 
-    **Scheduler** (Section 2.5.2 and Appendix A): time-shifted FIFO, the RFC's
-    example conditional-priority scheduler: the L queue is served unless the
+    **Scheduler** (Section 2.5.2 and Appendix A): time-shifted FIFO, one of the
+    RFC's example conditional-priority schedulers: the L queue is served unless the
     Classic head packet has waited more than ``tshift`` longer than the L head.
     (The RFC's other example, weighted round robin, is not provided.)
 
@@ -70,6 +70,14 @@ class DualPi2(QueueSpec):
       forms); Linux's heuristic of no drop below 2 MTU queued is not done (not in
       the RFC); the buffer is counted in packets, not bytes;
     * the updates start at the first arrival and go on while the queue is idle.
+
+    What could be checked: RFC 9332's text itself could not be fetched in this
+    work; the pseudo-code above is transcribed from memory of its Appendix A
+    (Figures 2-5) and compared with ns-3's ``DualPi2QueueDisc`` (the same
+    classifier, ``recur``, update and time-shifted FIFO) and with Linux
+    ``sch_dualpi2.c``'s overload handling as its patches describe it.  The
+    tests replay this transcription, so a misremembered line of the RFC would
+    not be caught by them.
 
     Parameters
     ----------
