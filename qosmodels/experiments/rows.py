@@ -85,6 +85,7 @@ PAPERS = {
     "dctcp": "Data Center TCP (DCTCP, Alizadeh et al.)",
     "aqm": "Modern queue management (CoDel, PIE, PI, FQ-CoDel; RFCs, Hollot et al.)",
     "cubic": "CUBIC (RFC 9438)",
+    "l4s": "L4S coexistence (DualPI2, RFC 9332; TCP Prague)",
     "textbook": "Textbook checks (M/D/1, parking lots, Reno/RED fluid)",
     "calibrated": "Calibrated variants (a parameter fitted to a paper, not its text)",
 }

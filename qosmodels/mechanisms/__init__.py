@@ -15,7 +15,8 @@ Best-Effort router), :class:`Avq` (Kunniyur and Srikant's Adaptive Virtual Queue
 :class:`Codel` (Controlled Delay, RFC 8289: drops at dequeue on sojourn time),
 :class:`Drr` (Shreedhar and Varghese's deficit round robin),
 :class:`FqCodel` (Flow Queue CoDel, RFC 8290), :class:`Pi` (Hollot et al.'s
-PI controller), :class:`Pie` (PIE, RFC 8033: drops at enqueue on the queueing delay).
+PI controller), :class:`Pie` (PIE, RFC 8033: drops at enqueue on the queueing delay),
+:class:`DualPi2` (RFC 9332's DualQ Coupled AQM: an L4S queue and a PI2 Classic queue).
 Sources: :class:`TcpReno`, :class:`TcpNewReno`, :class:`TcpTahoe` (the fair-queueing
 paper's JK: Tahoe-like, no fast recovery), :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`, :class:`Poisson`, :class:`OnOff`,
@@ -24,7 +25,7 @@ paper's JK: Tahoe-like, no fast recovery), :class:`GenericWindow`,
 :class:`TcpVegas` (Brakmo and Peterson's TCP Vegas), :class:`WebTraffic` (web
 connections: Pareto transfers over NewReno, exponential think times), :class:`Dctcp`
 (Data Center TCP, RFC 8257: NewReno whose ECN reaction scales with the fraction marked),
-:class:`Cubic` (CUBIC, RFC 9438).
+:class:`Cubic` (CUBIC, RFC 9438), :class:`Prague` (TCP Prague, the L4S scalable sender).
 Every source takes ``green=True`` to send ABE Green packets.
 Edge elements: :class:`AggregateBucket`, :class:`ProfileMarker` (Clark and Fang's TSW
 tagger), :class:`TicketTagger` (PPS's ticket tagger).
@@ -40,11 +41,13 @@ from .dctcp import Dctcp
 from .decbit import Decbit, DecbitWindow
 from .droptail import DropTail
 from .drr import Drr
+from .dualpi2 import DualPi2
 from .fair_queueing import FairQueueing
 from .fqcodel import FqCodel
 from .open_loop import Cbr, OnOff, Poisson
 from .pi import Pi
 from .pie import Pie
+from .prague import Prague
 from .priority import Priority
 from .profile_marker import ProfileMarker
 from .random_loss import RandomLoss
@@ -62,8 +65,8 @@ from .window import GenericWindow
 __all__ = [
     "Spec", "QueueSpec", "SourceSpec", "EdgeSpec",
     "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit", "Rio",
-    "AbeQueue", "Avq", "Codel", "Drr", "FqCodel", "Pi", "Pie",
+    "AbeQueue", "Avq", "Codel", "Drr", "FqCodel", "Pi", "Pie", "DualPi2",
     "TcpReno", "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
-    "TcpFriendly", "Accumulation", "TcpVegas", "WebTraffic", "Dctcp", "Cubic",
+    "TcpFriendly", "Accumulation", "TcpVegas", "WebTraffic", "Dctcp", "Cubic", "Prague",
     "AggregateBucket", "ProfileMarker", "TicketTagger", "TicketRed",
 ]

@@ -77,6 +77,17 @@ class Dctcp(TcpNewReno):
         channel ``dctcp_alpha`` (``SimulationResult.traces``).
     ecn : bool
         Must be True (DCTCP's packets are always ECN-capable).
+    ect1 : bool
+        Send the data packets with the ECN codepoint ECT(1), the L4S identifier
+        (RFC 9331, Section 4.1; RFC 9332, Section 2.3: a DualQ AQM such as
+        :class:`~qosmodels.mechanisms.DualPi2` classifies them into its L queue),
+        instead of ECT(0) (RFC 3168; the default, False).  Classic AQMs (``Red``,
+        ``Pie``, ``Pi``, ``CoDel``, ``DropTail(mark_threshold=K)``, ...) treat
+        ECT(1) as ECN-capable as they treat ECT(0) (RFC 9331, Section 5.1 and
+        RFC 8311 allow it), so only a DualQ queue tells the two apart.  This lets
+        DualPi2 be checked with a scalable sender before Prague; RFC 9331 itself
+        reserves ECT(1) for senders meeting its Prague requirements, which plain
+        DCTCP does not all meet (e.g. no RTT-independence, no pacing).
     max_window, initial_window, min_rto, ... : as :class:`TcpNewReno`
         Every field of :class:`TcpNewReno` (its ``recovery``, ``timer`` and
         ``window_arithmetic`` options too; with ``window_arithmetic="bytes"``
@@ -104,6 +115,7 @@ class Dctcp(TcpNewReno):
     g: float = 1.0 / 16.0
     initial_alpha: float = 1.0
     record_alpha: bool = False
+    ect1: bool = False
 
     kind: ClassVar[str] = "dctcp"
     kernel: ClassVar[str] = "sources.dctcp"
@@ -119,3 +131,4 @@ class Dctcp(TcpNewReno):
         set_(self, "g", real(n, "g", self.g, gt=0, le=1))
         set_(self, "initial_alpha", real(n, "initial_alpha", self.initial_alpha, ge=0, le=1))
         _flag(n, "record_alpha", self.record_alpha)
+        _flag(n, "ect1", self.ect1)

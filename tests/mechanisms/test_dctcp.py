@@ -73,3 +73,9 @@ def test_newrenos_rules_still_apply():
         Dctcp(max_window=0)
     with pytest.raises(ScenarioError, match=r"Dctcp\.recovery must be 'inflation'"):
         Dctcp(recovery="sack")
+
+
+def test_ect1_is_off_by_default_and_must_be_a_boolean():
+    assert Dctcp().ect1 is False and Dctcp(ect1=True).ect1 is True
+    with pytest.raises(ScenarioTypeError, match=r"Dctcp\.ect1 must be True or False, got 1"):
+        Dctcp(ect1=1)

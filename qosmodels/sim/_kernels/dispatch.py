@@ -21,6 +21,7 @@ from .queues import (
     codel,
     droptail,
     drr,
+    dualpi2,
     ered,
     fair_queueing,
     fqcodel,
@@ -40,6 +41,7 @@ from .sources import (
     dctcp,
     onoff,
     poisson,
+    prague,
     reno,
     tahoe,
     tcp_friendly,
@@ -54,13 +56,14 @@ QUEUES = {"queues.droptail": droptail, "queues.red": red, "queues.priority": pri
           "queues.random_loss": random_loss, "queues.fair_queueing": fair_queueing,
           "queues.decbit": decbit_queue, "queues.ered": ered, "queues.ticket_red": ticket_red,
           "queues.rio": rio, "queues.abe": abe, "queues.avq": avq, "queues.codel": codel,
-          "queues.drr": drr, "queues.pi": pi, "queues.pie": pie, "queues.fqcodel": fqcodel}
+          "queues.drr": drr, "queues.pi": pi, "queues.pie": pie, "queues.fqcodel": fqcodel,
+          "queues.dualpi2": dualpi2}
 #: Source kernel modules by the ``kernel`` name their specs give.
 SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_source,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
            "sources.vegas": vegas, "sources.web": web, "sources.tahoe": tahoe,
-           "sources.dctcp": dctcp, "sources.cubic": cubic}
+           "sources.dctcp": dctcp, "sources.cubic": cubic, "sources.prague": prague}
 
 
 @handler
@@ -76,6 +79,8 @@ def queue_class(S, code, l, p):
         return drr.klass(S, l, p)
     if code == fqcodel.CODE:
         return fqcodel.klass(S, l, p)
+    if code == dualpi2.CODE:
+        return dualpi2.klass(S, l, p)
     return 0
 
 
@@ -106,6 +111,8 @@ def queue_admit(S, code, l, p):
         return pie.admit(S, l, p)
     if code == fqcodel.CODE:
         return fqcodel.admit(S, l, p)
+    if code == dualpi2.CODE:
+        return dualpi2.admit(S, l, p)
     return -1
 
 
@@ -149,6 +156,8 @@ def queue_select(S, code, l):
         return pie.select(S, l)
     if code == fqcodel.CODE:
         return fqcodel.select(S, l)
+    if code == dualpi2.CODE:
+        return dualpi2.select(S, l)
     return RINGS
 
 
@@ -161,6 +170,8 @@ def queue_timer(S, code, l, k):
         pi.on_sample(S, l)
     elif code == pie.CODE:
         pie.on_update(S, l)
+    elif code == dualpi2.CODE:
+        dualpi2.on_update(S, l)
 
 
 @handler
@@ -212,6 +223,8 @@ def source_send_limit(S, code, f):
         return tahoe.send_limit(S, f)
     if code == cubic.CODE:
         return cubic.send_limit(S, f)
+    if code == prague.CODE:
+        return prague.send_limit(S, f)
     return S.fi[f, FI_SND_UNA]
 
 
@@ -235,7 +248,7 @@ def source_ack(S, code, f, a, ece):
         web.on_ack(S, f, a, ece)
     elif code == tahoe.CODE:
         tahoe.on_ack(S, f, a)
-    elif code == dctcp.CODE:
+    elif code == dctcp.CODE or code == prague.CODE:
         dctcp.on_ack(S, f, a, ece)
     elif code == cubic.CODE:
         cubic.on_ack(S, f, a)
@@ -244,7 +257,7 @@ def source_ack(S, code, f, a, ece):
 @handler
 def source_timeout(S, code, f):
     """A window source's reaction to its retransmission timeout, before going back N."""
-    if code == reno.CODE or code == web.CODE or code == dctcp.CODE:
+    if code == reno.CODE or code == web.CODE or code == dctcp.CODE or code == prague.CODE:
         reno.on_timeout(S, f)
     elif code == tcp_friendly.CODE:
         tcp_friendly.on_nofeedback(S, f)
@@ -266,6 +279,8 @@ def source_timer(S, code, f, k):
         return accumulation.on_timer(S, f, k)
     if code == web.CODE:
         return web.on_think(S, f, k)
+    if code == prague.CODE:
+        return prague.on_timer(S, f, k)
     return False
 
 
@@ -279,7 +294,8 @@ def source_echo(S, code, f, p):
 @handler
 def source_window(S, code, f, windowed):
     """The window to record, packets (NaN for open-loop sources)."""
-    if code == reno.CODE or code == vegas.CODE or code == web.CODE or code == dctcp.CODE:
+    if (code == reno.CODE or code == vegas.CODE or code == web.CODE or code == dctcp.CODE
+            or code == prague.CODE):
         return reno.window(S, f)
     if code == decbit_source.CODE:
         return decbit_source.window(S, f)

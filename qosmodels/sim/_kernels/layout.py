@@ -113,7 +113,8 @@ FI_WINDOWED = 30
 FI_FIRST_PARTIAL = 31  # 1 from a fast retransmit until the first partial ACK (timer rules)
 FI_RENO_SACKED = 32    # recovery="pipe": duplicate ACKs counted as SACKed packets above SND.UNA
 FI_HEAD_LOST = 33      # recovery="pipe": 1 while a SACK mark moved off SND.UNA left it marked lost
-FI_ECN = 34            # 1: the flow's data packets are ECN-capable (a RED queue may mark them)
+FI_ECN = 34            # ECN codepoint of the flow's data packets: 0 not-ECT, 1 ECT(0), 2 ECT(1)
+                       # (RFC 3168, RFC 9331); a classic AQM marks any != 0, DualPi2 puts 2 in L
 FI_PER_ACK = 35        # an RTT sample from every new ACK (send-time ring in ``stime``): 1 with
                        # Karn's rule (a retransmitted packet is not timed), 2 timed from its
                        # first transmission (the fair-queueing paper's generic source)

@@ -19,6 +19,7 @@ from ..layout import (
     FF_SP,
     FF_SS,
     FF_SSTHRESH,
+    FI_ECN,
     FI_ECN_RECOVER,
     FI_IN_REC,
     FI_SND_NXT,
@@ -50,6 +51,8 @@ DI_WINDOW_END = 0       # DCTCP.WindowEnd: the window ends when an ACK reaches i
 def setup(spec, ff, fi) -> int:
     """Initial state of a flow (its rows ``ff``, ``fi``); returns its largest window, packets."""
     window = reno.setup(spec, ff, fi)
+    if spec.ect1:  # ECT(1), the L4S identifier (RFC 9331): 2 in FI_ECN
+        fi[FI_ECN] = 2
     ff[FF_SS + DS_ALPHA] = spec.initial_alpha
     ff[FF_SS + DS_ACKED] = 0.0
     ff[FF_SS + DS_MARKED] = 0.0

@@ -1,0 +1,49 @@
+"""aqm-dualpi2 and l4s-coexistence: packets through DualPI2 against RFC 9332's coupling law
+(Section 2.1), in their quick form (the same runs as the full form)."""
+
+from __future__ import annotations
+
+import pytest
+
+from qosmodels.experiments import l4s as ex
+from qosmodels.experiments import validate
+
+
+@pytest.fixture(scope="module")
+def quick():
+    return validate(["aqm-dualpi2", "l4s-coexistence"], quick=True)
+
+
+def test_no_row_fails_and_only_the_declared_rows_differ(quick):
+    assert [c.quantity for c in quick.checks if c.verdict == "fails"] == []
+    assert len(quick.checks) == 5 * len(ex.GRID) + len(ex.MIXES)
+    known = sorted((c.experiment, c.quantity) for c in quick.checks
+                   if c.verdict == "known difference")
+    assert known == sorted(ex.KNOWN)
+
+
+def test_the_l_queue_stays_under_its_ramp_and_the_classic_queue_near_15_ms(quick):
+    for c in quick.checks:
+        if "L queue delay" in c.quantity:
+            assert 0 < c.packets.value < 1.2e-3
+        if "Classic queue delay" in c.quantity:
+            assert 9e-3 < c.packets.value < 17e-3
+
+
+def test_the_law_follows_from_the_two_rate_equations():
+    # RFC 9332 Section 2.1: r_C = 1.22 / (R_C sqrt(p_C)), r_L = 2 / (R_L p_L), with
+    # p_L = p_CL and p_C = (p_CL / k)^2; worked by hand at p_CL = 0.1
+    for k in (1.0, 2.0, 4.0):
+        p_cl, r_l, r_c = 0.1, 0.021, 0.035
+        rate_c = 1.22 / (r_c * (p_cl / k))
+        rate_l = 2.0 / (r_l * p_cl)
+        assert ex.rate_ratio(k, r_l, r_c) == pytest.approx(rate_c / rate_l, rel=1e-12)
+    assert ex.rate_ratio(2.0, 0.02, 0.02) == pytest.approx(1.22)
+    # 20 Mb/s, 20 ms, 1500 bytes: R_0 = 20.6 ms, R_L = 21.6 ms, R_C = 35.6 ms
+    assert ex.expected_ratio(2.0, 20e6, 0.02) == pytest.approx(1.22 * 21.6 / 35.6, rel=1e-12)
+
+
+def test_the_ratio_grows_with_k_at_every_grid_point():
+    for capacity, rtt in ex.GRID:
+        r = [ex.run(capacity, rtt, k, 1, "reno", 1, True)["ratio"] for k in ex.KS]
+        assert r[0] < r[1] < r[2], (capacity, rtt, r)

@@ -1,0 +1,251 @@
+"""DualPI2 in packets (``qosmodels.sim._kernels.queues.dualpi2``) and ECT(1).
+
+References, independent of the kernel: RFC 9332 Appendix A's ``dualpi2_enqueue``,
+``dualpi2_dequeue`` (with A.2's overload branch and ``Th_len``), ``recur``, ``laqm``
+and ``dualpi2_update``, transcribed in plain Python below and replayed on one link fed
+by two deterministic constant-rate sources (one sending ECT(1), one not-ECT or ECT(0)),
+with its own MRG32k3a generator started from the kernel's seed state: the same ``p'``
+at every update, the same marks and drops at the same times.  Then DualPI2's purpose
+(RFC 9332, Sections 1 and 2): a scalable sender in the L queue keeps it near its
+marking threshold while Classic TCP keeps the Classic queue near the 15 ms target.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+import numpy as np
+import pytest
+
+from qosmodels import Flow, Link, Network, simulate
+from qosmodels.mechanisms import Cbr, Dctcp, DualPi2, Red, TcpNewReno
+from qosmodels.sim._kernels.layout import FI_ECN
+from qosmodels.sim._kernels.sources import cbr as cbr_kernel
+from qosmodels.sim.compile import compile_scenario
+
+from .test_codel import source_times
+from .test_rio import Mrg32k3a
+
+
+class RfcDualPi2:
+    """RFC 9332's DualPI2 at one link, transcribed from Appendix A; packets are their
+    arrival times with a class (True: L) and an ECN capability; at most ``buffer``
+    waiting in the two queues."""
+
+    def __init__(self, spec: DualPi2, buffer, rng):
+        self.s, self.buffer, self.rng = spec, buffer, rng
+        self.lq, self.cq = deque(), deque()
+        self.p = 0.0          # p'
+        self.prevq = 0.0
+        self.lcount = 0.0     # lq.count
+        self.probs, self.l_marks, self.c_signals = [], [], []
+        self.overflow = self.early = self.marks = 0
+
+    def recur(self, likelihood):
+        self.lcount += likelihood
+        if self.lcount > 1:
+            self.lcount -= 1
+            return True
+        return False
+
+    def laqm(self, qdelay):
+        s = self.s
+        if qdelay >= s.min_th + s.range:
+            return 1.0
+        if qdelay > s.min_th:
+            return (qdelay - s.min_th) / s.range
+        return 0.0
+
+    def treat(self, now, in_l, ecn, sojourn, l_len):
+        """The dequeue's treatment: 'drop', 'mark' or 'pass'."""
+        s = self.s
+        p_cl, p_c = s.k * self.p, self.p ** 2
+        if in_l:
+            if p_cl < 1:
+                p_nat = self.laqm(sojourn) if l_len > s.th_len else 0.0
+                p_l = max(p_nat, p_cl)
+                if self.recur(p_l):
+                    self.l_marks.append((now, p_l))
+                    self.marks += 1
+                    return "mark"
+                return "pass"
+            if self.rng() < p_c:
+                self.c_signals.append((now, p_c))
+                return "drop"
+            if self.recur(p_cl):
+                self.l_marks.append((now, p_cl))
+                self.marks += 1
+                return "mark"
+            return "pass"
+        if self.rng() < p_c:
+            self.c_signals.append((now, p_c))
+            if not ecn:
+                return "drop"
+            self.marks += 1
+            return "mark"
+        return "pass"
+
+    def enqueue(self, now, pkt, idle):
+        """True if the link starts sending it at once."""
+        in_l, ecn = pkt
+        if idle:
+            if self.treat(now, in_l, ecn, 0.0, 1) == "drop":
+                self.early += 1
+                return False
+            return True
+        if len(self.lq) + len(self.cq) >= self.buffer:
+            self.overflow += 1
+            return False
+        (self.lq if in_l else self.cq).append((now, ecn))
+        return False
+
+    def dequeue(self, now):
+        """Whether a packet leaves (the link stays busy)."""
+        while self.lq or self.cq:
+            n_l = len(self.lq)
+            if n_l and (not self.cq or (now - self.lq[0][0]) + self.s.tshift
+                        > (now - self.cq[0][0])):
+                in_l, (t, ecn) = True, self.lq.popleft()
+            else:
+                in_l, (t, ecn) = False, self.cq.popleft()
+            if self.treat(now, in_l, ecn, now - t, n_l) == "drop":
+                self.early += 1
+                continue
+            return True
+        return False
+
+    def update(self, now):
+        s = self.s
+        curq = now - self.cq[0][0] if self.cq else 0.0
+        self.p = self.p + s.alpha * (curq - s.target) + s.beta * (curq - self.prevq)
+        self.p = min(max(self.p, 0.0), 1.0)
+        self.prevq = curq
+        self.probs.append((now, self.p))
+
+
+def replay_link(arrivals, capacity, bits, duration, aqm: RfcDualPi2):
+    """One link of ``capacity`` bit/s behind ``aqm``; ``arrivals``: sorted (time, pkt).
+    Returns the departures."""
+    tx = bits / capacity
+    busy_until = next_update = math.inf
+    sent = i = 0
+    while True:
+        a = arrivals[i][0] if i < len(arrivals) else math.inf
+        t = min(a, busy_until, next_update)
+        assert [a, busy_until, next_update].count(t) == 1, "a tie: pick other rates"
+        if t > duration:
+            break
+        if t == next_update:
+            aqm.update(t)
+            next_update = t + aqm.s.t_update
+        elif t == a:
+            pkt = arrivals[i][1]
+            i += 1
+            if next_update == math.inf:
+                next_update = t + aqm.s.t_update
+            if aqm.enqueue(t, pkt, busy_until == math.inf):
+                busy_until = t + tx
+        else:
+            sent += 1
+            busy_until = t + tx if aqm.dequeue(t) else math.inf
+    return sent
+
+
+def ect1_cbr(monkeypatch, rates_ecn):
+    """Give CBR flows ECN codepoints by hand (FI_ECN: 0 not-ECT, 1 ECT(0), 2 ECT(1)):
+    ``rates_ecn`` maps a rate to its codepoint (Cbr has no ECN option of its own)."""
+    orig = cbr_kernel.setup
+
+    def setup(spec, ff, fi):
+        w = orig(spec, ff, fi)
+        fi[FI_ECN] = rates_ecn[spec.rate]
+        return w
+    monkeypatch.setattr(cbr_kernel, "setup", setup)
+
+
+SCENARIOS = {
+    # both overload the link together: p' climbs, the L flow gets coupled and native
+    # marks, the not-ECT Classic flow squared drops
+    "overload-not-ect": dict(l_rate=734_567.0, c_rate=611_113.0, c_ecn=0, buffer=1000,
+                             spec=DualPi2(record=True)),
+    # the Classic flow is ECT(0): marks instead of drops; a step (range 0), Th_len 3
+    "ect0-step": dict(l_rate=834_561.0, c_rate=531_119.0, c_ecn=1, buffer=1000,
+                      spec=DualPi2(range=0.0, th_len=3, record=True)),
+    # k = 1 and a small buffer: p' reaches 1/k, the L queue's overload branch
+    # (Classic drops of L packets), and overflow drops
+    "saturation": dict(l_rate=1_534_561.0, c_rate=931_117.0, c_ecn=0, buffer=40,
+                       spec=DualPi2(k=1.0, tshift=0.01, record=True)),
+}
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_marks_drops_and_updates_match_rfc_9332_pseudocode(name, monkeypatch):
+    sc = SCENARIOS[name]
+    capacity, size, duration, seed = 1.13e6, 1000, 6.789, 5
+    q = sc["spec"]
+    ect1_cbr(monkeypatch, {sc["l_rate"]: 2, sc["c_rate"]: sc["c_ecn"]})
+    net = Network([Link("a", "b", capacity, 0.0, buffer=sc["buffer"], queue=q)],
+                  [Flow(["a", "b"], source=Cbr(rate=sc["l_rate"]), packet_size=size),
+                   Flow(["a", "b"], source=Cbr(rate=sc["c_rate"]), packet_size=size)])
+    rng = Mrg32k3a(compile_scenario(net, duration, seed=seed).rng)
+    r = simulate(net, duration, seed=seed, progress=False)
+    bits = 8.0 * size
+    # (both sources start at 0: the L flow, listed first, sends first)
+    arrivals = sorted([(t, 0, (True, True)) for t in source_times(sc["l_rate"], bits, duration)]
+                      + [(t, 1, (False, sc["c_ecn"] != 0))
+                         for t in source_times(sc["c_rate"], bits, duration)])
+    arrivals = [(t, pkt) for t, _, pkt in arrivals]
+    ref = RfcDualPi2(q, sc["buffer"], rng)
+    sent = replay_link(arrivals, capacity, bits, duration, ref)
+    probs = r.traces["dualpi2_prob"]
+    lm, cs = r.traces["dualpi2_l_marks"], r.traces["dualpi2_c_signals"]
+    assert len(ref.l_marks) > 50 and len(ref.c_signals) > 50  # something to compare
+    np.testing.assert_array_equal(probs.index.to_numpy(), [t for t, _ in ref.probs])
+    np.testing.assert_array_equal(probs.to_numpy(), [p for _, p in ref.probs])
+    np.testing.assert_array_equal(lm.index.to_numpy(), [t for t, _ in ref.l_marks])
+    np.testing.assert_array_equal(lm.to_numpy(), [p for _, p in ref.l_marks])
+    np.testing.assert_array_equal(cs.index.to_numpy(), [t for t, _ in ref.c_signals])
+    np.testing.assert_array_equal(cs.to_numpy(), [p for _, p in ref.c_signals])
+    assert r.link_drops["early"][0] == ref.early
+    assert r.link_drops["overflow"][0] == ref.overflow
+    assert r.link_drops["marks"][0] == ref.marks
+    assert r.counters["link_departures"][0] == sent
+    if name == "saturation":
+        assert max(p for _, p in ref.probs) == 1.0 and ref.overflow > 0
+
+
+def test_scalable_and_classic_flows_keep_their_queues_near_the_rfc_targets():
+    """RFC 9332, Sections 1 and 2.5: DCTCP sending ECT(1) sees about the L queue's
+    ~1 ms threshold, NewReno the Classic queue's 15 ms target, the link busy; the same
+    DCTCP with ECT(0) is Classic and queues with NewReno."""
+    c, rtt = 20e6, 0.02
+
+    def run(ect1):
+        net = Network([Link("s", "d", c, rtt / 2, buffer=2000, queue=DualPi2())],
+                      [Flow(["s", "d"], source=Dctcp(ect1=ect1), packet_size=1500),
+                       Flow(["s", "d"], source=TcpNewReno(), packet_size=1500)])
+        return simulate(net, 30.0, warmup=10.0, seed=1, progress=False)
+
+    r = run(True)
+    qd = r.mean_queueing_delay
+    assert qd[0] < 2e-3, qd                 # the L queue: about its 0.8-1.2 ms ramp
+    assert 5e-3 < qd[1] < 30e-3, qd         # the Classic queue: about the 15 ms target
+    assert r.utilisation[0] > 0.95
+    r0 = run(False)  # ECT(0): both in the Classic queue
+    assert r0.mean_queueing_delay[0] > 5e-3, r0.mean_queueing_delay
+
+
+def test_classic_aqms_treat_ect1_as_ecn_capable():
+    """RFC 9331 Section 5.1: a classic AQM marks ECT(1) as it marks ECT(0); with RED
+    marking, Dctcp(ect1=True) gives the same run as Dctcp()."""
+    def run(ect1):
+        net = Network([Link("s", "d", 10e6, 0.01, buffer=200,
+                            queue=Red(min_th=5, max_th=15, max_p=0.1, ecn=True))],
+                      [Flow(["s", "d"], source=Dctcp(ect1=ect1), packet_size=1000)])
+        return simulate(net, 5.0, seed=3, progress=False)
+
+    a, b = run(True), run(False)
+    assert a.link_drops["marks"][0] > 0
+    np.testing.assert_array_equal(a.throughput, b.throughput)
+    np.testing.assert_array_equal(a.link_drops["marks"], b.link_drops["marks"])

@@ -1,0 +1,115 @@
+"""TCP Prague in packets (``qosmodels.sim._kernels.sources.prague``).
+
+References, independent of the kernel: a hand trace of the pacing clock (the draft's
+pacing at ``ratio cwnd / srtt``, Linux's ratios 2 and 1.2), DCTCP's window (Prague
+without pacing is DCTCP with ECT(1), bit for bit: RFC 8257's response, which
+``tests/sim/test_dctcp.py`` checks against a replay), and Prague's purpose through
+DualPI2 (RFC 9332, RFC 9331): a low L queue delay with the link busy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qosmodels import Flow, Link, Network, simulate
+from qosmodels.mechanisms import Dctcp, DualPi2, Prague, TcpNewReno
+from qosmodels.sim._kernels import layout as K
+from qosmodels.sim._kernels.sources import prague as kprague
+from qosmodels.sim.compile import compile_scenario
+
+from .jitcall import jitcall
+
+
+def _one_flow(**kw):
+    net = Network([Link("a", "b", 1e6, 0.01, queue=DualPi2())],
+                  [Flow(["a", "b"], source=Prague(**kw))])
+    return compile_scenario(net, 1.0, seed=0)
+
+
+def _state(c, now, cwnd, ssthresh, srtt, una, nxt):
+    c.gf[K.GF_NOW] = now
+    c.ff[0, K.FF_CWND] = cwnd
+    c.ff[0, K.FF_SSTHRESH] = ssthresh
+    c.ff[0, K.FF_SRTT] = srtt
+    c.fi[0, K.FI_SND_UNA] = una
+    c.fi[0, K.FI_SND_NXT] = nxt
+
+
+def test_the_packets_carry_ect1():
+    assert _one_flow().fi[0, K.FI_ECN] == 2
+    net = Network([Link("a", "b", 1e6, 0.01)], [Flow(["a", "b"], source=Dctcp())])
+    assert compile_scenario(net, 1.0, seed=0).fi[0, K.FI_ECN] == 1  # ECT(0)
+
+
+def test_pacing_clock_follows_a_hand_trace():
+    c = _one_flow()
+    send_limit = jitcall(kprague.send_limit)
+    clock = K.FF_SS + kprague.PS_NEXT
+    slot = c.fi[0, K.FI_TIMER0] + kprague.SLOT_PACE
+    # congestion avoidance (cwnd 10 >= ssthresh 5), srtt 100 ms: one packet, then the
+    # clock moves on by srtt / (1.2 cwnd) = 1/120 s and the pacing timer is set there
+    _state(c, 1.0, 10.0, 5.0, 0.1, 0, 0)
+    assert send_limit(c, 0) == 1
+    assert c.ff[0, clock] == 1.0 + 0.1 / 12.0
+    assert c.tm[slot, K.TM_DEADLINE] == 1.0 + 0.1 / 12.0
+    # before the clock: nothing new may leave
+    _state(c, 1.005, 10.0, 5.0, 0.1, 0, 1)
+    assert send_limit(c, 0) == 1
+    assert c.ff[0, clock] == 1.0 + 0.1 / 12.0
+    # at the clock: the next one, the clock moved on from now
+    t = 1.0 + 0.1 / 12.0
+    _state(c, t, 10.0, 5.0, 0.1, 0, 1)
+    assert send_limit(c, 0) == 2
+    assert c.ff[0, clock] == t + 0.1 / 12.0
+    # slow start (cwnd 4 < ssthresh 100): ratio 2, gap srtt / (2 cwnd) = 12.5 ms
+    _state(c, 2.0, 4.0, 100.0, 0.1, 0, 2)
+    assert send_limit(c, 0) == 3
+    assert c.ff[0, clock] == 2.0 + 0.1 / 8.0
+    # the window is full: the window's limit, the clock untouched
+    _state(c, 3.0, 4.0, 100.0, 0.1, 0, 4)
+    assert send_limit(c, 0) == 4
+    assert c.ff[0, clock] == 2.0 + 0.1 / 8.0
+    # no RTT sample yet: not paced (the whole window)
+    _state(c, 3.0, 4.0, 100.0, -1.0, 0, 0)
+    assert send_limit(c, 0) == 4
+
+
+def test_without_pacing_the_window_limits_alone():
+    c = _one_flow(pacing=False)
+    _state(c, 1.0, 10.0, 5.0, 0.1, 0, 0)
+    assert jitcall(kprague.send_limit)(c, 0) == 10
+
+
+def _dualpi2_run(source, seconds=20.0):
+    net = Network([Link("s", "d", 20e6, 0.01, buffer=2000, queue=DualPi2())],
+                  [Flow(["s", "d"], source=source, packet_size=1500),
+                   Flow(["s", "d"], source=TcpNewReno(), packet_size=1500)])
+    return simulate(net, seconds, warmup=5.0, seed=2, progress=False)
+
+
+def test_unpaced_prague_is_dctcp_with_ect1_bit_for_bit():
+    a = _dualpi2_run(Prague(pacing=False), 8.0)
+    b = _dualpi2_run(Dctcp(ect1=True), 8.0)
+    np.testing.assert_array_equal(a.throughput, b.throughput)
+    np.testing.assert_array_equal(a.mean_queueing_delay, b.mean_queueing_delay)
+    np.testing.assert_array_equal(a.link_drops["marks"], b.link_drops["marks"])
+
+
+def test_prague_through_dualpi2_keeps_a_low_l_queue_with_the_link_busy():
+    r = _dualpi2_run(Prague())
+    assert r.utilisation[0] > 0.95
+    assert r.mean_queueing_delay[0] < 1.5e-3, r.mean_queueing_delay   # L: ~ its ramp
+    assert 5e-3 < r.mean_queueing_delay[1] < 30e-3, r.mean_queueing_delay  # C: ~15 ms
+    assert r.throughput[0] > 0.3 * r.throughput.sum()
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("pacing", 1, r"Prague\.pacing must be True or False, got 1"),
+    ("pacing_ss_ratio", 0.5, r"Prague\.pacing_ss_ratio must be >= 1, got 0.5"),
+    ("pacing_ca_ratio", float("nan"), r"Prague\.pacing_ca_ratio must be finite, got nan"),
+    ("ect1", False, r"Prague\.ect1 must be True .*got False"),
+])
+def test_bad_values_are_refused_naming_the_field(field, value, match):
+    with pytest.raises(ValueError, match=match):
+        Prague(**{field: value})
