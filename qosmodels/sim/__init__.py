@@ -8,7 +8,7 @@ disciplines (:class:`DropTail`, :class:`Red`, :class:`Ered`, :class:`Priority`,
 (:class:`TcpReno`, :class:`TcpNewReno`, :class:`TcpTahoe`, :class:`GenericWindow`,
 :class:`DecbitWindow`, :class:`Cbr`,
 :class:`Poisson`, :class:`OnOff`, :class:`TcpFriendly`, :class:`Accumulation`, :class:`TcpVegas`, :class:`WebTraffic`,
-:class:`Dctcp`, :class:`Cubic`) on flows and edge elements
+:class:`Dctcp`, :class:`Cubic`, :class:`BbrV1`) on flows and edge elements
 (:class:`AggregateBucket`, :class:`ProfileMarker`, :class:`TicketTagger`) on aggregates -- and
 run the network with :func:`simulate`.  Every spec is re-exported here.  Each spec names its kernel module
 (``_kernels/queues/``, ``_kernels/sources/``), which packs its parameters
@@ -22,6 +22,7 @@ from ..mechanisms import (
     Accumulation,
     AggregateBucket,
     Avq,
+    BbrV1,
     Cbr,
     Codel,
     Cubic,
@@ -67,6 +68,6 @@ __all__ = [
     "RandomLoss", "FairQueueing", "Decbit", "Rio", "TicketRed", "AbeQueue", "Avq", "Codel",
     "Drr", "FqCodel", "Pi", "Pie", "TcpReno",
     "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff", "TcpFriendly",
-    "Accumulation", "TcpVegas", "WebTraffic", "Dctcp", "Cubic",
+    "Accumulation", "TcpVegas", "WebTraffic", "Dctcp", "Cubic", "BbrV1",
     "AggregateBucket", "ProfileMarker", "TicketTagger",
 ]

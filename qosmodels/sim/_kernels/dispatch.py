@@ -37,6 +37,7 @@ from .queues import (
 )
 from .sources import (
     accumulation,
+    bbr,
     cbr,
     cubic,
     dctcp,
@@ -63,7 +64,7 @@ SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_window,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
            "sources.vegas": vegas, "sources.web": web, "sources.tahoe": tahoe,
-           "sources.dctcp": dctcp, "sources.cubic": cubic}
+           "sources.dctcp": dctcp, "sources.cubic": cubic, "sources.bbr": bbr}
 #: (Edge elements, :data:`EDGES`, have their hooks in :mod:`.dispatch_edges`.)
 
 #: ``queue_select``'s answer for a discipline that keeps its packets in the class rings.
@@ -222,6 +223,8 @@ def source_send_limit(S, code, f):
         return tahoe.send_limit(S, f)
     if code == cubic.CODE:
         return cubic.send_limit(S, f)
+    if code == bbr.CODE:  # one packet per pacing slot
+        return bbr.send_limit(S, f)
     if code == window.CODE or code == poisson.CODE:  # (Poisson with a window: generic)
         return window.send_limit(S, f)
     return S.fi[f, FI_SND_UNA]  # not a window source: nothing beyond what is acknowledged
@@ -249,6 +252,8 @@ def source_ack(S, code, f, a, ece):
         dctcp.on_ack(S, f, a, ece)
     elif code == cubic.CODE:
         cubic.on_ack(S, f, a)
+    elif code == bbr.CODE:
+        bbr.on_ack(S, f, a)
     elif code == window.CODE or code == poisson.CODE:
         window.on_ack(S, f, a)
 
@@ -268,6 +273,8 @@ def source_timeout(S, code, f):
         tahoe.on_timeout(S, f)
     elif code == cubic.CODE:
         cubic.on_timeout(S, f)
+    elif code == bbr.CODE:
+        bbr.on_timeout(S, f)
 
 
 @handler
@@ -288,6 +295,8 @@ def source_timer(S, code, f, k):
         return accumulation.on_timer(S, f, k)
     if code == web.CODE:
         return web.on_think(S, f, k)
+    if code == bbr.CODE:  # the pacing timer
+        return bbr.on_pace(S, f, k)
     return False
 
 
@@ -330,6 +339,8 @@ def source_window(S, code, f, windowed):
         return tahoe.window(S, f)
     if code == cubic.CODE:
         return cubic.window(S, f)
+    if code == bbr.CODE:
+        return bbr.window(S, f)
     if windowed:
         return window.window(S, f)
     return np.nan
