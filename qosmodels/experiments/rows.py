@@ -85,6 +85,7 @@ PAPERS = {
     "dctcp": "Data Center TCP (DCTCP, Alizadeh et al.)",
     "aqm": "Modern queue management (CoDel, PIE, PI, FQ-CoDel; RFCs, Hollot et al.)",
     "cubic": "CUBIC (RFC 9438)",
+    "bbr": "BBR version 1 (Cardwell et al.; Ware et al. 2019; Scherrer et al. 2022)",
     "textbook": "Textbook checks (M/D/1, parking lots, Reno/RED fluid)",
     "calibrated": "Calibrated variants (a parameter fitted to a paper, not its text)",
 }
