@@ -71,8 +71,12 @@ class BbrV1(SourceSpec):
     Losses (the draft's Section 4.2.3.4, kept minimal):
 
     * The receiver acknowledges every packet cumulatively, no SACK.  A
-      duplicate ACK counts one packet delivered above SND.UNA (no rate sample,
-      no RTT); the pipe is ``SND.NXT - SND.UNA`` less those.  The third
+      duplicate ACK counts one packet delivered above SND.UNA, taken to be the
+      next one above SND.UNA not counted yet (the packets above a hole arrive
+      in the order sent over a FIFO path), which gives its rate sample (no RTT
+      sample); the pipe is ``SND.NXT - SND.UNA`` less those.  Without SACK a
+      burst of losses is repaired one hole per round trip while the holes count
+      in the pipe (see the ``bbr-share`` experiment for what this costs).  The third
       duplicate ACK starts a fast recovery: ``BBRSaveCwnd``, the head resent at
       once (unpaced), cwnd = pipe + max(delivered, 1), packet conservation
       (cwnd at least pipe + delivered) until a round has passed.  Partial ACKs

@@ -378,8 +378,9 @@ def test_kernel_matches_draft_replay(name):
     if name == "deep":
         assert c["dropped"][0] == 0
         assert [s for _, s in d.states] == [STARTUP, DRAIN, PROBE_BW, PROBE_RTT, PROBE_BW]
-    else:
-        assert c["fast_retransmits"][0] >= 1
+    else:  # the replay went through fast recoveries, partial ACKs and timeouts
+        assert c["fast_retransmits"][0] >= 1 and c["timeouts"][0] >= 1
+        assert c["retransmitted"][0] > c["fast_retransmits"][0]
 
 
 def test_phases_and_gain_cycle():
@@ -403,7 +404,7 @@ def test_steady_state_by_hand():
     """PROBE_BW over a deep buffer: BtlBw = C / packet (1250 packets/s), RTprop = 2 x 20
     ms + 8000 bit / 10 Mb/s = 40.8 ms, cwnd = 2 BtlBw RTprop + 3 send quanta (2 packets:
     10 Mb/s is between 1.2 and 24 Mb/s) = 108 packets, so the standing queue is cwnd - BDP
-    = 57 packets (about one BDP); the link busy."""
+    = 57 packets; the link busy."""
     src, res = _run(**SCENARIOS["deep"])
     tr = res.traces
     t = tr["bbr_cwnd"].index.to_numpy()
@@ -412,9 +413,7 @@ def test_steady_state_by_hand():
     assert tr["bbr_rtprop"].to_numpy()[sel] == pytest.approx(0.0408, rel=1e-9)
     cw = tr["bbr_cwnd"].to_numpy()[sel]
     assert np.median(cw) == pytest.approx(2 * 1250 * 0.0408 + 6, rel=1e-6)
-    link = res.links.iloc[0] if hasattr(res, "links") else None
-    assert res.counters["link_max_waiting"][0] < 2 * 2 * 51 + 10
-    del link
+    assert res.utilisation[0] > 0.97  # (PROBE_RTT at 10 s costs about 2 %)
 
 
 def test_seed_determinism_and_draws():
@@ -426,3 +425,24 @@ def test_seed_determinism_and_draws():
     draws = {int(_run(buffer=400, duration=1.5, seed=s)[1].traces["bbr_draw"].to_numpy()[0])
              for s in range(8)}
     assert len(draws) >= 3 and draws <= set(range(7))
+
+
+def test_max_filter_hand_trace():
+    """The replay's BtlBw filter (K. Nichols's running max, window 10 rounds), traced by
+    hand: the best sample holds for 10 rounds, then the best of the later ones takes over
+    (the quarter- and half-window choices keep them)."""
+    f = MaxFilter()
+    f.update(0, 100.0, 10)
+    assert f.s == [(0, 100.0)] * 3
+    f.update(1, 50.0, 10)  # below every choice, within a quarter window: nothing kept
+    assert f.s == [(0, 100.0)] * 3
+    f.update(3, 50.0, 10)  # past a quarter window (10 // 4 = 2 rounds): the second choice
+    assert f.s == [(0, 100.0), (3, 50.0), (3, 50.0)]
+    f.update(6, 60.0, 10)  # above the second choice; past half a window: third choice too
+    assert f.s == [(0, 100.0), (6, 60.0), (6, 60.0)]
+    assert f.get() == 100.0
+    f.update(11, 40.0, 10)  # round 0's sample is 11 rounds old: expired, shift once
+    assert f.s == [(6, 60.0), (6, 60.0), (11, 40.0)]
+    assert f.get() == 60.0  # the max of what was kept from rounds 1..11
+    f.update(30, 10.0, 10)  # nothing left inside the window: restart at the new sample
+    assert f.s == [(30, 10.0)] * 3
