@@ -115,7 +115,9 @@ class BbrV1(SourceSpec):
     packet_size : int or None, bytes
         Data packet size (``None``: the flow's ``packet_size``).
     max_window : int, packets
-        Largest flight (the receiver's window).
+        Largest flight (the receiver's window).  The simulator keeps eight
+        records per packet in flight, a buffer of ``8 max_window`` entries
+        (the memory check counts it as the flow's window).
     initial_window : int, packets
         ``InitialCwnd``.
     min_rto, max_rto, initial_rto : float, s
