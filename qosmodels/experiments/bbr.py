@@ -61,16 +61,17 @@ SHALLOW = {(0.5, 1): (0.0000, 0.979), (0.5, 2): (0.0497, 0.575), (0.5, 4): (0.03
 #: range, 0.5 BDP: 0.120, 1 BDP: 0.052 (full).
 MEASURED = {2: "0.087 (full)", 4: "0.078 (full), 0.183 (quick)", 8: "0.118 (full)",
             16: "0.101 (full), 0.286 (quick)"}
-#: Why, as far as measured (seed 0, 120 s after 20 s, the BbrV1 flow recording its state):
-#: per flow, packets dropped and retransmission timeouts, BBR's against Cubic's.
+#: Why, as far as measured (seed 0, 120 s runs, the BbrV1 flow recording its state): per flow,
+#: packets dropped and retransmission timeouts over the whole run, BBR's against Cubic's.
 EVIDENCE = ("BBR loses far more than its share of packets and times out: at 2 BDP 2351 "
             "drops and 9 timeouts against Cubic's 418 and 4, at 4 BDP 2416 and 7 against 155 "
             "and 0, at 16 BDP 956 and 6 against 542 and 0.  The simulator's receiver sends no "
             "SACK, so BbrV1 repairs a burst of losses one hole per round trip (NewReno's "
             "partial ACKs) while the holes count in its pipe; few packets are delivered "
             "meanwhile, its BtlBw filter forgets the link's rate (45 packets/s against 1250 at "
-            "t = 50 s, 4 BDP) and its window cap shrinks with it.  Ware et al. ran Linux with "
-            "SACK.  Against NewReno instead of Cubic, 4 BDP: 0.058; through RED (50-150 of 204 "
+            "t = 50 s, 4 BDP) and its window cap shrinks with it.  Ware et al. measured Linux "
+            "senders, whose SACK (on by default) repairs such a burst in about a round trip "
+            "(not checked against their text).  Against NewReno instead of Cubic, 4 BDP: 0.058; through RED (50-150 of 204 "
             "packets) instead of drop-tail: 0.028 and 0.209 (seeds 0, 1), BBR still losing "
             "18 % and 8 % of its packets against Cubic's 2.4 % and 1.6 %: not only drop-tail's "
             "phase effect")
