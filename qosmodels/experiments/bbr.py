@@ -13,7 +13,9 @@ bottleneck (10 Mb/s, 20 ms each way, 1000-byte packets: a bandwidth-delay produc
   written, so the reference is the derivation in :mod:`qosmodels.bbr` only);
 * **standing queue** of two BBRv1 flows in a deep buffer (4 BDP): the bottleneck's mean
   queue against :func:`qosmodels.bbr.standing_queue`, ``BDP + 3 N q`` = 63 packets
-  (about one BDP; Scherrer et al., IMC 2022);
+  (about one BDP; Scherrer et al., IMC 2022); one flow alone is not window-limited (its
+  5/4 and 3/4 phases cancel) and keeps a mean queue of 7.0 packets (measured, full form),
+  so the row is stated for two;
 * **utilisation** of one BBRv1 flow alone in the same buffer: 1 (it paces at the
   bottleneck rate; PROBE_RTT's 200 ms at 4 packets every 10 s cost about 2 %).
 
