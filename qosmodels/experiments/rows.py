@@ -86,6 +86,7 @@ PAPERS = {
     "aqm": "Modern queue management (CoDel, PIE, PI, FQ-CoDel; RFCs, Hollot et al.)",
     "cubic": "CUBIC (RFC 9438)",
     "l4s": "L4S coexistence (DualPI2, RFC 9332; TCP Prague)",
+    "bbr": "BBR version 1 (Cardwell et al.; Ware et al. 2019; Scherrer et al. 2022)",
     "textbook": "Textbook checks (M/D/1, parking lots, Reno/RED fluid)",
     "calibrated": "Calibrated variants (a parameter fitted to a paper, not its text)",
 }

@@ -25,7 +25,8 @@ paper's JK: Tahoe-like, no fast recovery), :class:`GenericWindow`,
 :class:`TcpVegas` (Brakmo and Peterson's TCP Vegas), :class:`WebTraffic` (web
 connections: Pareto transfers over NewReno, exponential think times), :class:`Dctcp`
 (Data Center TCP, RFC 8257: NewReno whose ECN reaction scales with the fraction marked),
-:class:`Cubic` (CUBIC, RFC 9438), :class:`Prague` (TCP Prague, the L4S scalable sender).
+:class:`Cubic` (CUBIC, RFC 9438), :class:`Prague` (TCP Prague, the L4S scalable sender),
+:class:`BbrV1` (BBR version 1, draft-cardwell-iccrg-bbr-congestion-control-00).
 Every source takes ``green=True`` to send ABE Green packets.
 Edge elements: :class:`AggregateBucket`, :class:`ProfileMarker` (Clark and Fang's TSW
 tagger), :class:`TicketTagger` (PPS's ticket tagger).
@@ -35,6 +36,7 @@ from ._base import EdgeSpec, QueueSpec, SourceSpec, Spec
 from .abe import AbeQueue
 from .acc import Accumulation
 from .avq import Avq
+from .bbr import BbrV1
 from .codel import Codel
 from .cubic import Cubic
 from .dctcp import Dctcp
@@ -67,6 +69,6 @@ __all__ = [
     "DropTail", "Red", "Ered", "Priority", "RandomLoss", "FairQueueing", "Decbit", "Rio",
     "AbeQueue", "Avq", "Codel", "Drr", "FqCodel", "Pi", "Pie", "DualPi2",
     "TcpReno", "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
-    "TcpFriendly", "Accumulation", "TcpVegas", "WebTraffic", "Dctcp", "Cubic", "Prague",
+    "TcpFriendly", "Accumulation", "TcpVegas", "WebTraffic", "Dctcp", "Cubic", "Prague", "BbrV1",
     "AggregateBucket", "ProfileMarker", "TicketTagger", "TicketRed",
 ]

@@ -36,6 +36,7 @@ from .queues import (
 from .queues import decbit as decbit_queue
 from .sources import (
     accumulation,
+    bbr,
     cbr,
     cubic,
     dctcp,
@@ -63,7 +64,8 @@ SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.poisson": poisson, "sources.onoff": onoff, "sources.decbit": decbit_source,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
            "sources.vegas": vegas, "sources.web": web, "sources.tahoe": tahoe,
-           "sources.dctcp": dctcp, "sources.cubic": cubic, "sources.prague": prague}
+           "sources.dctcp": dctcp, "sources.cubic": cubic, "sources.bbr": bbr,
+           "sources.prague": prague}
 
 
 @handler
@@ -223,6 +225,8 @@ def source_send_limit(S, code, f):
         return tahoe.send_limit(S, f)
     if code == cubic.CODE:
         return cubic.send_limit(S, f)
+    if code == bbr.CODE:
+        return bbr.send_limit(S, f)
     if code == prague.CODE:
         return prague.send_limit(S, f)
     return S.fi[f, FI_SND_UNA]
@@ -252,6 +256,8 @@ def source_ack(S, code, f, a, ece):
         dctcp.on_ack(S, f, a, ece)
     elif code == cubic.CODE:
         cubic.on_ack(S, f, a)
+    elif code == bbr.CODE:
+        bbr.on_ack(S, f, a)
 
 
 @handler
@@ -269,6 +275,8 @@ def source_timeout(S, code, f):
         tahoe.on_timeout(S, f)
     elif code == cubic.CODE:
         cubic.on_timeout(S, f)
+    elif code == bbr.CODE:
+        bbr.on_timeout(S, f)
 
 
 @handler
@@ -279,6 +287,8 @@ def source_timer(S, code, f, k):
         return accumulation.on_timer(S, f, k)
     if code == web.CODE:
         return web.on_think(S, f, k)
+    if code == bbr.CODE:
+        return bbr.on_pace(S, f, k)
     if code == prague.CODE:
         return prague.on_timer(S, f, k)
     return False
@@ -305,6 +315,8 @@ def source_window(S, code, f, windowed):
         return tahoe.window(S, f)
     if code == cubic.CODE:
         return cubic.window(S, f)
+    if code == bbr.CODE:
+        return bbr.window(S, f)
     if windowed:
         return window.window(S, f)
     return np.nan
