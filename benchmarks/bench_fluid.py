@@ -28,8 +28,18 @@ Agreement: the time-averaged total queue over 0-50 s and over 40-50 s, relative
 to Numba's.  jitcdde is installed on demand with pip (``--install``); the
 package itself does not depend on it.
 
+With ``--scale`` it times instead the fluid models at scale (issue 37): the ACC model
+(P control, kappa = 0.2, ideal estimator) and the TCP Reno model with RED at every link
+(``control="Reno"``, ``red_links`` = all links, RED's defaults) on
+``random_network(10**4, 10**3)``, ``--t-end`` (default 50) s of model time, each in a
+subprocess of its own: the kernel is compiled or loaded on a small network first (not
+timed), then ``solve_fluid`` is timed (wall and CPU) and the subprocess's peak resident
+memory read (``ru_maxrss``), with the model's own estimate of its delay histories and
+saved samples.
+
 Usage::
 
+    python benchmarks/bench_fluid.py --scale [--t-end 50] [--flows 10000 --links 1000]
     python benchmarks/bench_fluid.py                 # everything, prints a Markdown table
     python benchmarks/bench_fluid.py --install       # pip-install jitcdde first if missing
     python benchmarks/bench_fluid.py --skip-jitcdde  # Numba and solve_ivp only
@@ -42,6 +52,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import subprocess
 import sys
 import tempfile
@@ -123,6 +134,67 @@ def work_ivp(name: str) -> dict:
     return dict(total=total, q_all=whole, q_late=late)
 
 
+def work_scale(model: str, flows: int, links: int, t_end: float) -> dict:
+    """One fluid model at scale: compile on a small network, then time ``solve_fluid``."""
+    import resource
+
+    from qosmodels.fluid import compile_fluid, solve_fluid
+    from qosmodels.topologies import random_network
+
+    def options(net):
+        if model == "acc":
+            return dict(kappa=KAPPA)
+        return dict(control="Reno", red_links=[link.name for link in net.links])
+
+    small = random_network(50, 10, seed=1)
+    solve_fluid(small, 1.0, **options(small))  # compile or load the kernel: not timed
+    net = random_network(flows, links, seed=SEED)
+    comp = compile_fluid(net, t_end=t_end, **options(net))
+    L, F, H = net.n_links, net.n_flows, len(net.route_links)
+    hist = (comp.ring * (3 * L + 5 * F) + 3 * comp.ring_s * H + int(comp.a_off[-1])) * 8
+    saved = 8 * (comp.n_steps // comp.save_every + 1) * (7 * F + 4 * L + 1)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    t0, c0 = time.perf_counter(), time.process_time()
+    r = solve_fluid(net, t_end, **options(net))
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    late = r.t >= 0.8 * t_end
+    return dict(model=model, flows=F, links=L, hops=H, t_end=t_end, dt=r.dt, steps=comp.n_steps,
+                wall=wall, cpu=cpu, peak_gb=peak / 1e9, rss_before_gb=before / 1e9,
+                histories_gb=hist / 1e9, saved_gb=saved / 1e9,
+                ns_per_update=cpu / (comp.n_steps * (H + F + L + 16)) * 1e9,
+                mean_total_queue_late_bits=float(r.queues[late].sum(axis=1).mean()),
+                mean_total_rate_late_bps=float(r.rates[late].sum(axis=1).mean()))
+
+
+def run_scale(flows: int, links: int, t_end: float) -> int:
+    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python "
+          f"{platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')} UTC, load average "
+          f"{os.getloadavg()[0]:.1f}", flush=True)
+    rows = []
+    for model in ("acc", "reno"):
+        code = (f"import json, sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); "
+                f"import bench_fluid as b; print('RESULT' + json.dumps(b.work_scale("
+                f"{model!r}, {flows}, {links}, {t_end})))")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        line = [x for x in out.stdout.splitlines() if x.startswith("RESULT")]
+        if not line:
+            print(f"{model}: failed\n{out.stderr[-2000:]}", flush=True)
+            continue
+        rows.append(json.loads(line[0][6:]))
+        print(json.dumps(rows[-1]), flush=True)
+    print()
+    print("| model | flows / links / hops | model time | wall | CPU | ns per update (CPU) "
+          "| peak memory | histories + saved samples (estimate) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['model']} | {r['flows']:,} / {r['links']:,} / {r['hops']:,} | "
+              f"{r['t_end']:g} s ({r['steps']:,} steps) | {r['wall']:.1f} s | {r['cpu']:.1f} s | "
+              f"{r['ns_per_update']:.0f} | {r['peak_gb']:.2f} GB | {r['histories_gb']:.2f} + "
+              f"{r['saved_gb']:.2f} GB |")
+    return 0
+
+
 def _run(worker: str, name: str, env: dict | None = None, timeout: float = 3600) -> dict:
     code = (f"import json, sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); "
             f"import bench_fluid as b; print('RESULT' + json.dumps(b.work_{worker}({name!r})))")
@@ -146,7 +218,14 @@ def main(argv=None) -> int:
     ap.add_argument("--install", action="store_true", help="pip-install jitcdde if missing")
     ap.add_argument("--skip-jitcdde", action="store_true")
     ap.add_argument("--output", help="also write the Markdown table to this file")
+    ap.add_argument("--scale", action="store_true",
+                    help="ACC and Reno/RED on random_network(10**4, 10**3): time, memory")
+    ap.add_argument("--t-end", type=float, default=T_END, help="model time of --scale, s")
+    ap.add_argument("--flows", type=int, default=10_000, help="flows of --scale")
+    ap.add_argument("--links", type=int, default=1_000, help="links of --scale")
     args = ap.parse_args(argv)
+    if args.scale:
+        return run_scale(args.flows, args.links, args.t_end)
 
     have_jitcdde = True
     try:

@@ -15,7 +15,14 @@ worker imports qosmodels and loads the packet kernel from Numba's cache);
 "warm" reuses one already used for a sweep, as a notebook or a long-lived
 cluster would.  All the tables must be identical.
 
+With ``--dask-scaling`` it compares instead Dask clusters of 1 and of 2 worker processes
+(``LocalCluster(n_workers=k, threads_per_worker=1, processes=True)``), both warm: before the
+timing each worker compiles or loads the packet kernel (``client.run(compile_kernel)``) and
+the cluster runs the sweep once; the serial run in this process is timed too.  The benchmark
+asserts that every table equals the serial one (``DataFrame.equals``).
+
     python benchmarks/bench_sweep.py [--runs 16] [--duration 300] [--workers 2] [--reps 3]
+    python benchmarks/bench_sweep.py --dask-scaling --runs 64 [--duration 300] [--reps 3]
 """
 
 from __future__ import annotations
@@ -56,7 +63,11 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=300.0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--dask-scaling", action="store_true",
+                    help="warm Dask clusters of 1 and 2 worker processes against each other")
     args = ap.parse_args()
+    if args.dask_scaling:
+        return dask_scaling(args)
 
     import distributed
 
@@ -114,6 +125,60 @@ def main() -> int:
               f"speed-up {base / med:4.2f}x")
     print(f"tables identical: {same}")
     return 0 if same else 1
+
+
+def dask_scaling(args) -> int:
+    """Warm ``LocalCluster(processes=True)`` of 1 and of 2 workers, and the serial run."""
+    import distributed
+
+    from qosmodels import sweep
+    from qosmodels.sim import compile_kernel
+
+    t0 = time.perf_counter()
+    compile_kernel()
+    print(f"kernel compiled or loaded in this process: {time.perf_counter() - t0:.1f} s",
+          flush=True)
+    grid = {"duration": [args.duration]}
+
+    def run(executor=None):
+        return sweep(dumbbell_run, grid, seeds=args.runs, seed=1, executor=executor,
+                     progress=False)
+
+    times, tables = {}, {}
+
+    def timed(name, fn):
+        ts = []
+        for _ in range(args.reps):
+            t0 = time.perf_counter()
+            tables[name] = fn()
+            ts.append(time.perf_counter() - t0)
+            print(f"  {name}: {ts[-1]:.2f} s", flush=True)
+        times[name] = ts
+
+    timed("serial", run)
+    for k in (1, 2):
+        with distributed.LocalCluster(n_workers=k, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as c, distributed.Client(c) as cl:
+            t0 = time.perf_counter()
+            cl.run(compile_kernel)  # every worker: the kernel compiled, or loaded from cache
+            print(f"{k} worker(s): kernel ready in every worker after "
+                  f"{time.perf_counter() - t0:.1f} s", flush=True)
+            run(cl)  # warm-up sweep (imports, first-call costs)
+            timed(f"dask, {k} worker{'s' if k > 1 else ''}, warm", lambda cl=cl: run(cl))
+    for name, table in tables.items():
+        assert table.equals(tables["serial"]), f"{name}: table differs from the serial run"
+    print(f"# {platform.node()} {platform.processor() or platform.machine()}, "
+          f"{os.cpu_count()} CPUs, Python {platform.python_version()}, "
+          f"{time.strftime('%Y-%m-%d %H:%M')} UTC, load average {os.getloadavg()[0]:.1f}")
+    print(f"# {args.runs} replications x {args.duration:g} s of the 8-flow NewReno dumbbell, "
+          f"{int(tables['serial']['events'].sum()):,} events; median of {args.reps}")
+    one = statistics.median(times["dask, 1 worker, warm"])
+    for name, ts in times.items():
+        med = statistics.median(ts)
+        print(f"{name:24s} {med:7.2f} s  (runs {', '.join(f'{t:.2f}' for t in ts)})  "
+              f"speed-up over 1 worker {one / med:4.2f}x")
+    print("tables identical to the serial run: True (asserted)")
+    return 0
 
 
 if __name__ == "__main__":

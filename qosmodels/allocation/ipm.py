@@ -12,7 +12,10 @@ definite system per iteration,
 .. math:: (R D R^T + S P^{-1}) \\Delta p = \\text{rhs}, \\qquad D = 1 / (-U''(x)),
 
 solved twice (Mehrotra's predictor, which picks the centring target, then
-the step).  The start is feasible, so ``R x + s = c`` holds exactly
+the corrector, whose right-hand side carries Mehrotra's second-order term
+``-dp_aff * ds_aff``; when that direction does not raise the barrier below,
+the step falls back to the plain Newton direction for the target, one more
+solve).  The start is feasible, so ``R x + s = c`` holds exactly
 throughout; the rate step is an ascent direction of the primal barrier
 function and is backtracked on it (Armijo); a stalled line search re-centres
 the prices, and a failed run is retried once from half the max-min rates.
@@ -90,6 +93,12 @@ _STATIONARITY = 1e-8  # relative |R^T p - U'(x)| / U'(x) sought once the gap is 
 _EXTRA = 8  # iterations spent seeking stationarity after the gap is met
 _PCLIP = 1e6  # prices are kept within this factor of their central value
 _MAX_STALLS = 10  # line-search stalls (each followed by re-centring) before giving up
+#: Mehrotra's second-order term in the corrector's right-hand side.  Measured on
+#: random_network(n, n // 10), alpha 0.5 / 1 / 2: 15 / 18 / 29 iterations instead of 20 / 28
+#: / 42 at 10**6 flows, 15 / 17 / 29 instead of 20 / 24 / 35 at 10**5, and rates closer to
+#: the certified log-price solver's (tol 1e-13) in 7 of 9 cases at 100 to 10**4 flows
+#: (benchmarks/RESULTS.md, issue 37).
+_CORRECTOR = True
 
 
 @dataclass
@@ -128,30 +137,37 @@ def solve_alpha_fair(prob: Problem, alpha: float, *, tol: float = 1e-10,
     share = np.where(n_on > 0, prob.c / np.maximum(n_on, 1.0), np.inf)
     x0 = 0.5 * _min_over_route(RT, share)
     try:
-        return _solve_from(prob, RT, x0, alpha, tol, max_iter)
+        return _solve_from(prob, RT, x0, alpha, tol, max_iter, _CORRECTOR)
     except SolverError as first:
+        if _CORRECTOR:
+            # With the second-order term the line search stalls on about 1 network in 150
+            # at alpha = 2 (measured); the method without it gets through them.
+            try:
+                return _solve_from(prob, RT, x0, alpha, tol, max_iter, False)
+            except SolverError:
+                pass
         # Rarely the iterates jam at the boundary; a second start, half the
         # max-min rates (feasible, and balanced differently), gets through.
         from .maxmin import progressive_filling
 
         x1 = 0.5 * progressive_filling(prob.R, prob.c, prob.w)[0]
         try:
-            return _solve_from(prob, RT, x1, alpha, tol, max_iter)
+            return _solve_from(prob, RT, x1, alpha, tol, max_iter, False)
         except SolverError:
             raise first from None
 
 
-def _solve_from(prob, RT, x0, alpha, tol, max_iter) -> IPMResult:
+def _solve_from(prob, RT, x0, alpha, tol, max_iter, corrector) -> IPMResult:
     # Work in units where a typical starting rate is 1, so that x^-alpha stays
     # representable for large alpha; the relative gap is invariant under this.
     k = float(np.median(x0))
     sub = dataclasses.replace(prob, c=prob.c / k)
-    x, p, gap, it = _path_following(sub, RT, x0 / k, alpha, tol, max_iter)
+    x, p, gap, it = _path_following(sub, RT, x0 / k, alpha, tol, max_iter, corrector)
     return IPMResult(x=prob.feasible(x * k), p=p * k**-alpha, gap=gap, iterations=it,
                      status="optimal")
 
 
-def _path_following(prob, RT, x, alpha, tol, max_iter):
+def _path_following(prob, RT, x, alpha, tol, max_iter, corrector=False):
     """Feasible primal-dual path following with a barrier line search.
 
     Each iteration takes the Newton direction of the primal-dual system, an
@@ -200,17 +216,15 @@ def _path_following(prob, RT, x, alpha, tol, max_iter):
         sigma = float(np.clip((mu_aff / mu) ** 3, 1e-3, 0.5))
         target = sigma * mu
 
-        dp, dx, ds = _directions(system, RT, R, d, r_d, target - p * s, p, base,
-                                 _ETA * target, dp_a)
-        # rate step: fraction to the boundary, then Armijo backtracking on the barrier
-        t = min(1.0, _TAU * min(_max_step(s, ds), _max_step(x, dx)))
-        slope = float((g - RT @ (target / s)) @ dx)
-        while t >= 1e-14:
-            xn, sn = x + t * dx, s + t * ds
-            if _barrier_rise(xn, sn, x, s, w, alpha, target) >= 1e-4 * t * slope:
-                break
-            t *= 0.5
-        else:
+        rhs = target - p * s
+        corrected = corrector
+        dp, dx, ds = _directions(system, RT, R, d, r_d, rhs - dp_a * ds_a if corrected else rhs,
+                                 p, base, _ETA * target, dp_a)
+        t, xn, sn = _rate_step(x, s, dx, ds, g, RT, w, alpha, target)
+        if t is None and corrected:
+            dp, dx, ds = _directions(system, RT, R, d, r_d, rhs, p, base, _ETA * target, dp_a)
+            t, xn, sn = _rate_step(x, s, dx, ds, g, RT, w, alpha, target)
+        if t is None:
             # Stalled.  At the optimum this is rounding: the barrier cannot rise
             # measurably; accept the certified point.  Otherwise the prices have
             # drifted from the path: raise those below target / s and go on.
@@ -240,6 +254,20 @@ def _path_following(prob, RT, x, alpha, tol, max_iter):
         f"{max_iter} iterations (best {best_gap:.3g}); raise max_iter, loosen tol, or use "
         f"solver='cvxpy'", status="max_iterations",
     )
+
+
+def _rate_step(x, s, dx, ds, g, RT, w, alpha, target):
+    """The rate step: fraction to the boundary, then Armijo backtracking on the barrier
+    ``phi = sum U + target sum log s``; ``(t, x + t dx, s + t ds)``, or ``(None, None,
+    None)`` if no step down to 1e-14 raises it enough."""
+    t = min(1.0, _TAU * min(_max_step(s, ds), _max_step(x, dx)))
+    slope = float((g - RT @ (target / s)) @ dx)
+    while t >= 1e-14:
+        xn, sn = x + t * dx, s + t * ds
+        if _barrier_rise(xn, sn, x, s, w, alpha, target) >= 1e-4 * t * slope:
+            return t, xn, sn
+        t *= 0.5
+    return None, None, None
 
 
 def _finish(prob, RT, done, alpha):
@@ -324,7 +352,7 @@ class _NewtonSystem:
         hops = np.diff(RT.indptr).astype(np.float64)
         # Form R D R^T only when its entries (at most sum_i hops_i^2) are few.
         self.formed = not self.direct and float(hops @ hops) <= _FORM_RATIO * max(R.nnz, 1)
-        self.pattern = _GramPattern(RT, m) if self.formed else None
+        self.pattern = _GramPattern(R, RT) if self.formed else None
         # Tiny problems: a dense R makes forming R D R^T cheaper than sparse products.
         self.Rd = R.toarray() if self.dense and m * R.shape[1] <= _TINY else None
         self.cg_iterations = 0
@@ -480,47 +508,38 @@ def _direct_affordable(M: sp.csr_matrix) -> bool:
 
 
 class _GramPattern:
-    """The sparsity pattern of ``R diag(d) R^T``, to form it for new ``d`` by one product.
+    """The sparsity pattern of ``R diag(d) R^T``, to form it for new ``d`` in one pass.
 
     Every ordered pair (j, k), j != k, of links on one flow's route contributes
-    ``r_ji r_ki d_i`` to entry (j, k); the pattern records, for each such
-    pair, its flow and its position in the CSR data (as a sparse entries x flows matrix),
-    and the position of each diagonal entry (the diagonal, ``(R * R) d + e``, is computed
-    separately).
-    Building it costs one sort of the ``sum_i hops_i (hops_i - 1)`` pairs.
+    ``r_ji r_ki d_i`` to entry (j, k).  The pattern (sorted columns per row, every
+    diagonal entry present) is found once by the symbolic phase of Gustavson's sparse
+    product (:func:`._gram.gram_pattern`, compiled by Numba), with each entry's terms
+    as a sparse entries x flows matrix, so that :meth:`matrix` is one product; each entry
+    adds its flows' terms in increasing flow order.  The diagonal, ``(R * R) d + e``, is
+    computed separately.
 
     Parameters
     ----------
+    R : scipy.sparse.csr_matrix, shape (M, F)
+        Routing matrix (canonical CSR).
     RT : scipy.sparse.csr_matrix, shape (F, M)
-        Transposed routing matrix (canonical CSR).
-    m : int
-        Number of rows M.
+        Its transpose (canonical CSR).
     """
 
-    def __init__(self, RT: sp.csr_matrix, m: int):
+    def __init__(self, R: sp.csr_matrix, RT: sp.csr_matrix):
+        from ._gram import gram_pattern
+
+        if not R.has_sorted_indices:  # each entry adds its flows in increasing order
+            R = R.sorted_indices()
+        m = R.shape[0]
         hops = np.diff(RT.indptr).astype(np.int64)
-        n_pairs = hops * (hops - 1)
-        total = int(n_pairs.sum())
-        flow = np.repeat(np.arange(hops.size), n_pairs)
-        t = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(n_pairs) - n_pairs, n_pairs)
-        h1 = hops[flow] - 1
-        j = t // np.maximum(h1, 1)
-        k = t % np.maximum(h1, 1)
-        k += k >= j
-        a, b = RT.indptr[flow] + j, RT.indptr[flow] + k
-        keys = np.concatenate([RT.indices[a].astype(np.int64) * m + RT.indices[b],
-                               np.arange(m, dtype=np.int64) * (m + 1)])
-        uniq, inv = np.unique(keys, return_inverse=True)
-        self.diag_pos = inv[total:]
-        coef = RT.data[a] * RT.data[b]
-        self.indices = (uniq % m).astype(np.int32)
-        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(uniq // m, minlength=m))])
+        self.indptr, self.indices, self.diag_pos, g_ptr, g_flow, g_coef = gram_pattern(
+            R.indptr, R.indices, R.data, RT.indptr, RT.indices, RT.data, m,
+            int(hops @ (hops - 1)))
         self.m = m
         # entries x flows: row e holds r_ji r_ki for each flow i with a pair (j, k) at entry e,
-        # in increasing flow order (the pairs' order), so ``gather @ d`` adds each entry's
-        # terms in the same order as a bincount over the pairs would, in one pass
-        self.gather = sp.csr_matrix((coef, (inv[:total], flow)),
-                                    shape=(uniq.size, hops.size))
+        # in increasing flow order
+        self.gather = sp.csr_matrix((g_coef, g_flow, g_ptr), shape=(self.indices.size, hops.size))
 
     def matrix(self, d: np.ndarray, diag: np.ndarray) -> sp.csr_matrix:
         """``R diag(d) R^T`` off the diagonal, ``diag`` on it, as CSR."""
