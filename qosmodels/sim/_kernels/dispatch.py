@@ -304,19 +304,14 @@ def source_echo(S, code, f, p):
 @handler
 def source_window(S, code, f, windowed):
     """The window to record, packets (NaN for open-loop sources)."""
-    if (code == reno.CODE or code == vegas.CODE or code == web.CODE or code == dctcp.CODE
+    if (code == reno.CODE or code == vegas.CODE or code == web.CODE or code == tahoe.CODE
+            or code == dctcp.CODE or code == cubic.CODE or code == bbr.CODE
             or code == prague.CODE):
         return reno.window(S, f)
     if code == decbit_source.CODE:
         return decbit_source.window(S, f)
     if code == accumulation.CODE:
         return accumulation.window(S, f)
-    if code == tahoe.CODE:
-        return tahoe.window(S, f)
-    if code == cubic.CODE:
-        return cubic.window(S, f)
-    if code == bbr.CODE:
-        return bbr.window(S, f)
     if windowed:
         return window.window(S, f)
     return np.nan

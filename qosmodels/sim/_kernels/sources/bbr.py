@@ -70,6 +70,7 @@ from ..sender import arm_timer, transmit
 from ..timers import cancel, is_off, set_deadline
 from ..trace import record
 from .reno import restart_after_timeout, rfc6298_sample
+from .reno import window as cwnd_window
 
 CODE = 14
 
@@ -648,12 +649,6 @@ def on_ack(S, f, a):
     _record_outputs(S, f, mode)
 
 
-@handler
-def window(S, f):
-    """The congestion window, packets (for the recorded series)."""
-    return S.ff[f, FF_CWND]
-
-
 #: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
 #: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
 HOOKS = {
@@ -661,5 +656,5 @@ HOOKS = {
     "source_ack": on_ack,
     "source_timeout": on_timeout,
     "source_timer": on_pace,
-    "source_window": window,
+    "source_window": cwnd_window,
 }

@@ -44,6 +44,7 @@ from ..sender import arm_timer, transmit
 from ..timers import cancel
 from ..trace import record
 from .reno import ack_rtt, restart_after_timeout, rfc6298_sample
+from .reno import window as cwnd_window
 
 CODE = 13
 
@@ -271,17 +272,11 @@ def on_ack(S, f, a):
     _trace(S, f, np.float64(a), r)
 
 
-@handler
-def window(S, f):
-    """The congestion window, packets (for the recorded series)."""
-    return S.ff[f, FF_CWND]
-
-
 #: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
 #: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
 HOOKS = {
     "source_send_limit": send_limit,
     "source_ack": on_ack,
     "source_timeout": on_timeout,
-    "source_window": window,
+    "source_window": cwnd_window,
 }

@@ -44,6 +44,7 @@ from ..layout import (
 )
 from ..sender import arm_timer, record_rtt, transmit
 from ..timers import cancel
+from .reno import window as cwnd_window
 
 CODE = 11
 
@@ -183,17 +184,11 @@ def on_ack(S, f, a):
             arm_timer(S, f)
 
 
-@handler
-def window(S, f):
-    """The congestion window, packets (for the recorded series)."""
-    return S.ff[f, FF_CWND]
-
-
 #: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
 #: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
 HOOKS = {
     "source_send_limit": send_limit,
     "source_ack": on_ack,
     "source_timeout": on_timeout,
-    "source_window": window,
+    "source_window": cwnd_window,
 }
