@@ -80,6 +80,29 @@ ns-3 is changed where its defaults differ):
   loss; the smoothed RTT as Vegas' RTT, as ns-3's ``TcpSocketBase`` passes it to
   ``PktsAcked``); the rest of the configuration is unchanged (combine with
   ``--ns3-rules``).
+* ``--queue {droptail,red,step,pie,codel,fqcodel}`` puts qosmodels' ``DropTail()``,
+  ``Red(...)``, ``DropTail(mark_threshold=K)`` (K = 20 packets), ``Pie()``, ``Codel()`` or
+  ``FqCodel()`` on the bottleneck and ns-3's ``RedQueueDisc``, ``RedQueueDisc`` as a step
+  marker, ``PieQueueDisc``, ``CoDelQueueDisc`` or ``FqCoDelQueueDisc`` set to the same
+  parameters (every attribute set, and why, in :func:`ns3_queue_disc`) over a one-packet
+  device queue.  ``--tcp dctcp`` gives every flow qosmodels' ``Dctcp()`` and ns-3's
+  ``TcpDctcp`` (``g`` 1/16, initial alpha 1, ECT(0): its defaults, as qosmodels') behind the
+  step marker; ``--tcp cubic`` qosmodels' ``Cubic()`` and ns-3's ``TcpCubic`` (C 0.4, beta
+  0.7, fast convergence, TCP friendliness: its defaults, as qosmodels'; ``HyStart`` off,
+  since qosmodels' Cubic has Reno's slow start; ns-3 keeps its Linux-style ``cnt`` growth,
+  its ``CntClamp`` before the first loss and its ``t + delay_min`` target, which qosmodels'
+  RFC 9438 model does not have).  ``--ns3-set NAME=VALUE`` changes one ns-3 default to
+  measure its effect (e.g. ``ns3::TcpCubic::HyStart=true``); ``--ns3-cwr-growth`` lets ns-3's
+  DCTCP window grow in the round trip after an ECN reduction, as qosmodels' does (ns-3
+  freezes it there, as Linux does).  ``--scenario dctcp-sawtooth`` runs the network of the
+  ``dctcp-sawtooth`` experiment (1 Gb/s, 1 ms, 1500-byte packets, K = 20) instead.
+* Measured besides goodput: the mean queueing delay of data packets (qosmodels: delivered
+  packets' time in queues; ns-3: from arrival at the bottleneck's queue disc to the start of
+  transmission), ECN marks per arrival at the bottleneck (whole run in both), each flow's
+  time-averaged congestion window (DCTCP, CUBIC; qosmodels samples it every 10 ms, ns-3
+  integrates its ``CongestionWindow`` trace), DCTCP's alpha (mean over each flow's updates
+  in the window, then over flows), and for ``dctcp-sawtooth`` the share of the time more
+  than K packets wait.
 * At 8 flows the dumbbell is bistable in both simulators (see
   ``start_schedule``): single runs settle into a loss-free-looking regime
   (10.0 Mb/s) or a regime of timeouts (8.4-9.9 Mb/s) depending on
@@ -114,6 +137,8 @@ MAX_WINDOW = 1000  # packets (qosmodels' default, the receiver's window)
 INITIAL_WINDOW = 1  # packets (qosmodels' default)
 MIN_RTO = 0.2  # s (qosmodels' default)
 RED = dict(min_th=20.0, max_th=80.0, max_p=0.1, w_q=0.002)
+CWND_SAMPLE = 0.01  # s, the sampling interval of qosmodels' window series
+DCTCP_K = 20.0  # packets, DCTCP's marking threshold on the benchmark dumbbell (> C RTT / 7)
 
 DEFAULT_NS3_PYTHON = "/tmp/ns3venv/bin/python"
 
@@ -129,7 +154,8 @@ def ns3_python(path: str | None = None) -> str:
 def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segment",
                       timer: str = "reference", recovery: str = "inflation",
                       reverse_links: bool = False, handshake: bool = False,
-                      starts=None, variant: str = "newreno", **tcp):
+                      starts=None, variant: str = "newreno", queue: str | None = None,
+                      mark_threshold: float = DCTCP_K, hystart: bool = False, **tcp):
     """The dumbbell in qosmodels: ``s_i -> r0`` access links, ``r0 -> r1`` bottleneck.
 
     ``rtt_samples="ack"`` samples the RTT from every new ACK, as ns-3 does;
@@ -140,18 +166,32 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
     as ns-3's 42-byte ACKs are); ``starts`` are the flows' start times, s (default
     0); with ``handshake`` each flow starts when ns-3's would send its first data,
     after its SYN handshake (:func:`ns3_first_data`).  ``variant="vegas"`` gives every flow
-    :class:`~qosmodels.mechanisms.TcpVegas` with ns-3's loss rule instead of NewReno."""
+    :class:`~qosmodels.mechanisms.TcpVegas` with ns-3's loss rule instead of NewReno;
+    ``"dctcp"`` :class:`~qosmodels.mechanisms.Dctcp` (its defaults: ``g = 1/16``, initial
+    ``alpha`` 1, ``alpha`` recorded); ``"cubic"`` :class:`~qosmodels.mechanisms.Cubic` (its
+    defaults, which have no ``timer``, ``recovery`` nor ``window_arithmetic`` options: those
+    are not passed).  ``queue`` (default ``"red"`` if ``red`` else ``"droptail"``, or
+    ``"step"`` for DCTCP) is the bottleneck's discipline: :func:`qosmodels_queue`."""
     from qosmodels import Flow, Link, Network
-    from qosmodels.sim import DropTail, Red, TcpNewReno, TcpVegas
+    from qosmodels.mechanisms import Cubic, Dctcp
+    from qosmodels.sim import TcpNewReno, TcpVegas
 
-    queue = Red(**RED, typical_packet_size=PACKET) if red else DropTail()
-    links = [Link("r0", "r1", BOTTLENECK_RATE, BOTTLENECK_DELAY, BUFFER, queue=queue)]
+    queue = default_queue(red, variant) if queue is None else queue
+    links = [Link("r0", "r1", BOTTLENECK_RATE, BOTTLENECK_DELAY, BUFFER,
+                  queue=qosmodels_queue(queue, mark_threshold))]
     flows = []
     if variant == "vegas":  # (Vegas times every packet)
         tcp = dict(tcp, loss_rule="ns-3", rtt_estimate="smoothed")
         rtt_samples = "ack"
-    source = (TcpVegas if variant == "vegas" else TcpNewReno)(initial_window=INITIAL_WINDOW, max_window=MAX_WINDOW, min_rto=MIN_RTO,
-                        rtt_samples=rtt_samples, timer=timer, recovery=recovery, **tcp)
+    common = dict(initial_window=INITIAL_WINDOW, max_window=MAX_WINDOW, min_rto=MIN_RTO,
+                  rtt_samples=rtt_samples)
+    if variant == "cubic":
+        source = Cubic(**common)
+    else:
+        cls = {"vegas": TcpVegas, "dctcp": Dctcp}.get(variant, TcpNewReno)
+        if variant == "dctcp":
+            tcp = dict(tcp, record_alpha=True)
+        source = cls(**common, timer=timer, recovery=recovery, **tcp)
     if reverse_links:
         links.append(Link("r1", "r0", BOTTLENECK_RATE, BOTTLENECK_DELAY, BUFFER))
     starts = [0.0] * n_flows if starts is None else list(starts)
@@ -164,6 +204,30 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
         flows.append(Flow(route=[f"s{i}", "r0", "r1"], packet_size=PACKET, source=source,
                           start=starts[i]))
     return Network(links=links, flows=flows)
+
+
+#: The queue disciplines of the bottleneck (``--queue``).
+QUEUES = ("droptail", "red", "step", "pie", "codel", "fqcodel")
+
+
+def default_queue(red: bool, variant: str) -> str:
+    """The bottleneck's discipline when none is named: RED if ``red``, DCTCP's step marking
+    for ``variant="dctcp"``, else drop-tail."""
+    return "red" if red else ("step" if variant == "dctcp" else "droptail")
+
+
+def qosmodels_queue(queue: str, mark_threshold: float = DCTCP_K):
+    """qosmodels' bottleneck discipline named ``queue`` (one of :data:`QUEUES`), with its
+    defaults: ``DropTail()``, ``Red(**RED)``, ``DropTail(mark_threshold=K)``, ``Pie()``,
+    ``Codel()``, ``FqCodel()``."""
+    from qosmodels.mechanisms import Codel, DropTail, FqCodel, Pie, Red
+
+    if queue not in QUEUES:
+        raise ValueError(f"queue={queue!r}: choose one of {QUEUES}")
+    return {"droptail": lambda: DropTail(),
+            "red": lambda: Red(**RED, typical_packet_size=PACKET),
+            "step": lambda: DropTail(mark_threshold=mark_threshold),
+            "pie": Pie, "codel": Codel, "fqcodel": FqCodel}[queue]()
 
 
 #: ns-3's SYN and SYN-ACK on the wire: IPv4 20 + TCP 20 + window-scale option 4 + PPP 2 bytes.
@@ -190,34 +254,78 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
                   red: bool = False, rtt_samples: str = "segment",
                   timer: str = "reference", recovery: str = "inflation",
                   window_arithmetic: str = "packets", handshake: bool = False,
-                  reverse_links: bool = False, starts=None, variant: str = "newreno") -> dict:
-    """Run the dumbbell in qosmodels; goodput in bit/s of 1000-byte packets."""
+                  reverse_links: bool = False, starts=None, variant: str = "newreno",
+                  queue: str | None = None, mark_threshold: float = DCTCP_K,
+                  scenario: str = "benchmark") -> dict:
+    """Run the dumbbell in qosmodels; goodput in bit/s of 1000-byte packets.
+
+    Besides goodput and drops: the mean queueing delay of the data packets delivered in
+    the window (``mean_delay``, s, over all flows), the bottleneck's ECN marks per arrival
+    (``mark_rate``), each flow's time-averaged congestion window (``cwnd``, packets,
+    sampled every :data:`CWND_SAMPLE` s; recorded for DCTCP and CUBIC only) and, for
+    DCTCP, each flow's mean ``alpha`` over its observation windows ending in the
+    measurement window (``alpha``).  ``scenario="dctcp-sawtooth"`` runs the network of
+    the experiment of that name (:func:`qosmodels.experiments.dctcp.network`) instead."""
     cpu0, wall0 = time.process_time(), time.perf_counter()
+    import numpy as np
+
     from qosmodels.sim import Record, simulate
 
+    queue = default_queue(red, variant) if queue is None else queue
     tcp = {} if window_arithmetic == "packets" else dict(window_arithmetic=window_arithmetic,
                                                          segment_size=NS3_SEGMENT)
-    net = qosmodels_network(n_flows, red, rtt_samples, timer, recovery,
-                            reverse_links=reverse_links, handshake=handshake, starts=starts,
-                            variant=variant, **tcp)
+    if variant == "cubic":  # (Cubic has NewReno's recovery and timer only)
+        tcp = {}
+    if scenario == "dctcp-sawtooth":
+        from qosmodels.experiments import dctcp as sawtooth
+
+        net = sawtooth.network(n_flows)
+        mark_threshold = sawtooth.K
+    else:
+        net = qosmodels_network(n_flows, red, rtt_samples, timer, recovery,
+                                reverse_links=reverse_links, handshake=handshake, starts=starts,
+                                variant=variant, queue=queue, mark_threshold=mark_threshold,
+                                **tcp)
+    cwnd = variant in ("dctcp", "cubic")
     cpu1 = time.process_time()
     res = simulate(net, duration, seed=seed, warmup=warmup,
-                   record=Record(interval=1.0, cwnd=False), progress=False)
+                   record=Record(interval=CWND_SAMPLE if cwnd else 1.0, cwnd=cwnd),
+                   progress=False)
     cpu2, wall2 = time.process_time(), time.perf_counter()
     c = res.counters
+    bott = list(res.network.link_names).index("r0->r1")
+    n_del = np.asarray(res.delivered_packets, dtype=float)
+    delays = np.nan_to_num(np.asarray(res.mean_queueing_delay, dtype=float))
+    extra = dict(
+        mean_delay=float((delays * n_del).sum() / n_del.sum()) if n_del.sum() else float("nan"),
+        # (qosmodels counts marks over the whole run only)
+        mark_rate=float(res.link_drops["marks"][bott]) / max(int(c["link_arrivals"][bott]), 1),
+        early_drops=int(res.link_drops["early"][bott]) if "early" in res.link_drops else 0,
+    )
+    if cwnd:
+        sel = res.t >= warmup
+        extra["cwnd"] = [float(x) for x in res.cwnd_series[sel].mean(axis=0)]
+    if variant == "dctcp":
+        extra["alpha"] = [float(s[s.index >= warmup].mean())
+                          for name, s in sorted(res.traces.items())
+                          if name.startswith("dctcp_alpha")]
+    if scenario == "dctcp-sawtooth":  # the fraction of the time the queue is above K
+        extra["above_k"] = float(np.mean(res.queue_series[res.t >= warmup, bott]
+                                         > mark_threshold))
     return dict(
-        simulator="qosmodels", flows=n_flows, queue="red" if red else "droptail", variant=variant,
+        simulator="qosmodels", flows=n_flows, queue=queue, variant=variant, scenario=scenario,
+        **extra,
         rtt_samples=rtt_samples, timer=timer, recovery=recovery,
         window_arithmetic=window_arithmetic, handshake=handshake, reverse_links=reverse_links,
         starts=None if starts is None else [float(x) for x in starts],
         duration=duration, warmup=warmup, seed=seed,
         goodput=[float(x) for x in res.throughput],
         aggregate=float(res.throughput.sum()),
-        drop_rate=float(res.drop_rate[0]),
-        window_arrivals=int(c["link_arrivals_window"][0]),
-        window_drops=int(c["link_drops_window"][0]),
-        utilisation=float(res.utilisation[0]),
-        bottleneck_packets=int(c["link_departures"][0]),
+        drop_rate=float(res.drop_rate[bott]),
+        window_arrivals=int(c["link_arrivals_window"][bott]),
+        window_drops=int(c["link_drops_window"][bott]),
+        utilisation=float(res.utilisation[bott]),
+        bottleneck_packets=int(c["link_departures"][bott]),
         events=int(res.events),
         data_sent=int(c["sent"].sum()),
         timeouts=int(c["timeouts"].sum()),
@@ -329,13 +437,289 @@ void ConnectReceiver(std::string path)
 uint64_t Get(int w, int k) { return counts[w][k]; }
 }
 """
+# Measurements of every ns-3 run: each data packet's wait at the bottleneck (from its
+# arrival at the router's queue disc, or device queue without one, to the start of its
+# transmission), each flow's time-averaged congestion window (plain and inflated) and its
+# decreases (``window_reductions``), DCTCP's
+# alpha at each of its updates, the queue disc's time-averaged backlog and the share of
+# the time it holds at least K packets (K - 1 in the queue disc with the one in the device
+# queue: more than K waiting), all over the window [warmup, end].
+_NS3_MEASURE_CPP = """
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/traffic-control-module.h"
+#include "ns3/point-to-point-module.h"
+#include <unordered_map>
+namespace qmmeasure {
+using namespace ns3;
+double warmup = 0.0, threshold = 0.0;
+std::unordered_map<uint64_t, double> arrival;
+double delay_sum = 0.0;
+uint64_t delay_n = 0;
+struct Avg { double value = 0.0, last = 0.0, integral = 0.0; };
+std::vector<Avg> cwnd, cwnd_inflated;
+Avg backlog, above_k;
+std::vector<double> alpha_sum;
+std::vector<uint64_t> alpha_n;
+void Step(Avg &a, double value)
+{
+    double now = Simulator::Now().GetSeconds();
+    double t0 = std::max(a.last, warmup);
+    if (now > t0) { a.integral += a.value * (now - t0); }
+    a.last = now;
+    a.value = value;
+}
+void OnQdiscEnqueue(Ptr<const QueueDiscItem> item)
+{
+    arrival.emplace(item->GetPacket()->GetUid(), Simulator::Now().GetSeconds());
+}
+void OnDeviceEnqueue(Ptr<const Packet> p)
+{
+    arrival.emplace(p->GetUid(), Simulator::Now().GetSeconds());
+}
+void OnTxBegin(Ptr<const Packet> p)
+{
+    auto it = arrival.find(p->GetUid());
+    if (it == arrival.end()) { return; }
+    double now = Simulator::Now().GetSeconds();
+    if (now >= warmup && p->GetSize() > 100) { delay_sum += now - it->second; ++delay_n; }
+    arrival.erase(it);
+}
+void OnBacklog(uint32_t, uint32_t n)
+{
+    Step(backlog, n);
+    Step(above_k, (n + 1 > threshold) ? 1.0 : 0.0);
+}
+std::vector<uint64_t> cuts;
+void OnCwnd(int f, uint32_t o, uint32_t n)
+{
+    if (n < o && Simulator::Now().GetSeconds() >= warmup) { ++cuts[f]; }
+    Step(cwnd[f], n);
+}
+void OnCwndInflated(int f, uint32_t, uint32_t n) { Step(cwnd_inflated[f], n); }
+void OnAlpha(int f, uint32_t, uint32_t, double alpha)
+{
+    if (Simulator::Now().GetSeconds() >= warmup) { alpha_sum[f] += alpha; ++alpha_n[f]; }
+}
+void Setup(int n, double w, double k)
+{
+    warmup = w;
+    threshold = k;
+    cwnd.assign(n, Avg());
+    cwnd_inflated.assign(n, Avg());
+    alpha_sum.assign(n, 0.0);
+    cuts.assign(n, 0);
+    alpha_n.assign(n, 0);
+}
+void ConnectBottleneck(Ptr<NetDevice> dev, Ptr<QueueDisc> qdisc)
+{
+    Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev);
+    p2p->GetQueue()->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnDeviceEnqueue));
+    p2p->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnTxBegin));
+    if (qdisc)
+    {
+        qdisc->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnQdiscEnqueue));
+        qdisc->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnBacklog));
+    }
+}
+void ConnectSocket(int f, Ptr<Socket> s, bool dctcp)
+{
+    Ptr<TcpSocketBase> t = DynamicCast<TcpSocketBase>(s);
+    t->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, f));
+    t->TraceConnectWithoutContext("CongestionWindowInflated",
+                                  MakeBoundCallback(&OnCwndInflated, f));
+    if (dctcp)
+    {
+        PointerValue cc;
+        t->GetAttribute("CongestionOps", cc);
+        cc.Get<TcpCongestionOps>()->TraceConnectWithoutContext(
+            "CongestionEstimate", MakeBoundCallback(&OnAlpha, f));
+    }
+}
+void Finish()
+{
+    for (auto &a : cwnd) { Step(a, a.value); }
+    for (auto &a : cwnd_inflated) { Step(a, a.value); }
+    Step(backlog, backlog.value);
+    Step(above_k, above_k.value);
+}
+double Span() { return Simulator::Now().GetSeconds() - warmup; }
+double CwndMean(int f, bool inflated)
+{
+    return (inflated ? cwnd_inflated[f] : cwnd[f]).integral / Span();
+}
+double BacklogMean() { return backlog.integral / Span(); }
+double AboveKShare() { return above_k.integral / Span(); }
+double AlphaMean(int f) { return alpha_n[f] ? alpha_sum[f] / alpha_n[f] : -1.0; }
+}
+"""
+
 _TRACE_NAMES = ["data_sent", "retransmitted", "timeouts", "timeouts_open", "timeouts_disorder",
                 "timeouts_recovery", "timeouts_loss", "fast_retransmits", "arrived", "duplicates",
                 "ssthresh_at_rto_sum"]
 
 
+#: The networks: the benchmark dumbbell (the module's constants) and the network of the
+#: ``dctcp-sawtooth`` experiment (:mod:`qosmodels.experiments.dctcp`: 1 Gb/s, 0.5 ms
+#: bottleneck, access links 100 times faster without delay, 1500-byte packets, a
+#: 1000-packet buffer marking above K = 20 packets).
+SCENARIOS = {
+    "benchmark": dict(access_rate=ACCESS_RATE, access_delay=ACCESS_DELAY,
+                      bottleneck_rate=BOTTLENECK_RATE, bottleneck_delay=BOTTLENECK_DELAY,
+                      buffer=BUFFER, packet=PACKET),
+    "dctcp-sawtooth": dict(access_rate=100e9, access_delay=0.0, bottleneck_rate=1e9,
+                           bottleneck_delay=0.5e-3, buffer=1000, packet=1500,
+                           mark_threshold=20.0),
+}
+
+# ``--ns3-cwr-growth``: ns-3's TcpDctcp, except that the window keeps growing (congestion
+# avoidance, ``ssthresh`` following ``cwnd``) while the socket is in CA_CWR, the round trip
+# after an ECN reduction in which ns-3's TcpSocketBase::ProcessAck calls PktsAcked but not
+# IncreaseWindow (and at whose end it sets cwnd = ssthresh).  qosmodels' Dctcp keeps
+# growing then, as RFC 8257 (Section 3.4: growth as standard TCP) and its model say.
+_NS3_CWR_GROWTH_CPP = """
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+namespace qmgrow {
+using namespace ns3;
+class TcpDctcpGrowInCwr : public TcpDctcp
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TcpDctcpGrowInCwr")
+                                .SetParent<TcpDctcp>()
+                                .AddConstructor<TcpDctcpGrowInCwr>();
+        return tid;
+    }
+    TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+    Ptr<TcpCongestionOps> Fork() override { return CopyObject<TcpDctcpGrowInCwr>(this); }
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time &rtt) override
+    {
+        TcpDctcp::PktsAcked(tcb, segmentsAcked, rtt);
+        if (tcb->m_congState == TcpSocketState::CA_CWR && segmentsAcked > 0)
+        {
+            IncreaseWindow(tcb, segmentsAcked);
+            tcb->m_ssThresh = tcb->m_cWnd.Get();
+        }
+    }
+};
+TypeId Register() { return TcpDctcpGrowInCwr::GetTypeId(); }
+}
+"""
+
+#: ns-3's socket type for each ``variant``.
+NS3_VARIANTS = {"newreno": "TcpNewReno", "vegas": "TcpVegas", "dctcp": "TcpDctcp",
+                "cubic": "TcpCubic"}
+
+
+def ns3_queue_disc(ns, queue: str, device, sc: dict, mark_threshold: float, ns3_set=()):
+    """Install ns-3's queue disc ``queue`` on the bottleneck ``device`` and return it (None
+    for ``"droptail"``: no queue disc, the 100-packet device queue).  The device queue then
+    holds one packet (waiting behind the one in transmission), so the queue disc holds the
+    rest: its limit is the buffer minus one (except RED's, kept as it was measured before),
+    and what qosmodels' disciplines see as "waiting" is the queue disc's packets plus that
+    one.  The attributes set, all to qosmodels' defaults (ns-3's differ where set):
+
+    * ``"red"``: as the docstring of :func:`run_ns3` says.
+    * ``"step"`` (DCTCP's marking, ``DropTail(mark_threshold=K)``): ``RedQueueDisc`` with
+      ``MinTh = MaxTh = K`` packets, ``QW`` 1 (the instantaneous queue), ``UseEcn``,
+      ``UseHardDrop`` false (mark, not drop, above ``MaxTh``), ``Gentle`` false, as ns-3's
+      DCTCP examples.  ns-3's RED marks an arrival when the queue disc holds ``>= K``
+      packets (and more than 1), i.e. when ``>= K + 1`` wait with the device's one:
+      qosmodels' ``q > K``, the same rule.
+    * ``"pie"``: ``PieQueueDisc`` with ``QueueDelayReference`` 15 ms, ``Tupdate`` 15 ms,
+      ``A`` 0.125, ``B`` 1.25, ``MaxBurstAllowance`` 150 ms (ns-3's defaults, as
+      qosmodels'), ``MeanPktSize`` 1500 (ns-3: 1000), ``UseCapDropAdjustment`` false
+      (ns-3: true; RFC 8033 Section 5.5, which qosmodels' basic scheme does not do),
+      ``UseDequeueRateEstimator`` false (timestamps, as qosmodels' default),
+      ``UseDerandomization`` false, ``ActiveThreshold`` infinite, no ECN.
+    * ``"codel"``: ``CoDelQueueDisc`` with ``Target`` 5 ms, ``Interval`` 100 ms,
+      ``MinBytes`` 1500 (qosmodels' ``mtu``), no ECN (all ns-3's defaults).
+    * ``"fqcodel"``: ``FqCoDelQueueDisc`` with ``Flows`` 1024, ``Target`` 5 ms,
+      ``Interval`` 100 ms (ns-3's defaults, as qosmodels'), ``UseEcn`` false (ns-3: true;
+      nothing is ECN-capable here anyway), ``DropBatchSize`` 1 (ns-3: 64, Linux's batch;
+      qosmodels drops one packet per overflow), the quantum 1514 bytes (``SetQuantum``;
+      ns-3 takes the device's MTU, 1500) and its CoDel queues' ``MinBytes`` 1514
+      (qosmodels' ``mtu``; ns-3's CoDel default 1500).  ns-3 hashes the 5-tuple
+      (perturbation 0), qosmodels the flow's index: the two collide different flows.
+
+    Every queue's sojourn time in ns-3 ends when the packet leaves the queue disc for the
+    device queue, one transmission time (0.8 ms at 10 Mb/s) before its transmission
+    starts, where qosmodels' ends: CoDel and PIE in ns-3 see delays shorter by that."""
+    if queue == "droptail":
+        return None
+    cfg = ns.Config.SetDefault
+    limit = ns.StringValue(f"{sc['buffer'] - 1}p")
+    tch = ns.TrafficControlHelper()
+    if queue == "red":
+        cfg("ns3::RedQueueDisc::MinTh", ns.DoubleValue(RED["min_th"]))
+        cfg("ns3::RedQueueDisc::MaxTh", ns.DoubleValue(RED["max_th"]))
+        cfg("ns3::RedQueueDisc::LInterm", ns.DoubleValue(1.0 / RED["max_p"]))
+        cfg("ns3::RedQueueDisc::QW", ns.DoubleValue(RED["w_q"]))
+        cfg("ns3::RedQueueDisc::MaxSize", ns.StringValue(f"{sc['buffer']}p"))
+        cfg("ns3::RedQueueDisc::Gentle", ns.BooleanValue(False))
+        cfg("ns3::RedQueueDisc::MeanPktSize", ns.UintegerValue(sc["packet"]))
+        cfg("ns3::RedQueueDisc::LinkBandwidth",
+            ns.DataRateValue(ns.DataRate(int(sc["bottleneck_rate"]))))
+        cfg("ns3::RedQueueDisc::LinkDelay", ns.TimeValue(ns.Seconds(sc["bottleneck_delay"])))
+        tch.SetRootQueueDisc("ns3::RedQueueDisc")
+    elif queue == "step":
+        cfg("ns3::RedQueueDisc::MinTh", ns.DoubleValue(mark_threshold))
+        cfg("ns3::RedQueueDisc::MaxTh", ns.DoubleValue(mark_threshold))
+        cfg("ns3::RedQueueDisc::QW", ns.DoubleValue(1.0))
+        cfg("ns3::RedQueueDisc::UseEcn", ns.BooleanValue(True))
+        cfg("ns3::RedQueueDisc::UseHardDrop", ns.BooleanValue(False))
+        cfg("ns3::RedQueueDisc::Gentle", ns.BooleanValue(False))
+        cfg("ns3::RedQueueDisc::MaxSize", limit)
+        cfg("ns3::RedQueueDisc::MeanPktSize", ns.UintegerValue(sc["packet"]))
+        cfg("ns3::RedQueueDisc::LinkBandwidth",
+            ns.DataRateValue(ns.DataRate(int(sc["bottleneck_rate"]))))
+        tch.SetRootQueueDisc("ns3::RedQueueDisc")
+    elif queue == "pie":
+        cfg("ns3::PieQueueDisc::MaxSize", limit)
+        cfg("ns3::PieQueueDisc::MeanPktSize", ns.UintegerValue(1500))
+        cfg("ns3::PieQueueDisc::QueueDelayReference", ns.TimeValue(ns.MilliSeconds(15)))
+        cfg("ns3::PieQueueDisc::Tupdate", ns.TimeValue(ns.MilliSeconds(15)))
+        cfg("ns3::PieQueueDisc::A", ns.DoubleValue(0.125))
+        cfg("ns3::PieQueueDisc::B", ns.DoubleValue(1.25))
+        cfg("ns3::PieQueueDisc::MaxBurstAllowance", ns.TimeValue(ns.MilliSeconds(150)))
+        cfg("ns3::PieQueueDisc::UseCapDropAdjustment", ns.BooleanValue(False))
+        cfg("ns3::PieQueueDisc::UseDequeueRateEstimator", ns.BooleanValue(False))
+        cfg("ns3::PieQueueDisc::UseDerandomization", ns.BooleanValue(False))
+        cfg("ns3::PieQueueDisc::UseEcn", ns.BooleanValue(False))
+        tch.SetRootQueueDisc("ns3::PieQueueDisc")
+    elif queue == "codel":
+        cfg("ns3::CoDelQueueDisc::MaxSize", limit)
+        cfg("ns3::CoDelQueueDisc::Target", ns.StringValue("5ms"))
+        cfg("ns3::CoDelQueueDisc::Interval", ns.StringValue("100ms"))
+        cfg("ns3::CoDelQueueDisc::MinBytes", ns.UintegerValue(1500))
+        cfg("ns3::CoDelQueueDisc::UseEcn", ns.BooleanValue(False))
+        tch.SetRootQueueDisc("ns3::CoDelQueueDisc")
+    elif queue == "fqcodel":
+        cfg("ns3::FqCoDelQueueDisc::MaxSize", limit)
+        cfg("ns3::FqCoDelQueueDisc::Flows", ns.UintegerValue(1024))
+        cfg("ns3::FqCoDelQueueDisc::Target", ns.StringValue("5ms"))
+        cfg("ns3::FqCoDelQueueDisc::Interval", ns.StringValue("100ms"))
+        cfg("ns3::FqCoDelQueueDisc::UseEcn", ns.BooleanValue(False))
+        cfg("ns3::FqCoDelQueueDisc::DropBatchSize", ns.UintegerValue(1))
+        cfg("ns3::CoDelQueueDisc::MinBytes", ns.UintegerValue(1514))
+        tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc")
+    else:
+        raise ValueError(f"queue={queue!r}: choose one of {QUEUES}")
+    for name, value in ns3_set:  # (after the settings above, so that they win)
+        cfg(name, ns.StringValue(str(value)))
+    qdisc = tch.Install(device).Get(0)
+    if queue == "fqcodel":
+        ns.DynamicCast[ns.FqCoDelQueueDisc](qdisc).SetQuantum(1514)
+    return qdisc
+
+
 def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
-            red: bool = False, trace: bool = False, starts=None, variant: str = "newreno") -> dict:
+            red: bool = False, trace: bool = False, starts=None, variant: str = "newreno",
+            queue: str | None = None, mark_threshold: float = DCTCP_K,
+            scenario: str = "benchmark", ns3_set=(), cwr_growth: bool = False) -> dict:
     """Run the dumbbell in ns-3 (call in an interpreter where ``from ns import ns`` is ns-3).
 
     With ``red``, the bottleneck gets a ``RedQueueDisc`` (min_th 20, max_th
@@ -347,19 +731,42 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     congestion state they interrupted), fast retransmits and data arrivals at
     the receivers, duplicates included.  ``starts``: when each flow's
     application starts (and sends its SYN), s; default 0 for all.  ``variant="vegas"``:
-    ``TcpVegas`` (alpha 2, beta 4, gamma 1) instead of ``TcpNewReno``.
+    ``TcpVegas`` (alpha 2, beta 4, gamma 1) instead of ``TcpNewReno``; ``"dctcp"``:
+    ``TcpDctcp``; ``"cubic"``: ``TcpCubic`` (see :data:`NS3_VARIANTS`).  ``queue``: the
+    bottleneck's queue disc (:func:`ns3_queue_disc`).  ``scenario``: a key of
+    :data:`SCENARIOS`.  ``ns3_set``: ``(name, value)`` pairs given to
+    ``Config::SetDefault`` after everything else (e.g. ``("ns3::TcpCubic::HyStart",
+    "true")``), to measure the effect of one ns-3 default.  ``cwr_growth`` (DCTCP only):
+    the window grows in the round trip after an ECN reduction, as qosmodels' does
+    (:data:`_NS3_CWR_GROWTH_CPP`).  The result adds the
+    measurements of :data:`_NS3_MEASURE_CPP`.
     """
     cpu0, wall0 = time.process_time(), time.perf_counter()
     import cppyy
     from ns import ns
 
     cppyy.cppdef(_NS3_CPP)
+    cppyy.cppdef(_NS3_MEASURE_CPP)
     cpu_import = time.process_time() - cpu0
+    sc = SCENARIOS[scenario]
+    packet, buffer = sc["packet"], sc["buffer"]
+    segment = packet - 20 - 20 - 2
+    queue = default_queue(red, variant) if queue is None else queue
+    if "mark_threshold" in sc:
+        mark_threshold = sc["mark_threshold"]
     cfg = ns.Config.SetDefault
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(int(seed))
-    socket = ns.TcpVegas if variant == "vegas" else ns.TcpNewReno
-    cfg("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(socket.GetTypeId()))
+    if cwr_growth:
+        if variant != "dctcp":
+            raise ValueError("cwr_growth is for variant='dctcp' only")
+        cppyy.cppdef(_NS3_CWR_GROWTH_CPP)
+        socket_type = cppyy.gbl.qmgrow.Register()
+    else:
+        socket_type = getattr(ns, NS3_VARIANTS[variant]).GetTypeId()
+    cfg("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(socket_type))
+    if variant == "cubic":  # qosmodels' Cubic has Reno's slow start (no HyStart++)
+        cfg("ns3::TcpCubic::HyStart", ns.BooleanValue(False))
     cfg("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TcpClassicRecovery.GetTypeId()))
     cfg("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
     cfg("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
@@ -367,24 +774,24 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     cfg("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(MIN_RTO)))
     cfg("ns3::RttEstimator::InitialEstimation", ns.TimeValue(ns.Seconds(1.0)))
     cfg("ns3::TcpSocket::DelAckCount", ns.UintegerValue(1))
-    cfg("ns3::TcpSocket::SegmentSize", ns.UintegerValue(NS3_SEGMENT))
+    cfg("ns3::TcpSocket::SegmentSize", ns.UintegerValue(segment))
     cfg("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(INITIAL_WINDOW))
-    cfg("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(MAX_WINDOW * NS3_SEGMENT))
-    cfg("ns3::TcpSocket::SndBufSize", ns.UintegerValue(2 * MAX_WINDOW * NS3_SEGMENT))
-    cfg("ns3::DropTailQueue<Packet>::MaxSize", ns.StringValue(f"{BUFFER}p"))
+    cfg("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(MAX_WINDOW * segment))
+    cfg("ns3::TcpSocket::SndBufSize", ns.UintegerValue(2 * MAX_WINDOW * segment))
+    cfg("ns3::DropTailQueue<Packet>::MaxSize", ns.StringValue(f"{buffer}p"))
 
     src = ns.NodeContainer()
     src.Create(n_flows)
     routers = ns.NodeContainer()
     routers.Create(2)
     p2p = ns.PointToPointHelper()
-    p2p.SetDeviceAttribute("DataRate", ns.StringValue(f"{int(ACCESS_RATE)}bps"))
-    p2p.SetChannelAttribute("Delay", ns.StringValue(f"{ACCESS_DELAY * 1e3:g}ms"))
+    p2p.SetDeviceAttribute("DataRate", ns.StringValue(f"{int(sc['access_rate'])}bps"))
+    p2p.SetChannelAttribute("Delay", ns.StringValue(f"{sc['access_delay'] * 1e9:.0f}ns"))
     access = [p2p.Install(src.Get(i), routers.Get(0)) for i in range(n_flows)]
-    if red:  # the queue disc holds the backlog; the device keeps one packet waiting
+    if queue != "droptail":  # the queue disc holds the backlog; the device keeps one packet
         cfg("ns3::DropTailQueue<Packet>::MaxSize", ns.StringValue("1p"))
-    p2p.SetDeviceAttribute("DataRate", ns.StringValue(f"{int(BOTTLENECK_RATE)}bps"))
-    p2p.SetChannelAttribute("Delay", ns.StringValue(f"{BOTTLENECK_DELAY * 1e3:g}ms"))
+    p2p.SetDeviceAttribute("DataRate", ns.StringValue(f"{int(sc['bottleneck_rate'])}bps"))
+    p2p.SetChannelAttribute("Delay", ns.StringValue(f"{sc['bottleneck_delay'] * 1e9:.0f}ns"))
     bottleneck = p2p.Install(routers.Get(0), routers.Get(1))
     stack = ns.InternetStackHelper()
     stack.Install(src)
@@ -399,20 +806,9 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     tch.Uninstall(bottleneck)
     for devices in access:
         tch.Uninstall(devices)
-    qdisc = None
-    if red:
-        red_tch = ns.TrafficControlHelper()
-        red_tch.SetRootQueueDisc("ns3::RedQueueDisc")
-        cfg("ns3::RedQueueDisc::MinTh", ns.DoubleValue(RED["min_th"]))
-        cfg("ns3::RedQueueDisc::MaxTh", ns.DoubleValue(RED["max_th"]))
-        cfg("ns3::RedQueueDisc::LInterm", ns.DoubleValue(1.0 / RED["max_p"]))
-        cfg("ns3::RedQueueDisc::QW", ns.DoubleValue(RED["w_q"]))
-        cfg("ns3::RedQueueDisc::MaxSize", ns.StringValue(f"{BUFFER}p"))
-        cfg("ns3::RedQueueDisc::Gentle", ns.BooleanValue(False))
-        cfg("ns3::RedQueueDisc::MeanPktSize", ns.UintegerValue(PACKET))
-        cfg("ns3::RedQueueDisc::LinkBandwidth", ns.DataRateValue(ns.DataRate(int(BOTTLENECK_RATE))))
-        cfg("ns3::RedQueueDisc::LinkDelay", ns.TimeValue(ns.Seconds(BOTTLENECK_DELAY)))
-        qdisc = red_tch.Install(bottleneck.Get(0)).Get(0)
+    for name, value in ns3_set:
+        cfg(name, ns.StringValue(str(value)))
+    qdisc = ns3_queue_disc(ns, queue, bottleneck.Get(0), sc, mark_threshold, ns3_set)
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
 
     sinks = []
@@ -426,7 +822,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
         dst = ns.InetSocketAddress(bottleneck_if.GetAddress(1), port).ConvertTo()
         bulk = ns.BulkSendHelper("ns3::TcpSocketFactory", dst)
         bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))
-        bulk.SetAttribute("SendSize", ns.UintegerValue(NS3_SEGMENT))
+        bulk.SetAttribute("SendSize", ns.UintegerValue(segment))
         apps = bulk.Install(src.Get(i))
         apps.Start(ns.Seconds(0.0 if starts is None else float(starts[i])))
         senders.append(apps.Get(0))
@@ -445,26 +841,45 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
                 int(st.nTotalDroppedPackets))
 
     cpu1 = time.process_time()
-    if trace:  # the sockets exist once the applications have started
+    qm = cppyy.gbl.qmmeasure
+    qm.Setup(n_flows, float(warmup), float(mark_threshold))
+    qm.ConnectBottleneck(bottleneck.Get(0), qdisc if qdisc is not None else ns.Ptr[ns.QueueDisc]())
+    if trace:
         cppyy.cppdef(_NS3_TRACE_CPP)
         qt = cppyy.gbl.qmtrace
-        qt.Setup(n_flows, float(warmup), NS3_SEGMENT)
-        ns.Simulator.Stop(ns.Seconds(max(starts or [0.0])) + ns.NanoSeconds(1))
-        ns.Simulator.Run()
-        for i, app in enumerate(senders):
-            qt.ConnectSocket(i, ns.DynamicCast[ns.BulkSendApplication](app).GetSocket())
+        qt.Setup(n_flows, float(warmup), segment)
+    # the sockets exist once the applications have started
+    ns.Simulator.Stop(ns.Seconds(max(starts or [0.0])) + ns.NanoSeconds(1))
+    ns.Simulator.Run()
+    for i, app in enumerate(senders):
+        sock = ns.DynamicCast[ns.BulkSendApplication](app).GetSocket()
+        qm.ConnectSocket(i, sock, variant == "dctcp")
+        if trace:
+            qt.ConnectSocket(i, sock)
+    if trace:
         qt.ConnectReceiver(f"/NodeList/{routers.Get(1).GetId()}/$ns3::Ipv4L3Protocol/Rx")
-        ns.Simulator.Stop(ns.Seconds(warmup) - ns.Simulator.Now())  # (warmup > the starts)
-    else:
-        ns.Simulator.Stop(ns.Seconds(warmup))
+    ns.Simulator.Stop(ns.Seconds(warmup) - ns.Simulator.Now())  # (warmup > the starts)
     ns.Simulator.Run()
     rx0 = [int(s.GetTotalRx()) for s in sinks]
     acc0, drop0 = bottleneck_counts()
+    marks0 = 0 if qdisc is None else int(qdisc.GetStats().nTotalMarkedPackets)
     ns.Simulator.Stop(ns.Seconds(duration - warmup))
     ns.Simulator.Run()
     cpu2, wall2 = time.process_time(), time.perf_counter()
     rx1 = [int(s.GetTotalRx()) for s in sinks]
     acc1, drop1 = bottleneck_counts()
+    marks1 = 0 if qdisc is None else int(qdisc.GetStats().nTotalMarkedPackets)
+    qm.Finish()
+    measured = dict(
+        mean_delay=qm.delay_sum / qm.delay_n if qm.delay_n else float("nan"),
+        cwnd=[qm.CwndMean(i, False) / segment for i in range(n_flows)],
+        cwnd_inflated=[qm.CwndMean(i, True) / segment for i in range(n_flows)],
+        mean_backlog=qm.BacklogMean(), above_k=qm.AboveKShare(),
+        window_reductions=[int(qm.cuts[i]) for i in range(n_flows)],
+    )
+    if variant == "dctcp":
+        measured["alpha"] = [qm.AlphaMean(i) for i in range(n_flows)]
+        measured["alpha_updates"] = [int(qm.alpha_n[i]) for i in range(n_flows)]
     events = int(ns.Simulator.GetEventCount())
     sent = int(dev_queue.GetTotalReceivedPackets())  # every packet sent enters the device queue
     ns.Simulator.Destroy()
@@ -473,15 +888,19 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
         for w, key in enumerate(("trace", "trace_window")):
             traced[key] = {name: int(qt.Get(w, k)) for k, name in enumerate(_TRACE_NAMES)}
     window = duration - warmup
-    goodput = [(b - a) / NS3_SEGMENT * PACKET * 8.0 / window for a, b in zip(rx0, rx1)]
+    goodput = [(b - a) / segment * packet * 8.0 / window for a, b in zip(rx0, rx1)]
     arrivals = (acc1 - acc0) + (drop1 - drop0)
     return dict(
-        simulator="ns-3", flows=n_flows, queue="red" if red else "droptail", variant=variant,
+        simulator="ns-3", flows=n_flows, queue=queue, variant=variant, scenario=scenario,
+        ns3_set=[list(x) for x in ns3_set], cwr_growth=cwr_growth,
+        mark_rate=marks1 / (acc1 + drop1) if acc1 + drop1 else 0.0,  # whole run, as qosmodels
+        mark_rate_window=(marks1 - marks0) / arrivals if arrivals else 0.0,
+        **measured,
         duration=duration, warmup=warmup, seed=seed,
         goodput=goodput, aggregate=sum(goodput),
         drop_rate=(drop1 - drop0) / arrivals if arrivals else 0.0,
         window_arrivals=arrivals, window_drops=drop1 - drop0,
-        utilisation=(acc1 - acc0) * PACKET * 8.0 / (BOTTLENECK_RATE * window),
+        utilisation=(acc1 - acc0) * packet * 8.0 / (sc["bottleneck_rate"] * window),
         bottleneck_packets=sent, events=events,
         cpu_import=cpu_import, cpu_run=cpu2 - cpu1, cpu_total=cpu2 - cpu0,
         wall_total=wall2 - wall0,
@@ -496,12 +915,21 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
 def run_worker(simulator: str, python: str, *, flows: int, duration: float, warmup: float,
                seed: int = 1, red: bool = False, env: dict | None = None,
                timeout: float | None = None, trace: bool = False, starts=None,
-               variant: str = "newreno") -> dict:
+               variant: str = "newreno", queue: str | None = None,
+               scenario: str = "benchmark", ns3_set=(), cwr_growth: bool = False) -> dict:
     """Run one simulator in a fresh process of ``python``; return its measurements."""
     cmd = [python, os.path.abspath(__file__), "--worker", simulator, "--flows", str(flows),
            "--duration", repr(duration), "--warmup", repr(warmup), "--seed", str(seed)]
     if red:
         cmd.append("--red")
+    if queue is not None:
+        cmd += ["--queue", queue]
+    if scenario != "benchmark":
+        cmd += ["--scenario", scenario]
+    for name, value in ns3_set:
+        cmd += ["--ns3-set", f"{name}={value}"]
+    if cwr_growth:
+        cmd.append("--ns3-cwr-growth")
     if variant != "newreno":
         cmd += ["--tcp", variant]
     if trace:
@@ -527,15 +955,20 @@ def compare(flows: int, duration: float, warmup: float, seed: int = 1,
             timer: str = "reference", recovery: str = "inflation",
             trace: bool = False, window_arithmetic: str = "packets",
             handshake: bool = False, reverse_links: bool = False,
-            starts=None, variant: str = "newreno") -> tuple[dict, dict]:
+            starts=None, variant: str = "newreno", queue: str | None = None,
+            scenario: str = "benchmark", ns3_set=(),
+            cwr_growth: bool = False) -> tuple[dict, dict]:
     """Both simulators on the same dumbbell: ``(qosmodels, ns-3)`` measurements
-    (``variant``: ``"newreno"`` or ``"vegas"``, the TCP of every flow)."""
+    (``variant``: a key of :data:`NS3_VARIANTS`, the TCP of every flow; ``queue``: one of
+    :data:`QUEUES`, the bottleneck's discipline; ``scenario``: a key of :data:`SCENARIOS`;
+    ``ns3_set``: ns-3 defaults changed, see :func:`run_ns3`)."""
     ns3 = run_worker("ns3", ns3_python(python), flows=flows, duration=duration, warmup=warmup,
-                     seed=seed, trace=trace, starts=starts, variant=variant)
+                     seed=seed, trace=trace, starts=starts, variant=variant, queue=queue,
+                     scenario=scenario, ns3_set=ns3_set, cwr_growth=cwr_growth)
     ours = run_qosmodels(flows, duration, warmup, seed, rtt_samples=rtt_samples, timer=timer,
                          recovery=recovery, window_arithmetic=window_arithmetic,
                          handshake=handshake, reverse_links=reverse_links, starts=starts,
-                         variant=variant)
+                         variant=variant, queue=queue, scenario=scenario)
     return ours, ns3
 
 
@@ -573,14 +1006,16 @@ def compare_schedules(flows: int, duration: float, warmup: float, schedules: int
     return ours, theirs
 
 
-_VARIANTS = {"newreno": "NewReno", "vegas": "Vegas"}
+_VARIANTS = {"newreno": "NewReno", "vegas": "Vegas", "dctcp": "DCTCP", "cubic": "CUBIC"}
 
 
 def _table(ours: dict, ns3: dict) -> str:
     mb = 1e6
     lines = [
-        f"Dumbbell: {ours['flows']} {_VARIANTS[ours['variant']]} flows, 100 Mb/s 1 ms access, 10 Mb/s 20 ms "
-        f"bottleneck, {BUFFER}-packet drop-tail, {PACKET}-byte packets; "
+        f"Dumbbell ({ours['scenario']}): {ours['flows']} {_VARIANTS[ours['variant']]} flows, "
+        f"bottleneck queue {ours['queue']}; "
+        f"{'ns-3 defaults changed: ' + str(ns3['ns3_set']) + '; ' if ns3.get('ns3_set') else ''}"
+        f"{'ns-3 DCTCP grows in CWR; ' if ns3.get('cwr_growth') else ''}"
         f"{ours['duration']:g} s simulated, window from {ours['warmup']:g} s; qosmodels "
         f"rtt_samples={ours['rtt_samples']!r}, timer={ours['timer']!r}, "
         f"recovery={ours['recovery']!r}, window_arithmetic={ours['window_arithmetic']!r}"
@@ -610,8 +1045,25 @@ def _table(ours: dict, ns3: dict) -> str:
             f"| retransmissions, whole run | {ours['retransmitted']} | {t['retransmitted']} | |",
             f"| duplicate arrivals, whole run | {ours['duplicates']} | {t['duplicates']} | |",
         ]
+    qd, nd = ours["mean_delay"], ns3["mean_delay"]
+    lines.append(f"| mean queueing delay (ms) | {qd * 1e3:.3f} | {nd * 1e3:.3f} | "
+                 f"{qd / nd - 1:+.1%} |")
+    if ours.get("mark_rate") or ns3.get("mark_rate"):
+        qm, nm = ours["mark_rate"], ns3["mark_rate"]
+        rel = qm / nm - 1 if nm else float("nan")
+        lines.append(f"| ECN marks per arrival, whole run | {qm:.5f} | {nm:.5f} | {rel:+.1%} |")
+    if "alpha" in ours:
+        a, b = (sum(x["alpha"]) / len(x["alpha"]) for x in (ours, ns3))
+        lines.append(f"| DCTCP alpha, mean over flows | {a:.4f} | {b:.4f} | {a / b - 1:+.1%} |")
+    if "above_k" in ours:
+        lines.append(f"| share of time queue > K | {ours['above_k']:.4f} | "
+                     f"{ns3['above_k']:.4f} | |")
     for i, (a, b) in enumerate(zip(ours["goodput"], ns3["goodput"])):
         lines.append(f"| flow {i} goodput (Mb/s) | {a / mb:.4f} | {b / mb:.4f} | {a / b - 1:+.1%} |")
+    if "cwnd" in ours:
+        for i, (a, b) in enumerate(zip(ours["cwnd"], ns3["cwnd"])):
+            lines.append(f"| flow {i} mean cwnd (packets) | {a:.2f} | {b:.2f} | "
+                         f"{a / b - 1:+.1%} |")
     jain = [sum(g) ** 2 / (len(g) * sum(x * x for x in g)) for g in (ours["goodput"], ns3["goodput"])]
     lines.append(f"| Jain's index | {jain[0]:.4f} | {jain[1]:.4f} | |")
     return "\n".join(lines)
@@ -623,10 +1075,24 @@ def main(argv=None) -> int:
     p.add_argument("--duration", type=float, default=300.0, help="simulated seconds")
     p.add_argument("--warmup", type=float, default=50.0, help="start of the measurement window, s")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--red", action="store_true", help="RED bottleneck (workers only)")
+    p.add_argument("--red", action="store_true", help="RED bottleneck (as --queue red)")
+    p.add_argument("--queue", choices=QUEUES, default=None,
+                   help="the bottleneck's discipline (default droptail; step for dctcp): "
+                        "qosmodels' DropTail, Red, DropTail(mark_threshold=K), Pie, Codel, "
+                        "FqCodel and ns-3's queue discs set to match (ns3_queue_disc)")
     p.add_argument("--tcp", choices=sorted(_VARIANTS), default="newreno",
-                   help="the flows' TCP: ns-3's TcpNewReno or TcpVegas, and qosmodels' "
-                        "TcpNewReno or TcpVegas(loss_rule='ns-3', rtt_estimate='smoothed')")
+                   help="the flows' TCP: ns-3's TcpNewReno, TcpVegas, TcpDctcp or TcpCubic, "
+                        "and qosmodels' TcpNewReno, TcpVegas(loss_rule='ns-3', "
+                        "rtt_estimate='smoothed'), Dctcp or Cubic")
+    p.add_argument("--scenario", choices=sorted(SCENARIOS), default="benchmark",
+                   help="the network: the benchmark dumbbell or the dctcp-sawtooth "
+                        "experiment's (1 Gb/s, 1 ms, K = 20)")
+    p.add_argument("--ns3-set", action="append", default=[], metavar="NAME=VALUE",
+                   help="change an ns-3 default after the matching settings, e.g. "
+                        "ns3::TcpCubic::HyStart=true (repeatable)")
+    p.add_argument("--ns3-cwr-growth", action="store_true",
+                   help="ns-3's TcpDctcp grows its window in the round trip after an ECN "
+                        "reduction (CA_CWR), as qosmodels' Dctcp does")
     p.add_argument("--trace", action="store_true",
                    help="count ns-3's retransmissions, timeouts and duplicate arrivals")
     p.add_argument("--rtt-samples", choices=["segment", "ack"], default="segment",
@@ -662,17 +1128,21 @@ def main(argv=None) -> int:
         a.rtt_samples, a.timer, a.recovery = "ack", "impatient", "pipe"
         a.window_arithmetic, a.handshake, a.reverse_links = "bytes", True, True
     starts = None if a.starts is None else json.loads(a.starts)
+    ns3_set = [tuple(x.split("=", 1)) for x in a.ns3_set]
     if a.worker:
         if a.worker == "ns3":
             out = run_ns3(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.trace, starts,
-                          a.tcp)
+                          a.tcp, a.queue, scenario=a.scenario, ns3_set=ns3_set,
+                          cwr_growth=a.ns3_cwr_growth)
         else:
             out = run_qosmodels(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.rtt_samples,
                                 a.timer, a.recovery, a.window_arithmetic, a.handshake,
-                                a.reverse_links, starts, a.tcp)
+                                a.reverse_links, starts, a.tcp, a.queue, scenario=a.scenario)
         print("RESULT " + json.dumps(out), flush=True)
         return 0
     options = dict(seed=a.seed, python=a.ns3_python, variant=a.tcp,
+                   queue="red" if a.red and a.queue is None else a.queue,
+                   scenario=a.scenario, ns3_set=ns3_set, cwr_growth=a.ns3_cwr_growth,
                    rtt_samples=a.rtt_samples, timer=a.timer,
                    recovery=a.recovery, trace=a.trace, window_arithmetic=a.window_arithmetic,
                    handshake=a.handshake, reverse_links=a.reverse_links)

@@ -28,7 +28,9 @@ def test_the_queue_peaks_near_k_plus_n_and_the_link_stays_busy(quick):
         q = rows[f"N = {n}: Q_max"]
         assert q.expected == ex.K + n
         assert abs(q.packets.value - q.expected) <= 3  # measured: within 1 (N < 40), 3 (40)
-        assert rows[f"N = {n}: utilisation"].packets.value > 0.999
+        # measured 1.0000 for N < 40; 0.9978 at N = 40 (2026-11-27, after the sender's
+        # once-per-window fix: its deeper cycles touch the empty queue, 1st percentile 0)
+        assert rows[f"N = {n}: utilisation"].packets.value > (0.999 if n < 40 else 0.995)
 
 
 def test_the_references_are_independent_of_the_module():
@@ -41,8 +43,8 @@ def test_the_references_are_independent_of_the_module():
 
 
 def test_the_senders_alpha_is_the_fraction_marked():
-    # RFC 8257's estimator: alpha tracks the fraction of packets marked (measured 0.145
-    # and 0.144 at N = 2), which the analysis's alpha overestimates (0.198)
+    # RFC 8257's estimator: alpha tracks the fraction of packets marked (measured 0.2054
+    # and 0.2033 at N = 2, quick form; the analysis's alpha is 0.198)
     m = ex.measure(2, True)
     assert m["alpha"] == pytest.approx(m["marked"], rel=0.05)
     assert m["drops"] == 0

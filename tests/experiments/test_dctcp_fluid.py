@@ -47,12 +47,15 @@ def test_the_references_are_the_closed_forms_by_hand():
         assert th[k] == pytest.approx(ref[k], rel=1e-9)
 
 
-def test_a_larger_g_widens_the_queue_swing_in_fluid_and_packets(quick):
-    # the guideline's direction, measured: at N = 2, g = 1/4 swings about twice g = 1/16
+def test_a_larger_g_widens_the_queue_swing(quick):
+    # the guideline's direction, measured: at N = 2, g = 1/4 swings about twice g = 1/16 in
+    # the fluid model (21.4 against 13.0 packets); in packets less (quick 11 against 9, full
+    # 11 against 10, since the DCTCP sender's once-per-window fix of 2026-11-27; before it
+    # the packets swung 24 against 12 with the extra reductions)
     rows = {c.quantity: c for c in quick.checks}
     lo, hi = rows["g = 1/16, N = 2: amplitude"], rows["g = 1/4, N = 2: amplitude"]
     assert hi.fluid.value > 1.5 * lo.fluid.value
-    assert hi.packets.value > 1.5 * lo.packets.value
+    assert hi.packets.value > lo.packets.value
 
 
 def test_a_row_fails_when_its_declaration_is_removed(monkeypatch):

@@ -66,7 +66,7 @@ class Rfc8257Sender:
         if ece and a > self.recover:
             self.cwnd = max(self.cwnd * (1.0 - self.alpha / 2.0), 2.0)
             self.ssthresh = self.cwnd
-            self.recover = self.nxt - 1
+            self.recover = self.nxt  # SND.NXT: an ACK above it covers newer data
 
 
 def _one_flow(**kw):
@@ -101,6 +101,32 @@ def test_alpha_and_window_equal_a_plain_replay_of_rfc_8257(g, alpha0):
     assert n == len(ref.alphas) > 50
     np.testing.assert_allclose(c.tr_v[:n], ref.alphas, rtol=1e-12)
     assert ref.ssthresh < 60  # the sequence did reduce the window
+
+
+def test_the_echo_of_the_last_packet_sent_before_a_reduction_does_not_reduce_again():
+    # Hand trace of RFC 3168's once-per-window rule (Section 6.1.2), as Linux (CWR ends
+    # when SND.UNA is above high_seq) and ns-3 (when the ACK is above m_recover) apply it.
+    # Ten packets 0-9 out (SND.NXT = 10), every one marked; the ACK of packet 0 (a = 1)
+    # reduces the window; the ACKs of packets 1-9 echo marks of the same window, the last
+    # of them (a = 10 = the SND.NXT of the reduction) included: no second reduction.
+    # Packet 10, sent after the reduction, then comes back marked (a = 11): a new one.
+    # g = 1 makes alpha the last observation window's fraction marked (here 1: halving).
+    c = _one_flow(g=1.0, initial_alpha=1.0, max_window=60, initial_ssthresh=2)
+    on_ack = jitcall(kdctcp.on_ack)
+    c.ff[0, K.FF_CWND] = 10.0
+    c.ff[0, K.FF_SSTHRESH] = 2.0
+    c.fi[0, K.FI_SND_NXT] = c.fi[0, K.FI_MAXSEQ] = 10
+    on_ack(c, 0, 1, True)
+    w = (10.0 + 1.0 / 10.0) / 2.0  # the ACK's growth (congestion avoidance), then halved
+    assert c.ff[0, K.FF_CWND] == pytest.approx(w, rel=1e-12)
+    for a in range(2, 11):  # the rest of the window, marked: growth only
+        on_ack(c, 0, a, True)
+        w += 1.0 / w
+        assert c.ff[0, K.FF_CWND] == pytest.approx(w, rel=1e-12), a
+    c.fi[0, K.FI_SND_NXT] = c.fi[0, K.FI_MAXSEQ] = 16  # packets 10-15 sent after it
+    on_ack(c, 0, 11, True)
+    w += 1.0 / w
+    assert c.ff[0, K.FF_CWND] == pytest.approx(w / 2.0, rel=1e-12)
 
 
 def test_the_first_mark_halves_the_window_with_the_initial_alpha_of_one():

@@ -99,7 +99,11 @@ def on_ack(S, f, a, ece):
         c = c if c > 2.0 else 2.0
         ff[f, FF_SSTHRESH] = c
         ff[f, FF_CWND] = c
-        fi[f, FI_ECN_RECOVER] = fi[f, FI_SND_NXT] - 1
+        # no new reduction until an ACK covers a packet sent after this one (a >
+        # SND.NXT): the echo on the ACK of the last packet sent before it is a mark of
+        # the window already reacted to (RFC 3168, Section 6.1.2; Linux's CWR state ends
+        # when SND.UNA is above high_seq, ns-3's when the ACK is above m_recover)
+        fi[f, FI_ECN_RECOVER] = fi[f, FI_SND_NXT]
 
 
 #: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
