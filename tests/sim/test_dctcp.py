@@ -283,3 +283,33 @@ def test_red_ecn_and_red_mark_give_identical_runs():
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
     for cause in a.link_drops:
         np.testing.assert_array_equal(a.link_drops[cause], b.link_drops[cause])
+
+
+def test_reno_ecn_reduces_once_per_window_of_data():
+    # RFC 3168, Section 6.1.2, for TcpNewReno(ecn=True), by hand: ten packets 0-9 out
+    # (SND.NXT = 10), every one marked.  The ACK of packet 0 (a = 1) sets ssthresh to half
+    # the flight (10 - 1 = 9 packets: 4.5) and cwnd to it; the ACKs of packets 1-9 (a = 2..10,
+    # the last one the SND.NXT of the reduction) echo marks of the window already reacted
+    # to: congestion-avoidance growth only.  Packet 10, sent after it, comes back marked
+    # (a = 11, SND.NXT now 16): a new reduction to half of 16 - 11 = 5, 2.5 packets.
+    from qosmodels.sim._kernels.sources import reno as kreno
+
+    net = Network([Link("a", "b", 1e6, 0.01, queue=Red(ecn=True))],
+                  [Flow(["a", "b"], source=TcpNewReno(ecn=True, max_window=60,
+                                                     initial_ssthresh=2))])
+    c = compile_scenario(net, 1.0, seed=0)
+    on_ack = jitcall(kreno.on_ack)
+    c.ff[0, K.FF_CWND] = 10.0
+    c.ff[0, K.FF_SSTHRESH] = 2.0
+    c.fi[0, K.FI_SND_NXT] = c.fi[0, K.FI_MAXSEQ] = 10
+    on_ack(c, 0, 1, True)
+    assert c.ff[0, K.FF_SSTHRESH] == 4.5 and c.ff[0, K.FF_CWND] == 4.5
+    w = 4.5
+    for a in range(2, 11):
+        on_ack(c, 0, a, True)
+        w += 1.0 / w
+        assert c.ff[0, K.FF_CWND] == pytest.approx(w, rel=1e-12), a
+        assert c.ff[0, K.FF_SSTHRESH] == 4.5
+    c.fi[0, K.FI_SND_NXT] = c.fi[0, K.FI_MAXSEQ] = 16
+    on_ack(c, 0, 11, True)
+    assert c.ff[0, K.FF_SSTHRESH] == 2.5 and c.ff[0, K.FF_CWND] == 2.5

@@ -292,7 +292,9 @@ def on_ack(S, f, a, ece):
         if ece and fi[f, FI_IN_REC] == 0 and a > fi[f, FI_ECN_RECOVER]:
             ff[f, FF_SSTHRESH] = halved(S, f, fi[f, FI_SND_NXT] - a)
             ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
-            fi[f, FI_ECN_RECOVER] = fi[f, FI_SND_NXT] - 1
+            # once per window of data (RFC 3168, Section 6.1.2): no new reduction until an
+            # ACK covers a packet sent after this one (a > SND.NXT), as Dctcp's
+            fi[f, FI_ECN_RECOVER] = fi[f, FI_SND_NXT]
         if restart and rules != TIMER_REFERENCE and ff[f, FF_SRTT] >= 0.0:
             # the RTO from the estimator, clearing any backoff (also when the
             # timer stops here: the next transmission starts it with this RTO)
