@@ -381,7 +381,7 @@ def test_table_fits_in_120_columns_and_json_round_trips(quick_report):
                                            | {f"pps-table{i}" for i in range(1, 10)}
                                            | {"pps-fig5", "pps-fig7", "calibrated-pps"}
                                            | {"abe-fig2", "abe-fig3", "abe-fig6", "abe-fig8"}
-                                           | {"dctcp-sawtooth", "dctcp-fluid", "cubic-response"}
+                                           | {"dctcp-fluid", "cubic-response", "bbr-share"}
                                            | {"aqm-dualpi2", "l4s-coexistence"})
     rows = json.loads(report.to_json())
     assert len(rows) == len(report.checks)
