@@ -63,6 +63,45 @@ RULE_SETS = {
 }
 
 
+#: The modern mechanisms (issues 34 and 35), each on the 8-flow benchmark dumbbell's
+#: bottleneck: (name, queue, sources) as names in ``qosmodels.sim`` and their keywords; a
+#: scenario whose mechanism a commit does not have is left out (so the script still runs
+#: at older commits; ``compare`` then lists its fields as in one file only).
+MODERN = [
+    ("pie", ("Pie", {}), [("TcpNewReno", {})]),
+    ("pi", ("Pi", {}), [("TcpNewReno", {})]),
+    ("codel", ("Codel", {}), [("TcpNewReno", {})]),
+    ("fqcodel", ("FqCodel", {}), [("TcpNewReno", {})]),
+    ("drr", ("Drr", {}), [("TcpNewReno", {})]),
+    ("red-ecn", ("Red", dict(min_th=20, max_th=80, max_p=0.1, w_q=0.002, ecn=True)),
+     [("TcpNewReno", dict(ecn=True))]),
+    ("dctcp", ("DropTail", dict(mark_threshold=20)), [("Dctcp", {})]),
+    ("cubic", ("DropTail", {}), [("Cubic", {})]),
+    ("bbr-cubic", ("DropTail", {}), [("BbrV1", {}), ("Cubic", {})]),
+    ("dualpi2", ("DualPi2", {}), [("Prague", {}), ("TcpNewReno", {})]),
+]
+
+
+def modern(queue, sources, n: int = 8):
+    """The benchmark dumbbell with ``queue`` at the bottleneck and the flows' sources taken
+    in turn from ``sources``; None if this commit lacks one of the mechanisms."""
+    import qosmodels.sim as sim
+    from qosmodels import Flow, Link, Network
+
+    names = [queue[0]] + [q for q, _ in sources]
+    if not all(hasattr(sim, name) for name in names):
+        return None
+    links = [Link(f"s{i}", "r", 100e6, 0.001, buffer=1000) for i in range(n)]
+    links.append(Link("r", "d", 10e6, 0.020, buffer=100,
+                      queue=getattr(sim, queue[0])(**queue[1])))
+    starts = np.random.default_rng(1).random(n)
+    flows = [Flow([f"s{i}", "r", "d"],
+                  source=getattr(sim, sources[i % len(sources)][0])(
+                      **sources[i % len(sources)][1]), start=float(starts[i]))
+             for i in range(n)]
+    return Network(links, flows)
+
+
 def scenarios():
     """(name, network, duration, warmup, seed) of every fingerprinted run."""
     for n in (8, 64):
@@ -73,6 +112,10 @@ def scenarios():
             yield f"rules-{name}-{n}", dumbbell(n, False, kw, reverse=True), 40.0, 5.0, 2
     for seed, nf, nl in MIXED:
         yield f"mixed-{seed}", mixed_network(seed, nf, nl), 5.0, 1.0, seed
+    for name, queue, sources in MODERN:
+        net = modern(queue, sources)
+        if net is not None:
+            yield f"modern-{name}", net, 20.0, 5.0, 3
 
 
 def fields(res) -> dict[str, np.ndarray]:
