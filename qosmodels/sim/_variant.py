@@ -132,6 +132,10 @@ class _Prune(ast.NodeTransformer):
         codes = _codes_tested(node.test, self.modules)
         if codes is not None and not codes & self.keep:
             return node.orelse  # may be empty: the statement goes
+        if codes is not None and isinstance(node.test, ast.BoolOp):
+            # a branch shared by several mechanisms keeps the comparisons of those used
+            kept = [v for v in node.test.values if _codes_tested(v, self.modules) & self.keep]
+            node.test = kept[0] if len(kept) == 1 else ast.BoolOp(op=ast.Or(), values=kept)
         return node
 
     def generic_visit(self, node):

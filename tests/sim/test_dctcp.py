@@ -225,14 +225,15 @@ def test_two_dctcp_flows_keep_the_queue_near_k_with_the_link_busy():
 def test_ten_flows_at_the_guideline_k_keep_the_link_nearly_full():
     # K = C RTT / 7 (C RTT with the packets' transmission times: 84.35 packets), N = 10,
     # close to the worst case N = (C RTT + K) / 8 = 12, where the analysis puts Q_min at 0.
-    # (Measured: utilisation 0.998, queue mean 9.8.)  RFC 3168's halving on the same marks
-    # leaves the link idle a quarter of the time (measured: 0.753): the test can fail.
+    # (Measured: utilisation 0.998, queue mean 9.8.)  RFC 3168's halving on the same marks,
+    # once per window, leaves the link idle about a tenth of the time (measured: 0.911; 0.753
+    # before Reno's ECN recover point was fixed to reduce once per window): the test can fail.
     b = dctcp.bdp(C, RTT + 8 * SIZE / C + 2 * 8 * SIZE / (100 * C), SIZE)
     r, bott, q = _run(_dumbbell(10, DropTail(mark_threshold=b / 7), Dctcp()))
     assert r.link_drops["overflow"][bott] == 0
     assert r.utilisation[bott] > 0.99
     reno, _, _ = _run(_dumbbell(10, DropTail(mark_threshold=b / 7), TcpNewReno(ecn=True)))
-    assert reno.utilisation[bott] < 0.9
+    assert reno.utilisation[bott] < 0.95
 
 
 def test_dctcp_without_marks_is_newreno_losses_and_all():

@@ -55,9 +55,10 @@ def test_the_whole_set_removes_nothing():
 def test_a_branch_is_kept_while_any_mechanism_it_names_is_used():
     src = (KERNELS / "dispatch.py").read_text()
     out = V.specialise(src, frozenset({"queues.droptail", "sources.vegas"}))
-    # "code == reno.CODE or code == vegas.CODE or code == web.CODE" stays for Vegas
+    # "code == reno.CODE or code == vegas.CODE or ..." stays for Vegas, with Vegas's test only
     assert "vegas.on_ack" in out and "reno.send_limit" in out
-    assert "red.admit_divided" not in out
+    assert "if code == vegas.CODE:\n        return reno.send_limit(S, f)" in out
+    assert "ered.admit" not in out
 
 
 def test_edges_are_dropped_when_unused_and_kept_when_used():
