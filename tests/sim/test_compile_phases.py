@@ -65,8 +65,11 @@ def now():
 
 
 def test_every_scenario_and_field_is_compared(now):
+    # the fingerprint's modern-mechanism scenarios came after the digests (90fa7e3 had none
+    # of those mechanisms): every stored scenario is compared, and they are the only others
     stored = json.loads(DATA.read_text())
-    assert sorted(stored) == sorted(now)
+    assert set(stored) <= set(now)
+    assert all(name.startswith("modern-") for name in set(now) - set(stored))
     assert len(stored) == 4 + 8 + 40
     for name in stored:
         assert sorted(stored[name]) == sorted(Compiled._fields), name
