@@ -59,8 +59,8 @@ import numpy as np
 
 from .. import _validate as v
 from .._repr import ShortRepr
-from ..budget import check_memory, check_work
 from ..errors import ScenarioError, SimulationError
+from ._steps import ring_size, step_plan
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -337,17 +337,9 @@ def solve_dctcp_fluid(N, C, d, K, g, t_end, *, dt=None, W_init=1.0, alpha_init=1
     q_init = v.real("solve_dctcp_fluid", "q_init", q_init, ge=0, unit="packets")
     save_dt = max(dt, t_end / DEFAULT_SAVES) if save_dt is None else v.real(
         "solve_dctcp_fluid", "save_dt", save_dt, gt=0, unit="s")
-    limit = DEFAULT_MAX_STEPS if max_steps is None else v.integer(
-        "solve_dctcp_fluid", "max_steps", max_steps, ge=1)
-    n_steps = math.ceil(t_end / dt - 1e-9)
-    check_work("solve_dctcp_fluid", n_steps, limit, what="integration steps",
-               parameter=f"t_end / dt = {t_end!r} / {dt!r}",
-               fix="shorten t_end, lengthen dt, or pass a larger max_steps")
-    save_every = max(1, round(save_dt / dt))
-    n_saves = n_steps // save_every + 1
-    check_memory("solve_dctcp_fluid", 5 * 8 * n_saves, parameter=f"{n_saves} saved samples",
-                 fix="use a larger save_dt")
-    ring = 1 << max(2, math.ceil(math.log2(r_star / dt + 4)))
+    n_steps, save_every, n_saves = step_plan("solve_dctcp_fluid", t_end, dt, save_dt, max_steps,
+                                              DEFAULT_MAX_STEPS, 5)
+    ring = ring_size(r_star, dt)
     from ._dctcp_kernel import STATUS_NONFINITE, integrate_dctcp
 
     out = [np.empty(n_saves) for _ in range(5)]

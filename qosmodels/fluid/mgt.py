@@ -53,8 +53,9 @@ import numpy as np
 
 from .. import _validate as v
 from .._repr import ShortRepr
-from ..budget import check_memory, check_work
+from ..budget import check_memory
 from ..errors import ScenarioError, ScenarioTypeError, SimulationError
+from ._steps import ring_size, step_plan
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -463,18 +464,10 @@ def solve_mgt(N, C, Tp, law, buffer, t_end, *, dt=None, W_init=1.0, q_init=0.0,
         p0 = 0.0 if p_init is None else v.real("solve_mgt", "p_init", p_init, ge=0, le=1)
     save_dt = t_end / DEFAULT_SAVES if save_dt is None else v.real(
         "solve_mgt", "save_dt", save_dt, gt=0, unit="s")
-    limit = DEFAULT_MAX_STEPS if max_steps is None else v.integer(
-        "solve_mgt", "max_steps", max_steps, ge=1)
-    n_steps = math.ceil(t_end / dt - 1e-9)
-    check_work("solve_mgt", n_steps, limit, what="integration steps",
-               parameter=f"t_end / dt = {t_end!r} / {dt!r}",
-               fix="shorten t_end, lengthen dt, or pass a larger max_steps")
-    save_every = max(1, round(save_dt / dt))
-    n_saves = n_steps // save_every + 1
-    check_memory("solve_mgt", 6 * 8 * n_saves, parameter=f"{n_saves} saved samples",
-                 fix="use a larger save_dt")
+    n_steps, save_every, n_saves = step_plan("solve_mgt", t_end, dt, save_dt, max_steps,
+                                              DEFAULT_MAX_STEPS, 6)
     r_max = buffer / C + Tp
-    ring = 1 << max(2, math.ceil(math.log2(r_max / dt + 4)))
+    ring = ring_size(r_max, dt)
     check_memory("solve_mgt", 3 * 8 * ring, parameter=f"a history of {ring} steps "
                  f"(buffer / C + Tp = {r_max:.4g} s at dt = {dt!r} s)",
                  fix="use a smaller buffer or a larger dt")
