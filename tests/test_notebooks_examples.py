@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,50 @@ CHECKS = Path(__file__).resolve().parent / "notebook_checks"
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 
 TIMEOUT = 600  # s, per notebook cell and per example
+#: s: the longest single wait for a kernel message (see :func:`_waits_in_slices`)
+SLICE = 2.0
+
+
+def _waits_in_slices(get_msg):
+    """``get_msg`` of a kernel client's channel, waiting in polls of at most :data:`SLICE`.
+
+    Under load a notebook sometimes stalled for exactly its cell timeout and then passed
+    (600 s in CI, with ipykernel 6.31 and 7.4 alike).  Reproduced on 2026-11-27, twice: the
+    kernel idle with 2-3 s of CPU since its start, nbclient waiting inside a cell; a
+    ``kernel_info_request`` from a second client was answered at once and changed nothing;
+    at 600 s the kernel started working again and the notebook passed.  So the reply had
+    arrived, and the client slept in one long ``poll`` of its ZMQ socket that missed the
+    socket's wake-up; the poll's own timeout ends with a non-blocking ``poll(0)``, which
+    found the reply.  Short polls bound such a stall at :data:`SLICE` seconds; the total
+    wait, and the timeout, are unchanged.
+    """
+
+    async def get_msg_in_slices(timeout=None):
+        from queue import Empty
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = SLICE if deadline is None else min(SLICE, deadline - time.monotonic())
+            try:
+                return await get_msg(timeout=max(left, 0.0))
+            except Empty:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
+
+    return get_msg_in_slices
+
+
+def _client_class(nbclient):
+    class SlicedWaitClient(nbclient.NotebookClient):
+        """nbclient's client whose shell and IOPub waits use :func:`_waits_in_slices`."""
+
+        async def async_start_new_kernel_client(self):
+            kc = await super().async_start_new_kernel_client()
+            for channel in (kc.shell_channel, kc.iopub_channel):
+                channel.get_msg = _waits_in_slices(channel.get_msg)
+            return kc
+
+    return SlicedWaitClient
 
 
 def _quick_env() -> dict[str, str]:
@@ -32,6 +77,31 @@ def _quick_env() -> dict[str, str]:
     env["QOSMODELS_QUICK"] = "1"
     env.setdefault("MPLBACKEND", "Agg")  # examples must not open windows
     return env
+
+
+def test_waits_in_slices():
+    import asyncio
+    from queue import Empty
+
+    calls = []
+
+    async def late(timeout=None):  # a reply found on the third poll
+        calls.append(timeout)
+        if len(calls) < 3:
+            raise Empty
+        return "reply"
+
+    assert asyncio.run(_waits_in_slices(late)(timeout=None)) == "reply"
+    assert calls == [SLICE, SLICE, SLICE]
+
+    async def silent(timeout=None):  # no reply: the caller's timeout still holds
+        await asyncio.sleep(timeout)
+        raise Empty
+
+    start = time.monotonic()
+    with pytest.raises(Empty):
+        asyncio.run(_waits_in_slices(silent)(timeout=0.3))
+    assert 0.29 < time.monotonic() - start < 1.5
 
 
 def test_there_is_something_to_run():
@@ -52,7 +122,7 @@ def test_notebook_runs(path: Path, monkeypatch):
     # the kernel inherits this process's environment
     monkeypatch.setenv("QOSMODELS_QUICK", "1")
     monkeypatch.delenv("MPLBACKEND", raising=False)  # let the kernel use its inline backend
-    client = nbclient.NotebookClient(
+    client = _client_class(nbclient)(
         nb,
         timeout=TIMEOUT,
         kernel_name="python3",
