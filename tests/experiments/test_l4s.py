@@ -47,3 +47,39 @@ def test_the_ratio_grows_with_k_at_every_grid_point():
     for capacity, rtt in ex.GRID:
         r = [ex.run(capacity, rtt, k, 1, "reno", 1, True)["ratio"] for k in ex.KS]
         assert r[0] < r[1] < r[2], (capacity, rtt, r)
+
+
+def test_law_terms_by_hand():
+    """:func:`law_terms` on a made-up run worked by hand: 10 Mb/s, 10 ms, 1500 bytes
+    (R_0 = 11.2 ms); over 10 s the L flow sends 5 Mb/s (4166.7 packets) and gets 400
+    marks, the Classic flow 4 Mb/s (3333.3 packets) and 10 signals; queues 1 ms and 15 ms;
+    the Classic flow has 20 drops over 8 fast retransmits and 2 timeouts."""
+    import types
+
+    import numpy as np
+    import pandas as pd
+
+    def marks(n):  # n points after the 2 s warm-up, one before it
+        return pd.Series(np.ones(n + 1), index=np.r_[1.0, np.linspace(3.0, 11.0, n)])
+
+    r = types.SimpleNamespace(
+        throughput=np.array([5e6, 4e6]), mean_queueing_delay=np.array([1e-3, 15e-3]),
+        traces={"dualpi2_l_marks": marks(400), "dualpi2_c_signals": marks(10),
+                "dualpi2_prob": pd.Series([0.9, 0.1, 0.3], index=[1.0, 3.0, 4.0])},
+        counters={"fast_retransmits": np.array([0, 8]), "timeouts": np.array([0, 2]),
+                  "dropped": np.array([0, 20])})
+    t = ex.law_terms(r, 2.0, 1, 10e6, 0.01, 10.0, 2.0)
+    n_l, n_c = 5e6 * 10 / 12000, 4e6 * 10 / 12000
+    assert t["p_l"] == pytest.approx(400 / n_l) and t["p_c"] == pytest.approx(10 / n_c)
+    assert t["w_l"] == pytest.approx(5e6 * 0.0122 / 12000)     # 5.083 packets
+    assert t["w_c"] == pytest.approx(4e6 * 0.0262 / 12000)     # 8.733 packets
+    assert t["pbase"] == pytest.approx(0.2)
+    assert t["resp_l"] == pytest.approx(2 / (5e6 * 0.0122 / 12000 * 0.096))
+    assert t["resp_c"] == pytest.approx(4e6 * 0.0262 / 12000 * 0.003 ** 0.5 / 1.22)
+    assert t["coupling"] == pytest.approx(0.096 / (2 * 0.003 ** 0.5))
+    assert t["rtts"] == pytest.approx(1.0)      # the queues at the law's operating points
+    assert t["drops_per_event"] == pytest.approx(2.0)
+    # the four terms multiply to the ratio over the law
+    ratio = 4e6 / 5e6
+    prod = t["resp_c"] * t["resp_l"] * t["coupling"] * t["rtts"]
+    assert prod == pytest.approx(ratio / ex.expected_ratio(2.0, 10e6, 0.01), rel=1e-12)
