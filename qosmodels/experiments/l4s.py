@@ -39,14 +39,17 @@ Coexistence at 20 Mb/s, 20 ms: the per-flow ratio is 23-34 % below the law's 0.7
 six mixes.  Why, measured by :func:`law_terms` (each ratio row's method prints them): the
 measured ratio over the law is the product of the Classic response ``W_C sqrt(p_C) /
 1.22``, the scalable response ``2 / (W_L p_L)``, the coupling as realised ``p_L / (k
-sqrt(p_C))`` and the RTT term, each 1 in the law.  Prague's window runs at ``W_L p_L`` =
-2.1-2.9 (marks per round trip) rather than 2 everywhere but at 10 Mb/s x 10 ms (1.9): it
-reduces at most once per round trip, on the first echo after the round trip that
-follows its last reduction, so ``2 / (W_L p_L)`` = 0.70-0.93; NewReno at windows of 3-11
-packets gets 12-36 % less than the square-root law (``W_C sqrt(p_C) / 1.22`` =
-0.64-0.88); and at 40 Mb/s x 40 ms ``p'`` swings
-with the NewReno sawtooth, so the squared drops come in bursts (12 per loss event at
-``k = 2``) and the realised coupling is 0.23.  Neither is near the equal-RTT 1.22 (or
+sqrt(p_C))`` and the RTT term, each 1 in the law, which takes ``p'`` steady.  Here ``p'``
+moves with the NewReno sawtooth (coefficient of variation 0.11-1.78 over the updates), so
+the realised ``p_C = E[p'^2]`` exceeds ``(p_L / k)^2`` (coupling 0.74-1.03, about ``1 /
+sqrt(1 + CV^2)``, and 0.23-0.71 at 40 Mb/s x 40 ms, where the squared drops come in bursts of
+12 per NewReno loss event at ``k = 2``), and the marks a Prague flow sees are not evenly
+spaced (also when several L flows share the L queue's accumulator): DCTCP's window
+reduces at most once per round trip, so clustered marks make fewer reductions and
+``W_L p_L`` = 2.2-3.0 (1.8-2.0 at 10 Mb/s x 10 ms) instead of 2; a plain-Python replay of
+RFC 8257's window gives 1.91-1.99 under evenly spaced marks at a steady p and 2.46-2.83
+when p swings.  NewReno at windows of 3-11 packets gets 12-36 % less than the square-root
+law (``W_C sqrt(p_C) / 1.22`` = 0.64-0.88).  Neither is near the equal-RTT 1.22 (or
 "rough equality"): the Classic flows' RTT includes the 15 ms queue, which the law with
 the operating points accounts for.  Scenario choices (not the RFC's): 1500-byte
 packets, a buffer of 4000 packets (no overflow), one seed.
@@ -133,7 +136,8 @@ def law_terms(r, k: float, n_l: int, capacity: float, rtt: float, span: float,
     law), ``resp_l = 2 / (W_L p_L)`` (the scalable response against ``W_L = 2 / p_L``),
     ``coupling = p_L / (k sqrt(p_C))`` (the coupling ``p_C = (p_L / k)^2`` as realised)
     and ``rtts`` (``R_L / R_C`` measured over the law's operating points).  Also the
-    mean ``p'`` and the Classic drops per loss event (whole run: drops over fast
+    mean ``p'``, its coefficient of variation over the updates ``p_cv`` (the law takes
+    ``p'`` steady) and the Classic drops per loss event (whole run: drops over fast
     retransmits and timeouts)."""
     import numpy as np
 
@@ -153,6 +157,7 @@ def law_terms(r, k: float, n_l: int, capacity: float, rtt: float, span: float,
     cnt = r.counters
     events = float(cnt["fast_retransmits"][n_l:].sum() + cnt["timeouts"][n_l:].sum())
     return {"p_l": p_l, "p_c": p_c, "w_l": w_l, "w_c": w_c, "pbase": float(pp.mean()),
+            "p_cv": float(pp.std() / pp.mean()) if pp.mean() > 0 else 0.0,
             "resp_c": w_c * float(np.sqrt(p_c)) / 1.22, "resp_l": 2.0 / (w_l * p_l),
             "coupling": p_l / (k * float(np.sqrt(p_c))),
             "rtts": (r_l / r_c) / ((r0 + Q_L) / (r0 + Q_C)),
@@ -165,6 +170,7 @@ def terms_text(seen: dict) -> str:
             f"W_C {seen['w_c']:.1f} packets: W_C sqrt(p_C) / 1.22 = {seen['resp_c']:.2f}, "
             f"2 / (W_L p_L) = {seen['resp_l']:.2f}, p_L / (k sqrt(p_C)) = "
             f"{seen['coupling']:.2f}, RTT term {seen['rtts']:.2f} (each 1 in the law); "
+            f"p' mean {seen['pbase']:.4f}, coefficient of variation {seen['p_cv']:.2f}; "
             f"Classic drops per loss event {seen['drops_per_event']:.1f}")
 
 
@@ -183,16 +189,28 @@ def _method(capacity, rtt, k, quick, extra=""):
 #: quantity).  The cause, measured by :func:`law_terms` (each run's method shows them):
 #: the ratio over the law is the product of ``W_C sqrt(p_C) / 1.22`` (the Classic
 #: response), ``2 / (W_L p_L)`` (the scalable response), ``p_L / (k sqrt(p_C))`` (the
-#: coupling as realised) and the RTT term.  The law idealises both responses: Prague
-#: (DCTCP's window) reduces at most once per round trip, on the first echo after the
-#: round trip that follows its last reduction, so its windows run at ``W_L p_L`` = 2.1-2.9
-#: instead of 2 (all points but 10 Mb/s x 10 ms, 1.9); NewReno at windows of
-#: 3-11 packets gets 12-36 % less than ``1.22 / sqrt(p_C)``; and at 40 Mb/s x 40 ms (140
-#: packets) ``p'`` follows the Classic sawtooth, so ``p_C = p'^2`` comes in bursts (4.8-12
-#: drops per NewReno loss event) that NewReno answers with one halving each.
+#: coupling as realised) and the RTT term.  The law takes ``p'`` steady and each
+#: response at its idealised value; here ``p'`` moves with the NewReno sawtooth
+#: (coefficient of variation over the updates 0.11-1.78), so (1) the realised
+#: ``p_C = E[p'^2]`` exceeds ``(p_L / k)^2``: coupling about ``1 / sqrt(1 + CV^2)``; (2)
+#: the marks a Prague flow sees are not evenly spaced (also when several L flows share
+#: the L queue's one ``recur`` accumulator), and DCTCP's window reduces at most once per
+#: round trip, so clustered marks make fewer reductions: ``W_L p_L`` = 2.2-3.0 instead
+#: of 2 (:data:`_SCALABLE_REF`); (3) NewReno at windows of 3-11 packets gets 12-36 % less
+#: than ``1.22 / sqrt(p_C)``; and at 40 Mb/s x 40 ms the squared drops come in bursts
+#: (4.8-12 per NewReno loss event), each answered by one halving.
 _A = "aqm-dualpi2"
 _C = "l4s-coexistence"
-_L_RESP = "Prague's W_L p_L above 2: it reduces at most once per round trip"
+#: The reference for (2): a plain-Python ACK-clocked replay of RFC 8257's window (``g``
+#: = 1/16, one reduction ``W alpha / 2`` per window of data at most, +1/W per ACK),
+#: ``dctcp_window`` in ``tests/experiments/test_l4s.py``, 200 000 packets: ``W p`` =
+#: 1.91-1.99 with evenly spaced (``recur``) marks at a steady p = 0.03-0.3, 2.46 and 2.83
+#: with p = 0.1 swinging +-50 % and +-90 % over about 75 round trips, 2.66 with
+#: independent random marks at p = 0.1.
+_SCALABLE_REF = ("W p 1.91-1.99 under evenly spaced marks at a steady p, 2.46-2.83 when p "
+                 "swings")
+_L_RESP = ("marks not evenly spaced, reductions at most once per round trip; a replay of "
+           "RFC 8257's window gives " + _SCALABLE_REF)
 KNOWN: dict = {
     (_A, "C = 10 Mb/s, RTT = 10 ms: C/L rate ratio, k = 2"): Known(
         "mechanism differs",
@@ -208,22 +226,23 @@ KNOWN: dict = {
         "coupling (0.97, 0.98) are as the law takes them", 0.30, sides=("packets",)),
     (_A, "C = 10 Mb/s, RTT = 40 ms: C/L rate ratio, k = 2"): Known(
         "mechanism differs",
-        "measured 0.501 against the law's 0.916 (-45 %): 2 / (W_L p_L) = 0.81 (" + _L_RESP
-        + "; W_L 22.9, p_L 0.108), coupling 0.77 (p_C 0.0049 against (p_L / 2)^2 = "
-        "0.0029: p' varies over the NewReno sawtooth), W_C sqrt(p_C) / 1.22 = 0.91, RTT term "
-        "0.96", 0.53, sides=("packets",)),
+        "measured 0.501 against the law's 0.916 (-45 %): p' mean 0.055, coefficient of "
+        "variation 0.70; coupling 0.77 (p_C 0.0049 against (p_L / 2)^2 = 0.0029), "
+        "2 / (W_L p_L) = 0.81 (W_L 22.9, p_L 0.108: " + _L_RESP + "), W_C sqrt(p_C) / "
+        "1.22 = 0.91, RTT term 0.96", 0.53, sides=("packets",)),
     (_A, "C = 40 Mb/s, RTT = 10 ms: C/L rate ratio, k = 2"): Known(
         "mechanism differs",
-        "measured 0.379 against the law's 0.545 (-31 %): 2 / (W_L p_L) = 0.84 (" + _L_RESP
-        + "; W_L 25.3, p_L 0.094), coupling 0.93, W_C sqrt(p_C) / 1.22 = 0.96, RTT term 0.93 "
-        "(the L queue at 0.15 ms, the Classic at 15.0 ms)", 0.38, sides=("packets",)),
+        "measured 0.379 against the law's 0.545 (-31 %): p' coefficient of variation 0.46; "
+        "2 / (W_L p_L) = 0.84 (W_L 25.3, p_L 0.094: " + _L_RESP + "), coupling 0.93, "
+        "W_C sqrt(p_C) / 1.22 = 0.96, RTT term 0.93 (the L queue at 0.15 ms, the Classic "
+        "at 15.0 ms)", 0.38, sides=("packets",)),
     (_A, "C = 40 Mb/s, RTT = 40 ms: C/L rate ratio, k = 2"): Known(
         "mechanism differs",
-        "measured 0.388 against the law's 0.911 (-57 %): coupling 0.23 (p_C 0.0047 against "
-        "(p_L / 2)^2 = 0.00026: p' (mean 0.018) follows the NewReno sawtooth and the "
+        "measured 0.388 against the law's 0.911 (-57 %): p' (mean 0.018) has a coefficient "
+        "of variation 1.78; coupling 0.23 (p_C 0.0047 against (p_L / 2)^2 = 0.00026: the "
         "squared drops come 12 per loss event), which NewReno's one halving per window "
-        "offsets only in part (W_C sqrt(p_C) / 1.22 = 2.42); 2 / (W_L p_L) = 0.70 ("
-        + _L_RESP + "; W_L 88.8, p_L 0.032); RTT term 1.08; utilisation 0.919", 0.65,
+        "offsets only in part (W_C sqrt(p_C) / 1.22 = 2.42); 2 / (W_L p_L) = 0.70 (W_L "
+        "88.8, p_L 0.032: " + _L_RESP + "); RTT term 1.08; utilisation 0.919", 0.65,
         sides=("packets",)),
     (_A, "C = 40 Mb/s, RTT = 40 ms: ratio(k = 4) / ratio(k = 2)"): Known(
         "mechanism differs",
@@ -239,14 +258,16 @@ KNOWN: dict = {
         "PI2 steady state does not have", 0.45, sides=("packets",)),
     (_C, "1 Prague + 1 Reno: per-flow rate ratio C/L"): Known(
         "mechanism differs",
-        "measured 0.491 against the law's 0.740 (-34 %): 2 / (W_L p_L) = 0.84 (" + _L_RESP
-        + "; W_L 23.3, p_L 0.102), coupling 0.88, W_C sqrt(p_C) / 1.22 = 0.95, RTT term 0.95",
+        "measured 0.491 against the law's 0.740 (-34 %): p' coefficient of variation 0.54; "
+        "2 / (W_L p_L) = 0.84 (W_L 23.3, p_L 0.102: " + _L_RESP + "), coupling 0.88, "
+        "W_C sqrt(p_C) / 1.22 = 0.95, RTT term 0.95",
         0.42, sides=("packets",)),
     (_C, "2 Prague + 2 Reno: per-flow rate ratio C/L"): Known(
         "mechanism differs",
-        "measured 0.521 against the law's 0.740 (-30 %): 2 / (W_L p_L) = 0.87 (" + _L_RESP
-        + "), W_C sqrt(p_C) / 1.22 = 0.87 (NewReno windows of 10.4 packets), coupling "
-        "0.98, RTT term 0.95", 0.38, sides=("packets",)),
+        "measured 0.521 against the law's 0.740 (-30 %): 2 / (W_L p_L) = 0.87 (two L "
+        "flows share the marks, p' coefficient of variation 0.16: " + _L_RESP + "), "
+        "W_C sqrt(p_C) / 1.22 = 0.87 (NewReno windows of 10.4 packets), coupling 0.98, "
+        "RTT term 0.95", 0.38, sides=("packets",)),
     (_C, "1 Prague + 4 Reno: per-flow rate ratio C/L"): Known(
         "mechanism differs",
         "measured 0.567 against the law's 0.740 (-23 %): W_C sqrt(p_C) / 1.22 = 0.88 "
@@ -255,18 +276,20 @@ KNOWN: dict = {
     (_C, "4 Prague + 1 Reno: per-flow rate ratio C/L"): Known(
         "mechanism differs",
         "measured 0.504 against the law's 0.740 (-32 %): W_C sqrt(p_C) / 1.22 = 0.80 (a "
-        "NewReno window of 6.9 packets), 2 / (W_L p_L) = 0.87 (" + _L_RESP + "), coupling "
-        "1.03, RTT term 0.95", 0.40, sides=("packets",)),
+        "NewReno window of 6.9 packets), 2 / (W_L p_L) = 0.87 (four L flows share the "
+        "marks: " + _L_RESP + "), coupling 1.03, RTT term 0.95", 0.40, sides=("packets",)),
     (_C, "1 Prague + 1 Cubic: per-flow rate ratio C/L"): Known(
         "mechanism differs",
         "measured 0.530 against the law's 0.740 (-28 %; the law takes Reno's response, and "
-        "CUBIC's Reno-friendly region is Reno's): 2 / (W_L p_L) = 0.87 (" + _L_RESP + "), "
-        "W_C sqrt(p_C) / 1.22 = 0.93, coupling 0.94, RTT term 0.94", 0.37,
+        "CUBIC's Reno-friendly region is Reno's): p' coefficient of variation 0.34; "
+        "2 / (W_L p_L) = 0.87 (" + _L_RESP + "), W_C sqrt(p_C) / 1.22 = 0.93, coupling "
+        "0.94, RTT term 0.94", 0.37,
         sides=("packets",)),
     (_C, "2 Prague + 2 Cubic: per-flow rate ratio C/L"): Known(
         "mechanism differs",
         "measured 0.545 against the law's 0.740 (-26 %): W_C sqrt(p_C) / 1.22 = 0.90, "
-        "2 / (W_L p_L) = 0.88 (" + _L_RESP + "), coupling 0.98, RTT term 0.95", 0.35,
+        "2 / (W_L p_L) = 0.88 (two L flows share the marks: " + _L_RESP + "), coupling "
+        "0.98, RTT term 0.95", 0.35,
         sides=("packets",)),
 }
 
