@@ -24,9 +24,9 @@ class DualPi2(QueueSpec):
     arrival that finds ``Link.buffer`` packets waiting in the two queues together is
     dropped (cause "overflow"; the RFC's shared ``limit``, counted here in packets).
 
-    **Base probability** (``dualpi2_update``): every ``t_update`` seconds, with
-    ``curq`` the sojourn time of the Classic queue's head packet (0 if it is
-    empty) and ``prevq`` the previous update's,
+    **Base probability** (``dualpi2_update``, Appendix A.2's form): every
+    ``t_update`` seconds, with ``curq`` the larger of the two queues' head sojourn
+    times (0 for an empty queue) and ``prevq`` the previous update's,
     ``p' <- p' + alpha (curq - target) + beta (curq - prevq)``, bounded to [0, 1];
     the coupled L probability is ``p_CL = k p'`` and the Classic one
     ``p_C = p'^2`` (Section 2.4: ``p_C = (p_CL / k)^2``).
@@ -34,58 +34,68 @@ class DualPi2(QueueSpec):
     **Scheduler** (Section 2.5.2 and Appendix A): time-shifted FIFO, one of the
     RFC's example conditional-priority schedulers: the L queue is served unless the
     Classic head packet has waited more than ``tshift`` longer than the L head.
-    (The RFC's other example, weighted round robin, is not provided.)
+    (The RFC's other example, weighted round robin, which Linux uses, is not provided.)
 
-    **At dequeue** (``dualpi2_dequeue``, with Appendix A.2's overload branch and
-    ``Th_len``):
+    **At dequeue** (``dualpi2_dequeue``, with Appendix A.2's overload branches and
+    ``Th_len``; ``recur(q, x)`` adds ``x`` to the queue's own accumulator and fires,
+    taking 1 off, when it passes 1: a de-randomised, linear marking):
 
-    * an L packet, while ``p_CL < 1``: the native AQM ``laqm`` gives 0 below
-      ``min_th`` of sojourn time, ``(sojourn - min_th) / range`` up to
-      ``min_th + range`` and 1 above (a step at ``min_th`` if ``range`` is 0),
-      and 0 unless the L queue held more than ``th_len`` packets (this one
-      included); ``p_L = max(laqm, p_CL)`` and the packet is marked CE when
-      ``recur(lq, p_L)`` fires (an accumulator that fires each time it passes
-      1: a de-randomised, linear marking);
-    * an L packet under overload (``p_CL >= 1``, i.e. ``p' >= 1/k``): dropped
-      with probability ``p_C`` (a uniform draw; the RFC's "revert to Classic
-      drop"), else marked when ``recur(lq, p_CL)`` fires;
-    * a Classic packet: with probability ``p_C`` (a uniform draw), marked if
-      ECN-capable (ECT(0)), else dropped, and the scheduler goes on to the next
-      packet (cause "early").
+    * an L packet, while ``p_CL < 1`` (``p_Lmax`` = 1): the native AQM ``laqm`` gives
+      0 below ``min_th`` of sojourn time, ``(sojourn - min_th) / range`` up to
+      ``min_th + range`` and 1 above (a step at ``min_th`` if ``range`` is 0), and 0
+      unless more than ``th_len`` packets are left in the L queue after this one;
+      ``p_L = max(laqm, p_CL)`` and the packet is marked CE when ``recur(lq, p_L)``
+      fires;
+    * an L packet under overload (``p_CL >= 1``, i.e. ``p' >= 1/k``): dropped when
+      ``recur(lq, p_C)`` fires (the RFC's "revert to Classic drop"), else marked when
+      ``recur(lq, p_CL)`` fires;
+    * a Classic packet: when ``recur(cq, p_C)`` fires, marked if ECN-capable
+      (ECT(0)) and ``p_C < p_Cmax = min(1/k^2, 1)``, else dropped ("overload disables
+      ECN"), and the scheduler goes on to the next packet (cause "early").
 
     A packet arriving at an idle link is sent at once and gets the dequeue's
     treatment with a sojourn time of 0 (it passes through the empty queues).
 
     Choices where RFC 9332 leaves a value open, declared:
 
-    * ``alpha`` = 0.16 Hz and ``beta`` = 3.2 Hz, the values the issue quotes and
-      Linux ``sch_dualpi2.c``'s defaults (41/256 and 819/256 Hz); RFC 9332
-      Figure 2's formulas ``alpha = 0.1 Tupdate / RTT_max^2`` and ``beta = 0.3 /
-      RTT_max`` give 0.16 Hz and 3.0 Hz for ``RTT_max`` = 100 ms, ``Tupdate`` =
-      16 ms (read in a re-implementation quoting the figure, not in the RFC);
+    * ``t_update`` = 16 ms, ``alpha`` = 0.16 Hz and ``beta`` = 3.2 Hz, the values the
+      issue quotes and Linux ``sch_dualpi2.c``'s defaults (41/256 and 819/256 Hz, gains
+      per second of queue delay applied at each update, as here).  RFC 9332 Figure 2
+      derives them from ``RTT_max`` = 100 ms: ``Tupdate = min(target, RTT_max / 3)``
+      = 15 ms, ``alpha = 0.1 Tupdate / RTT_max^2`` = 0.15 Hz, ``beta = 0.3 / RTT_max``
+      = 3.0 Hz (pass ``t_update=0.015, alpha=0.15, beta=3.0`` for them);
     * ``tshift`` = 50 ms: ns-3's ``DualPi2QueueDisc`` default (which follows the
-      IETF draft); the RFC's own default could not be read here;
-    * the Classic queue's signal is a uniform draw against ``p_C`` (Appendix A.1)
-      rather than ``recur(cq, p_C)``, and the L queue's is ``recur`` (both RFC
-      forms); Linux's heuristic of no drop below 2 MTU queued is not done (not in
-      the RFC); the buffer is counted in packets, not bytes;
+      IETF draft); the RFC leaves the scheduler's parameter open;
+    * the L queue's ``laqm`` takes the dequeued packet's own sojourn time (as Linux);
+      Linux's heuristic of no drop below 2 MTU queued (older versions) is not done
+      (not in the RFC); the buffer is counted in packets, not bytes;
     * the updates start at the first arrival and go on while the queue is idle.
 
-    What could be checked: RFC 9332's text itself could not be fetched in this
-    work; the pseudo-code above is transcribed from memory of its Appendix A
-    (Figures 2-5) and compared with ns-3's ``DualPi2QueueDisc`` (the same
-    classifier, ``recur``, update and time-shifted FIFO) and with Linux
-    ``sch_dualpi2.c``'s overload handling as its patches describe it.  The
-    tests replay this transcription, so a misremembered line of the RFC would
-    not be caught by them.
+    What could be checked, and against what: RFC 9332's own text could not be
+    fetched in this work.  Its Appendix A pseudo-code (Figures 2, 4 and 5) was read
+    as two independent re-implementations quote it line by line (picoquic's
+    ``dualq_aqm.c``, "based on code sample for dualq pi2 in RFC 9332", and a Go
+    ``dualpi2`` of the ``mengelbart/netsim`` family), which agree on: the classifier
+    (ECT(1) and CE to L), ``recur`` per queue for both the L and the Classic signal,
+    ``Th_len`` tested on the L queue's length after the dequeue, ``p_L = max(laqm,
+    p_CL)``, the overload branches with ``p_Cmax = min(1/k^2, 1)``, ``curq`` the larger
+    of the two queues' delays in A.2, and Figure 2's parameters above; and compared
+    with Linux ``net/sched/sch_dualpi2.c`` (L4STeam and mainline): the same
+    ``max(qdelay_c, qdelay_l)`` update, gains and overload rule (ECN-capable Classic
+    packets dropped once ``k p' > 1``), drops at dequeue by default, but random rolls
+    (``p_C`` as two rolls of ``p'``) instead of ``recur``, a step at 1 ms instead of the
+    ramp, and a weighted round robin (10 % Classic) instead of the time-shifted FIFO.
+    Fixed after that check (session 43): ``curq`` was the Classic queue's alone, the
+    Classic signal a uniform draw, ``Th_len`` counted the dequeued packet, and
+    ECN-capable Classic packets were marked above ``p_Cmax``.
 
     Parameters
     ----------
     target : float, s
         The Classic queue's delay target, > 0: 15 ms (RFC 9332, Figure 2).
     t_update : float, s
-        ``Tupdate``, the period of ``p'``'s update, >= 1 us: 16 ms
-        (``min(target, RTT_max / 3)`` rounded as in the issue and Linux).
+        ``Tupdate``, the period of ``p'``'s update, >= 1 us: 16 ms (Linux's; the
+        RFC's ``min(target, RTT_max / 3)`` is 15 ms, see above).
     alpha, beta : float, 1/s
         PI2's integral and proportional gains, >= 0: 0.16 and 3.2 Hz (see above).
     k : float
@@ -96,8 +106,8 @@ class DualPi2(QueueSpec):
         ``range``, the ramp's width, >= 0: 400 us (Figure 2), so the ramp ends at
         1.2 ms; 0 makes it a step at ``min_th``.
     th_len : int, packets
-        ``Th_len``: no native marking unless the L queue holds more packets than
-        this, >= 0: 1 (Figure 2).
+        ``Th_len``: no native marking unless more packets than this are left in the
+        L queue after the dequeued one, >= 0: 1 (Figure 2).
     tshift : float, s
         The time-shifted FIFO's shift, >= 0: 50 ms (see above).
     record : bool
@@ -112,6 +122,8 @@ class DualPi2(QueueSpec):
     Management (AQM) for Low Latency, Low Loss, and Scalable Throughput (L4S)",
     RFC 9332, January 2023: Section 2.4 (the coupling), 2.5 (classifier,
     scheduler, overload), Appendix A (DualPI2's pseudo-code and parameters).
+    Compared with C. Huitema, picoquic ``picoquictest/dualq_aqm.c`` (2025) and Linux
+    ``net/sched/sch_dualpi2.c`` (K. De Schepper, O. Albisser, H. Steen, O. Tilmans).
     B. Briscoe, K. De Schepper, M. Bagnulo, G. White, RFC 9331 (the ECT(1)
     identifier).  K. De Schepper et al., "PI2: A Linearized AQM for both Classic
     and Scalable TCP", ACM CoNEXT 2016.  Compared with ns-3's

@@ -35,20 +35,26 @@ class Prague(Dctcp):
       start below ``ssthresh``;
     * **pacing**: new packets leave at most at ``ratio cwnd / srtt`` (packets/s):
       ``pacing_ss_ratio`` = 2 in slow start (``cwnd < ssthresh``), ``pacing_ca_ratio``
-      = 1.2 in congestion avoidance, Linux's defaults (``tcp_pacing_ss_ratio`` 200 %,
-      ``tcp_pacing_ca_ratio`` 120 %), which Prague's reference uses; each new packet
-      moves the pacing clock on by ``srtt / (ratio cwnd)``.  Before the first RTT
-      sample, and for retransmissions, there is no pacing.
-    * **RTT independence: off**, the draft's default for the Prague reference
-      (its option making the rate independent of the RTT below a reference RTT of
-      25 ms is not provided here).
+      = 1.2 in congestion avoidance, Linux's generic defaults (``tcp_pacing_ss_ratio``
+      200 %, ``tcp_pacing_ca_ratio`` 120 %); each new packet moves the pacing clock on
+      by ``srtt / (ratio cwnd)``.  Before the first RTT sample, and for
+      retransmissions, there is no pacing.
+    * **RTT independence: off** (not provided).
 
-    Not done (declared): the draft's other refinements (accurate ECN feedback: the
-    receiver here acknowledges every packet and echoes each CE, which carries the
-    same information; the per-ACK fractional reduction and the additive-increase
-    scaling of later versions; a reduced ``alpha`` gain after an idle period) and
-    bytes rather than packets.  These texts were compared from memory of the draft
-    and of Linux's ``tcp_prague.c``, not against their current versions.
+    Compared with Linux ``net/ipv4/tcp_prague.c`` (L4STeam/linux, module version 0.6),
+    read in this work: the same EWMA (``g`` = 1/16, once per round trip, ``alpha``
+    starting at 1), the same reduction ``cwnd alpha / 2`` on entering CWR (at most
+    once per round trip) and the same halving on loss.  It differs, declared here:
+    Linux grows the window only on ACKs that do not echo CE ("additive increase uses
+    unsaturated marking": ``1 - p`` packets per round trip, where this class grows by
+    one), sets its own pacing rate, 100 % of ``cwnd / srtt`` in congestion avoidance
+    and 200 % below ``ssthresh / 2`` (not the generic 120 % used here), and its
+    default ``prague_rtt_scaling`` is ``RTT_CONTROL_RATE`` (growth scaled by ``(srtt /
+    25 ms)^2`` below a 25 ms target after 500 rounds), not off.  The Prague draft's
+    text itself could not be fetched; its other refinements (accurate ECN feedback:
+    the receiver here acknowledges every packet and echoes each CE, which carries
+    the same information; a reduced gain after idle; classic-ECN fall-back) and bytes
+    rather than packets are not done.
 
     Parameters
     ----------

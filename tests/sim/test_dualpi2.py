@@ -1,11 +1,15 @@
 """DualPI2 in packets (``qosmodels.sim._kernels.queues.dualpi2``) and ECT(1).
 
 References, independent of the kernel: RFC 9332 Appendix A's ``dualpi2_enqueue``,
-``dualpi2_dequeue`` (with A.2's overload branch and ``Th_len``), ``recur``, ``laqm``
-and ``dualpi2_update``, transcribed in plain Python below and replayed on one link fed
-by two deterministic constant-rate sources (one sending ECT(1), one not-ECT or ECT(0)),
-with its own MRG32k3a generator started from the kernel's seed state: the same ``p'``
-at every update, the same marks and drops at the same times.  Then DualPI2's purpose
+``dualpi2_dequeue`` (A.2's form: the overload branches, ``Th_len`` on the packets left
+in the L queue, ``p_Cmax``), ``recur`` (one accumulator per queue), ``laqm`` and
+``dualpi2_update`` (``curq`` the larger of the two queues' delays), transcribed in plain
+Python below and replayed on one link fed by two deterministic constant-rate sources
+(one sending ECT(1), one not-ECT or ECT(0)): the same ``p'`` at every update, the same
+marks and drops at the same times.  (The pseudo-code as two independent
+re-implementations quote it -- picoquic's ``dualq_aqm.c`` and a Go ``dualpi2`` of
+mengelbart/netsim's users -- and as Linux ``sch_dualpi2.c`` agrees on those lines; the
+RFC's own text could not be fetched.)  Then DualPI2's purpose
 (RFC 9332, Sections 1 and 2): a scalable sender in the L queue keeps it near its
 marking threshold while Classic TCP keeps the Classic queue near the 15 ms target.
 """
@@ -22,30 +26,29 @@ from qosmodels import Flow, Link, Network, simulate
 from qosmodels.mechanisms import Cbr, Dctcp, DualPi2, Red, TcpNewReno
 from qosmodels.sim._kernels.layout import FI_ECN
 from qosmodels.sim._kernels.sources import cbr as cbr_kernel
-from qosmodels.sim.compile import compile_scenario
 
 from .test_codel import source_times
-from .test_rio import Mrg32k3a
 
 
 class RfcDualPi2:
-    """RFC 9332's DualPI2 at one link, transcribed from Appendix A; packets are their
-    arrival times with a class (True: L) and an ECN capability; at most ``buffer``
-    waiting in the two queues."""
+    """RFC 9332's DualPI2 at one link, transcribed from Appendix A (A.2's form: the
+    overload branches, ``Th_len``, ``p_Cmax``, ``curq`` the larger queue delay); packets
+    are their arrival times with a class (True: L) and an ECN capability; at most
+    ``buffer`` waiting in the two queues."""
 
-    def __init__(self, spec: DualPi2, buffer, rng):
-        self.s, self.buffer, self.rng = spec, buffer, rng
+    def __init__(self, spec: DualPi2, buffer):
+        self.s, self.buffer = spec, buffer
         self.lq, self.cq = deque(), deque()
         self.p = 0.0          # p'
         self.prevq = 0.0
-        self.lcount = 0.0     # lq.count
+        self.count = {"lq": 0.0, "cq": 0.0}   # lq.count, cq.count
         self.probs, self.l_marks, self.c_signals = [], [], []
         self.overflow = self.early = self.marks = 0
 
-    def recur(self, likelihood):
-        self.lcount += likelihood
-        if self.lcount > 1:
-            self.lcount -= 1
+    def recur(self, q, likelihood):
+        self.count[q] += likelihood
+        if self.count[q] > 1:
+            self.count[q] -= 1
             return True
         return False
 
@@ -57,30 +60,31 @@ class RfcDualPi2:
             return (qdelay - s.min_th) / s.range
         return 0.0
 
-    def treat(self, now, in_l, ecn, sojourn, l_len):
-        """The dequeue's treatment: 'drop', 'mark' or 'pass'."""
+    def treat(self, now, in_l, ecn, sojourn, l_rest):
+        """The dequeue's treatment: 'drop', 'mark' or 'pass'; ``l_rest`` packets remain in
+        the L queue after this one."""
         s = self.s
         p_cl, p_c = s.k * self.p, self.p ** 2
         if in_l:
             if p_cl < 1:
-                p_nat = self.laqm(sojourn) if l_len > s.th_len else 0.0
+                p_nat = self.laqm(sojourn) if l_rest > s.th_len else 0.0
                 p_l = max(p_nat, p_cl)
-                if self.recur(p_l):
+                if self.recur("lq", p_l):
                     self.l_marks.append((now, p_l))
                     self.marks += 1
                     return "mark"
                 return "pass"
-            if self.rng() < p_c:
+            if self.recur("lq", p_c):        # revert to Classic drop due to overload
                 self.c_signals.append((now, p_c))
                 return "drop"
-            if self.recur(p_cl):
+            if self.recur("lq", p_cl):       # linear marking of the remaining packets
                 self.l_marks.append((now, p_cl))
                 self.marks += 1
                 return "mark"
             return "pass"
-        if self.rng() < p_c:
+        if self.recur("cq", p_c):
             self.c_signals.append((now, p_c))
-            if not ecn:
+            if not ecn or p_c >= min(1 / s.k ** 2, 1):  # overload disables ECN
                 return "drop"
             self.marks += 1
             return "mark"
@@ -90,7 +94,7 @@ class RfcDualPi2:
         """True if the link starts sending it at once."""
         in_l, ecn = pkt
         if idle:
-            if self.treat(now, in_l, ecn, 0.0, 1) == "drop":
+            if self.treat(now, in_l, ecn, 0.0, 0) == "drop":
                 self.early += 1
                 return False
             return True
@@ -103,13 +107,12 @@ class RfcDualPi2:
     def dequeue(self, now):
         """Whether a packet leaves (the link stays busy)."""
         while self.lq or self.cq:
-            n_l = len(self.lq)
-            if n_l and (not self.cq or (now - self.lq[0][0]) + self.s.tshift
-                        > (now - self.cq[0][0])):
+            if self.lq and (not self.cq or (now - self.lq[0][0]) + self.s.tshift
+                            > (now - self.cq[0][0])):
                 in_l, (t, ecn) = True, self.lq.popleft()
             else:
                 in_l, (t, ecn) = False, self.cq.popleft()
-            if self.treat(now, in_l, ecn, now - t, n_l) == "drop":
+            if self.treat(now, in_l, ecn, now - t, len(self.lq)) == "drop":
                 self.early += 1
                 continue
             return True
@@ -117,7 +120,8 @@ class RfcDualPi2:
 
     def update(self, now):
         s = self.s
-        curq = now - self.cq[0][0] if self.cq else 0.0
+        curq = max(now - self.cq[0][0] if self.cq else 0.0,
+                   now - self.lq[0][0] if self.lq else 0.0)
         self.p = self.p + s.alpha * (curq - s.target) + s.beta * (curq - self.prevq)
         self.p = min(max(self.p, 0.0), 1.0)
         self.prevq = curq
@@ -172,6 +176,10 @@ SCENARIOS = {
     # the Classic flow is ECT(0): marks instead of drops; a step (range 0), Th_len 3
     "ect0-step": dict(l_rate=834_561.0, c_rate=531_119.0, c_ecn=1, buffer=1000,
                       spec=DualPi2(range=0.0, th_len=3, record=True)),
+    # k = 2, the Classic flow ECT(0): p' passes 1/k = 0.5, where the L queue's overload
+    # branch starts and p_C reaches p_Cmax = 1/4, where Classic ECT(0) packets are dropped
+    "overload-ect0": dict(l_rate=734_567.0, c_rate=611_113.0, c_ecn=1, buffer=1000,
+                          spec=DualPi2(record=True)),
     # k = 1 and a small buffer: p' reaches 1/k, the L queue's overload branch
     # (Classic drops of L packets), and overflow drops
     "saturation": dict(l_rate=1_534_561.0, c_rate=931_117.0, c_ecn=0, buffer=40,
@@ -188,7 +196,6 @@ def test_marks_drops_and_updates_match_rfc_9332_pseudocode(name, monkeypatch):
     net = Network([Link("a", "b", capacity, 0.0, buffer=sc["buffer"], queue=q)],
                   [Flow(["a", "b"], source=Cbr(rate=sc["l_rate"]), packet_size=size),
                    Flow(["a", "b"], source=Cbr(rate=sc["c_rate"]), packet_size=size)])
-    rng = Mrg32k3a(compile_scenario(net, duration, seed=seed).rng)
     r = simulate(net, duration, seed=seed, progress=False)
     bits = 8.0 * size
     # (both sources start at 0: the L flow, listed first, sends first)
@@ -196,7 +203,7 @@ def test_marks_drops_and_updates_match_rfc_9332_pseudocode(name, monkeypatch):
                       + [(t, 1, (False, sc["c_ecn"] != 0))
                          for t in source_times(sc["c_rate"], bits, duration)])
     arrivals = [(t, pkt) for t, _, pkt in arrivals]
-    ref = RfcDualPi2(q, sc["buffer"], rng)
+    ref = RfcDualPi2(q, sc["buffer"])
     sent = replay_link(arrivals, capacity, bits, duration, ref)
     probs = r.traces["dualpi2_prob"]
     lm, cs = r.traces["dualpi2_l_marks"], r.traces["dualpi2_c_signals"]
@@ -213,6 +220,23 @@ def test_marks_drops_and_updates_match_rfc_9332_pseudocode(name, monkeypatch):
     assert r.counters["link_departures"][0] == sent
     if name == "saturation":
         assert max(p for _, p in ref.probs) == 1.0 and ref.overflow > 0
+    if name == "overload-ect0":  # ECT(0) Classic packets both marked and dropped
+        assert ref.marks > len(ref.l_marks) and ref.early > 50
+
+
+def test_l_queue_alone_drives_the_base_probability(monkeypatch):
+    """RFC 9332 Appendix A.2's ``dualpi2_update`` takes the larger of the two queues'
+    delays: an unresponsive ECT(1) flow overloading the link alone (the Classic queue
+    empty) still drives ``p'`` up, past the overload point ``1 / k`` (a Classic-only
+    ``curq`` would leave it at 0), and then the L queue's overload branch drops its
+    packets."""
+    ect1_cbr(monkeypatch, {1_500_000.0: 2})
+    net = Network([Link("a", "b", 1e6, 0.0, buffer=100000, queue=DualPi2(record=True))],
+                  [Flow(["a", "b"], source=Cbr(rate=1_500_000.0), packet_size=1000)])
+    r = simulate(net, 3.0, seed=1, progress=False)
+    probs = r.traces["dualpi2_prob"]
+    assert probs.max() > 0.5
+    assert r.link_drops["early"][0] > 0
 
 
 def test_scalable_and_classic_flows_keep_their_queues_near_the_rfc_targets():

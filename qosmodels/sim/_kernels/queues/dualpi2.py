@@ -6,20 +6,22 @@ RFC 9332's classifier), slot 1 the Classic queue (everything else, ACKs too).
 buffer test (and, for an arrival at an idle link, which the link sends at once,
 the dequeue's marking or dropping with a sojourn time of 0); :func:`select` is
 ``dualpi2_dequeue``: the time-shifted FIFO scheduler, then the L queue's native
-ramp combined with the coupled probability (``recur``), or the Classic queue's
-squared probability (a uniform draw), dropping and going on where the RFC drops;
-:func:`on_update` (the link's timer slot 0) is ``dualpi2_update``, every
-``t_update`` seconds from the first arrival.
+ramp combined with the coupled probability (``recur(lq, .)``), or the Classic
+queue's squared probability (``recur(cq, .)``; dropped also when ECN-capable once
+``p_C >= p_Cmax``), dropping and going on where the RFC drops; :func:`on_update`
+(the link's timer slot 0) is ``dualpi2_update``, every ``t_update`` seconds from
+the first arrival, from the larger of the two queues' head sojourn times.
 
-The link's state: the base probability ``p'``, the previous Classic queue delay
-``prevq`` (s) and the L queue's ``recur`` accumulator ``lq.count``.
+The link's state: the base probability ``p'``, the previous queue delay ``prevq``
+(s) and the two queues' ``recur`` accumulators ``lq.count`` and ``cq.count``.
 
 References
 ----------
 K. De Schepper, B. Briscoe, G. White, RFC 9332, 2023: Section 2.4 (the coupling
 ``p_C = (p_CL / k)^2``), 2.5 (the classifier, the scheduler, overload), Appendix A
 (the DualPI2 pseudo-code: ``dualpi2_enqueue``, ``dualpi2_dequeue``, ``recur``,
-``laqm``, ``dualpi2_update``, the overload branch).
+``laqm``, ``dualpi2_update``; A.2's overload branches, ``Th_len``, ``p_Cmax`` and the
+larger queue delay in ``curq``), as the spec's docstring says which were checked.
 """
 
 from .._jit import POS, handler, rare_handler
@@ -46,7 +48,6 @@ from ..layout import (
     SL_CAP,
     SL_COUNT,
 )
-from ..rng import rand
 from ..timers import is_off, set_deadline
 from ..trace import record
 
@@ -73,6 +74,7 @@ TIMERS = 1
 Q_PBASE = LF_QS          # p', the base probability
 Q_PREVQ = LF_QS + 1      # prevq, s
 Q_LCOUNT = LF_QS + 2     # lq.count, recur's accumulator for the L queue
+Q_CCOUNT = LF_QS + 3     # cq.count, recur's accumulator for the Classic queue
 
 #: Outcomes of :func:`decide`.
 PASS = 0
@@ -119,20 +121,21 @@ def mark(S, l, p):
 
 
 @rare_handler
-def decide(S, l, p, in_l, sojourn, l_len):
+def decide(S, l, p, in_l, sojourn, l_rest):
     """``dualpi2_dequeue``'s treatment of packet ``p`` just taken out of its queue
-    (``in_l``: the L queue, which held ``l_len`` packets with it; ``sojourn``: its
+    (``in_l``: the L queue, in which ``l_rest`` packets remain after it; ``sojourn``: its
     queueing time, s): marks it, or returns :data:`DROP`."""
     lf = S.lf
     qp = LF_QP
     pbase = lf[l, Q_PBASE]
-    p_cl = lf[l, qp + DP_K] * pbase
+    k = lf[l, qp + DP_K]
+    p_cl = k * pbase
     p_c = pbase * pbase
     ch = S.li[l, LI_TRACE0]
     if in_l:
         if p_cl < 1.0:  # p_Lmax = 1: not saturated
             p_nat = 0.0
-            if l_len > lf[l, qp + DP_TH_LEN]:  # laqm(): the native ramp
+            if l_rest > lf[l, qp + DP_TH_LEN]:  # laqm(): the native ramp
                 min_th = lf[l, qp + DP_MIN_TH]
                 max_th = min_th + lf[l, qp + DP_RANGE]
                 if sojourn >= max_th:
@@ -140,27 +143,28 @@ def decide(S, l, p, in_l, sojourn, l_len):
                 elif sojourn > min_th:
                     p_nat = (sojourn - min_th) / lf[l, qp + DP_RANGE]
             p_l = p_nat if p_nat > p_cl else p_cl
-            if recur(S, l, p_l):
+            if recur(S, l, Q_LCOUNT, p_l):
                 mark(S, l, p)
                 if ch >= 0:
                     record(S, ch + 1, p_l)
                 return MARK
             return PASS
         # overload saturation: Classic drop at p_C, then the rest marked at p_CL
-        if rand(S) < p_c:
+        if recur(S, l, Q_LCOUNT, p_c):
             if ch >= 0:
                 record(S, ch + 2, p_c)
             return DROP
-        if recur(S, l, p_cl):
+        if recur(S, l, Q_LCOUNT, p_cl):
             mark(S, l, p)
             if ch >= 0:
                 record(S, ch + 1, p_cl)
             return MARK
         return PASS
-    if rand(S) < p_c:  # the squared probability
+    if recur(S, l, Q_CCOUNT, p_c):  # the squared probability
         if ch >= 0:
             record(S, ch + 2, p_c)
-        if not ecn_capable(S, p):
+        p_cmax = 1.0 / (k * k)  # p_Cmax = min(1 / k^2, 1): overload disables ECN
+        if not ecn_capable(S, p) or p_c >= (p_cmax if p_cmax < 1.0 else 1.0):
             return DROP
         mark(S, l, p)
         return MARK
@@ -168,14 +172,15 @@ def decide(S, l, p, in_l, sojourn, l_len):
 
 
 @handler
-def recur(S, l, likelihood):
-    """RFC 9332's ``recur(lq, likelihood)``: True once the accumulated likelihood
+def recur(S, l, col, likelihood):
+    """RFC 9332's ``recur(queue, likelihood)`` on the accumulator in float state column
+    ``col`` (:data:`Q_LCOUNT` or :data:`Q_CCOUNT`): True once the accumulated likelihood
     exceeds 1 (then 1 is taken off)."""
-    c = S.lf[l, Q_LCOUNT] + likelihood
+    c = S.lf[l, col] + likelihood
     if c > 1.0:
-        S.lf[l, Q_LCOUNT] = c - 1.0
+        S.lf[l, col] = c - 1.0
         return True
-    S.lf[l, Q_LCOUNT] = c
+    S.lf[l, col] = c
     return False
 
 
@@ -189,7 +194,7 @@ def admit(S, l, p):
     if is_off(S, tm):  # the first arrival starts the updates
         set_deadline(S, tm, now + lf[l, LF_QP + DP_T_UPDATE], False)
     if li[l, LI_TX] < 0:  # idle: both queues are empty
-        if decide(S, l, p, is_l4s(S, p), 0.0, 1) == DROP:
+        if decide(S, l, p, is_l4s(S, p), 0.0, 0) == DROP:
             return LI_DROP_EARLY
         return -1
     if li[l, LI_WAITING] >= S.slot[li[l, LI_SLOT0] & POS, SL_CAP]:
@@ -217,7 +222,7 @@ def select(S, l):
                 in_l = t_l + S.lf[l, LF_QP + DP_TSHIFT] > t_c
         p = pop_head(S, sl if in_l else sc)
         li[l, LI_WAITING] -= 1
-        if decide(S, l, p, in_l, now - S.pf[p, PF_ENQ], n_l) == DROP:
+        if decide(S, l, p, in_l, now - S.pf[p, PF_ENQ], slot[sl, SL_COUNT]) == DROP:
             drop(S, l, p, LI_DROP_EARLY)
             continue
         return p
@@ -226,15 +231,20 @@ def select(S, l):
 
 @rare_handler
 def on_update(S, l):
-    """``dualpi2_update``: ``p'`` from the Classic queue's head sojourn time, bounded to
-    [0, 1]; then the next update's timer."""
+    """``dualpi2_update``: ``p'`` from the larger of the two queues' head sojourn times
+    (Appendix A.2's ``curq``), bounded to [0, 1]; then the next update's timer."""
     lf, li = S.lf, S.li
     now = S.gf[GF_NOW]
     qp = LF_QP
-    sc = (li[l, LI_SLOT0] + 1) & POS
+    sl = li[l, LI_SLOT0] & POS
+    sc = (sl + 1) & POS
     curq = 0.0
     if S.slot[sc, SL_COUNT] > 0:
         curq = now - S.pf[peek_head(S, sc), PF_ENQ]
+    if S.slot[sl, SL_COUNT] > 0:
+        ql = now - S.pf[peek_head(S, sl), PF_ENQ]
+        if ql > curq:
+            curq = ql
     pb = (lf[l, Q_PBASE] + lf[l, qp + DP_ALPHA] * (curq - lf[l, qp + DP_TARGET])
           + lf[l, qp + DP_BETA] * (curq - lf[l, Q_PREVQ]))
     if pb < 0.0:
