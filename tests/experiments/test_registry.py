@@ -63,10 +63,10 @@ FAILING = {
     ("acc-fig4", "Monaco forward utilisation, c_r=35 Mb/s"),
     # ACC in packets (kappa 0.5; Monaco where the paper ran it): one deterministic run
     # settles at one phase of Monaco's once-per-control-period sample against the packet
-    # time, so the parking lot's rates and queues move with sub-packet-time changes of the
-    # delay; Monaco below 100% under moderate reverse congestion with the 1000-packet
+    # time, so the rows that turn on it are means over offsets of the unstated delay; the
+    # parking lot's rates are then within 3%, the MW law's queue (8.41 +- 0.28) not within
+    # 5%; Monaco below 100% under moderate reverse congestion with the 1000-packet
     # reverse buffer (reachable with 50 packets)
-    *(("acc-fig2", f"{law} long0 rate") for law in ("P", "AIAD", "MW")),
     ("acc-fig2", "MW total queue"),
     ("acc-fig4", "Monaco forward utilisation, c_r=15 Mb/s"),
     ("acc-fig4", "Monaco forward utilisation, c_r=25 Mb/s"),
@@ -76,8 +76,9 @@ FAILING = {
     *(("acc-fig9", f"long-flow rate, N={n}") for n in (4, 6, 7, 8, 9)),
     # (Figure 6's queue rows count the data packets waiting by Little's law since issue 31,
     # and Figure 7's utilisation is the link's busy time.)  With the paper's control-pair
-    # timing (issue 32) the five flows of 45-50 s hold 2.65 packets each (the sample's
-    # phase), and eq (10) at kappa 0.5 swings over Figure 7's 55 packets and Figure 8's AVD
+    # timing (issue 32) the five flows of 45-50 s hold 2.62 packets each over offsets of the
+    # access delay (their 40-byte in-band packet trails their data over the 10 Mb/s access
+    # link), and eq (10) at kappa 0.5 swings over Figure 7's 55 packets and Figure 8's AVD
     # bottleneck: losses, timeouts and a link below the paper's 100% and 98%
     ("acc-fig6", "90 pkts: queue, 45-50 s"),
     ("acc-fig6", "55 pkts: utilisation 20-30 s"),
@@ -87,9 +88,7 @@ FAILING = {
     # Figure 9(f)'s ~10 s transient: 3 s with one RTT for the long flows (long_rtt_spread)
     ("acc-fig6", "AVD: largest throughput C.O.V. (0.5-s means)"),
     ("acc-fig9", "N=5 mixed: long flows' transient"),
-    *(("acc-fig11", f"long{k} rate, {phase}") for k, phase in ((1, "20-40 s"),
-                                                              (1, "40-60 s"), (2, "60-80 s"))),
-    # Figure 5 in packets: one flow holds a* - 0.65 to a* + 0.19 packets by the phase, and
+    # Figure 5 in packets: one flow holds 2.74 +- 0.27 packets over the phase, and
     # with the delay jump in both directions its window needs about 7 s, not the paper's 3 s
     ("acc-fig5", "Monaco queue after recovery"),
     ("acc-fig5", "Monaco transient after the jump"),
@@ -374,7 +373,7 @@ def test_table_fits_in_120_columns_and_json_round_trips(quick_report):
     # (acc-fig4's Vegas rows, theory and fluid outside: a known difference since issue 31)
     assert m and int(m.group(1)) == len(report.failures) and "known t,f" in text
     assert set(m.group(2).split(", ")) == ({"acc-fig2", "acc-fig4", "acc-fig5", "acc-fig6",
-                                            "acc-fig9", "acc-fig10", "acc-fig11",
+                                            "acc-fig9", "acc-fig10",
                                             "tokenbucket-fairness", "aqm-pi-design",
                                             "aqm-codel", "aqm-mgt"}
                                            | {f"dks-table{i}" for i in range(2, 8)}
