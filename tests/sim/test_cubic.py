@@ -39,6 +39,7 @@ class RfcCubic:
         self.regions = {"reno-friendly": 0, "concave": 0, "convex": 0}
         self.partial_acks = 0
         self.fast_rtx, self.exits, self.timeouts = [], [], []  # event numbers
+        self.flights = []          # (event, flight_size, cwnd) at each congestion event
         self.event = -1
         self.send()
 
@@ -58,14 +59,17 @@ class RfcCubic:
         return self.s.c * (t - self.k) ** 3 + self.w_max
 
     def congestion(self, flight):
-        """Sections 4.7 (fast convergence) and 4.6 (multiplicative decrease)."""
+        """Sections 4.7 (fast convergence) and 4.6 (multiplicative decrease): ssthresh =
+        flight_size * beta, with flight_size no more than cwnd (RFC 5681's "no more than"
+        equation (4); RFC 9438 4.6: the sender MUST reduce cwnd and ssthresh)."""
         beta = self.s.beta
         if self.s.fast_convergence and self.w_max is not None and self.cwnd < self.w_max:
             self.w_max = self.cwnd * (1 + beta) / 2
         else:
             self.w_max = self.cwnd
         self.cwnd_prior = self.cwnd
-        self.ssthresh = max(flight * beta, 2.0)
+        self.flights.append((self.event, flight, self.cwnd))
+        self.ssthresh = max(min(flight, self.cwnd) * beta, 2.0)
         self.t_epoch = None
 
     def avoid(self, now, acked):
@@ -146,10 +150,10 @@ def _run(src, capacity=10e6, delay=0.02, buffer=30, queue=DropTail(), duration=3
     return simulate(net, duration, seed=seed, record=Record(trace_points=3_000_000))
 
 
-def _replay(src, res):
-    acks = res.traces["cubic_ack"]
-    rtts = res.traces["cubic_rtt"].to_numpy()
-    cwnd = res.traces["cubic_cwnd"].to_numpy()
+def _replay(src, res, flow=""):
+    acks = res.traces[f"cubic_ack{flow}"]
+    rtts = res.traces[f"cubic_rtt{flow}"].to_numpy()
+    cwnd = res.traces[f"cubic_cwnd{flow}"].to_numpy()
     times = acks.index.to_numpy()
     assert len(rtts) == len(cwnd) == len(times)
     rfc = RfcCubic(src)
@@ -285,3 +289,37 @@ def test_small_bdp_follows_w_est():
     assert checked >= 1000
     assert len(rfc.fast_rtx) >= 10
     assert rfc.regions["reno-friendly"] > 0.9 * sum(rfc.regions.values())
+
+
+def _benchmark_dumbbell(src, n=8):
+    """The benchmark dumbbell (benchmarks/crosscheck_ns3.py): 10 Mb/s, 20 ms bottleneck
+    with 100 packets of drop-tail buffer, 100 Mb/s 1 ms access links, 1000-byte packets,
+    every flow starting at 0."""
+    links = [Link("r0", "r1", 10e6, 0.02, buffer=100, queue=DropTail())]
+    links += [Link(f"s{i}", "r0", 100e6, 0.001, buffer=100) for i in range(n)]
+    flows = [Flow([f"s{i}", "r0", "r1"], packet_size=1000, source=src) for i in range(n)]
+    return Network(links, flows)
+
+
+def test_loss_after_a_long_recovery_reduces_the_window():
+    """RFC 9438, Section 4.6: at a loss the sender MUST reduce cwnd and ssthresh.  On the
+    benchmark dumbbell, 8 flows' first slow starts lose hundreds of packets in a row;
+    NewReno's recovery (no SACK) repairs one per round trip while the inflated window
+    sends new data, so at the full ACK cwnd = ssthresh is far below what is still
+    outstanding, and the next third duplicate ACK comes with flight_size > cwnd.  There
+    ``flight_size * beta`` would raise the window (measured before the fix: 80.5 -> 673.6
+    packets); the window after every fast retransmit must be ``beta * cwnd + 3`` at
+    most (hand rule), and the replay with flight_size no more than cwnd must match."""
+    src = Cubic(record=True, max_window=1000)
+    res = simulate(_benchmark_dumbbell(src), 15.0, seed=1,
+                   record=Record(trace_points=3_000_000))
+    above = 0
+    for i in range(8):
+        rfc, replayed, kernel, _ = _replay(src, res, f"[f{i}]")
+        np.testing.assert_allclose(kernel, replayed, rtol=1e-9, atol=1e-9)
+        for e in rfc.fast_rtx:
+            before, after = kernel[e - 1], kernel[e]
+            assert after <= 0.7 * before + 3.0 + 1e-9, (i, e, before, after)
+        fr = set(rfc.fast_rtx)
+        above += sum(1 for e, flight, c in rfc.flights if e in fr and flight > c + 1)
+    assert above >= 1  # the case was exercised

@@ -179,7 +179,9 @@ def _avoid(S, f, c, acked):
 @handler
 def _decrease(S, f, flight):
     """A congestion event: W_max (fast convergence, Section 4.7), cwnd_prior and
-    ssthresh (Section 4.6); the next congestion-avoidance ACK starts a new stage."""
+    ssthresh (Section 4.6) from ``min(flight, cwnd)``, so that the window is reduced
+    even when more is outstanding than ``cwnd`` allows (after a NewReno recovery); the
+    next congestion-avoidance ACK starts a new stage."""
     ff = S.ff
     c = ff[f, FF_CWND]
     beta = ff[f, FF_SP + CUB_BETA]
@@ -188,7 +190,10 @@ def _decrease(S, f, flight):
     else:
         ff[f, FF_SS + CS_WMAX] = c
     ff[f, FF_SS + CS_CWND_PRIOR] = c
-    ss = flight * beta
+    w = np.float64(flight)
+    if w > c:
+        w = c
+    ss = w * beta
     ff[f, FF_SSTHRESH] = ss if ss > 2.0 else 2.0
     ff[f, FF_SS + CS_T_EPOCH] = -1.0
 
