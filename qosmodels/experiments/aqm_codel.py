@@ -47,8 +47,8 @@ dropping state 128 and 74 times in 80 s; each cycle restarted at the carried-ove
 (never at 1; mean 30 and 133), so ``count`` hovered (mean 45 and 195) instead of climbing
 to the rate the target needs.  The target is a goal the RFC sets, not a bound.  ns-3's
 ``CoDelQueueDisc``, another implementation (Linux's), stands as far above it with many
-flows: 17.3 ms against qosmodels' 18.1 ms on the benchmark dumbbell at 32 flows
-(``benchmarks/RESULTS.md``, "Modern mechanisms against ns-3").  The largest deviation of a
+flows: a standing delay of 18.06 ms against qosmodels' 18.05 ms on the benchmark dumbbell
+at 32 flows, 60 s from 20 s (``benchmarks/RESULTS.md``, "Modern mechanisms against ns-3").  The largest deviation of a
 drop gap from the control law was 0.8 ms, the bound, at every N (490 to 11800 gaps).
 
 References
@@ -79,8 +79,8 @@ MANY_FLOWS = {
               "state ended 128 times (the sampled queue fell below 5 ms in 24 % of the "
               "100 ms intervals) and each cycle restarted at the carried-over count (mean "
               "30, never 1), so count averaged 45 (peak 85) instead of climbing to the rate "
-              "the target needs.  ns-3's CoDelQueueDisc stands as far above target: 17.3 "
-              "against 18.1 ms at 32 flows on the benchmark dumbbell (RESULTS.md)"),
+              "the target needs.  ns-3's CoDelQueueDisc stands as far above target: 18.06 "
+              "against 18.05 ms at 32 flows on the benchmark dumbbell (RESULTS.md)"),
     50: (3.8, "standing delay 21.7 ms (quick 21.3 ms) against 5 ms.  Holding 5 ms needs "
               "windows of 1.6 packets, for which the square-root law needs a loss rate of "
               "0.58 (beyond what window-based TCP can answer: 4489 timeouts in 100 s).  "
