@@ -80,12 +80,15 @@ ns-3 is changed where its defaults differ):
   loss; the smoothed RTT as Vegas' RTT, as ns-3's ``TcpSocketBase`` passes it to
   ``PktsAcked``); the rest of the configuration is unchanged (combine with
   ``--ns3-rules``).
-* ``--queue {droptail,red,step,pie,codel,fqcodel}`` puts qosmodels' ``DropTail()``,
-  ``Red(...)``, ``DropTail(mark_threshold=K)`` (K = 20 packets), ``Pie()``, ``Codel()`` or
-  ``FqCodel()`` on the bottleneck and ns-3's ``RedQueueDisc``, ``RedQueueDisc`` as a step
-  marker, ``PieQueueDisc``, ``CoDelQueueDisc`` or ``FqCoDelQueueDisc`` set to the same
-  parameters (every attribute set, and why, in :func:`ns3_queue_disc`) over a one-packet
-  device queue.  ``--tcp dctcp`` gives every flow qosmodels' ``Dctcp()`` and ns-3's
+* ``--queue {droptail,red,step,pie,codel,fqcodel,fqcodel-exact}`` puts qosmodels'
+  ``DropTail()``, ``Red(...)``, ``DropTail(mark_threshold=K)`` (K = 20 packets), ``Pie()``,
+  ``Codel()``, ``FqCodel()`` or ``FqCodel(exact=True)`` on the bottleneck and ns-3's
+  ``RedQueueDisc``, ``RedQueueDisc`` as a step marker, ``PieQueueDisc``, ``CoDelQueueDisc``
+  or ``FqCoDelQueueDisc`` (for both FQ-CoDel cases) set to the same parameters (every
+  attribute set, and why, in :func:`ns3_queue_disc`) over a one-packet device queue.  With
+  FQ-CoDel both sides report how many flow queues the data flows occupy
+  (``flow_queues``: ns-3's queue disc classes, one per hash bucket used; qosmodels'
+  distinct :meth:`~qosmodels.mechanisms.FqCodel.bucket` values).  ``--tcp dctcp`` gives every flow qosmodels' ``Dctcp()`` and ns-3's
   ``TcpDctcp`` (``g`` 1/16, initial alpha 1, ECT(0): its defaults, as qosmodels') behind the
   step marker; ``--tcp cubic`` qosmodels' ``Cubic()`` and ns-3's ``TcpCubic`` (C 0.4, beta
   0.7, fast convergence, TCP friendliness: its defaults, as qosmodels'; ``HyStart`` off,
@@ -212,7 +215,7 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
 
 
 #: The queue disciplines of the bottleneck (``--queue``).
-QUEUES = ("droptail", "red", "step", "pie", "codel", "fqcodel")
+QUEUES = ("droptail", "red", "step", "pie", "codel", "fqcodel", "fqcodel-exact")
 
 
 def default_queue(red: bool, variant: str) -> str:
@@ -224,7 +227,8 @@ def default_queue(red: bool, variant: str) -> str:
 def qosmodels_queue(queue: str, mark_threshold: float = DCTCP_K):
     """qosmodels' bottleneck discipline named ``queue`` (one of :data:`QUEUES`), with its
     defaults: ``DropTail()``, ``Red(**RED)``, ``DropTail(mark_threshold=K)``, ``Pie()``,
-    ``Codel()``, ``FqCodel()``."""
+    ``Codel()``, ``FqCodel()``, ``FqCodel(exact=True)`` (``"fqcodel-exact"``: a queue per
+    flow, no hash collision)."""
     from qosmodels.mechanisms import Codel, DropTail, FqCodel, Pie, Red
 
     if queue not in QUEUES:
@@ -232,7 +236,8 @@ def qosmodels_queue(queue: str, mark_threshold: float = DCTCP_K):
     return {"droptail": lambda: DropTail(),
             "red": lambda: Red(**RED, typical_packet_size=PACKET),
             "step": lambda: DropTail(mark_threshold=mark_threshold),
-            "pie": Pie, "codel": Codel, "fqcodel": FqCodel}[queue]()
+            "pie": Pie, "codel": Codel, "fqcodel": FqCodel,
+            "fqcodel-exact": lambda: FqCodel(exact=True)}[queue]()
 
 
 #: ns-3's SYN and SYN-ACK on the wire: IPv4 20 + TCP 20 + window-scale option 4 + PPP 2 bytes.
@@ -307,6 +312,10 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
         mark_rate=float(res.link_drops["marks"][bott]) / max(int(c["link_arrivals"][bott]), 1),
         early_drops=int(res.link_drops["early"][bott]) if "early" in res.link_drops else 0,
     )
+    if queue.startswith("fqcodel"):  # the flow queues the data flows hash into
+        fq = res.network.links[bott].queue
+        extra["flow_queues"] = n_flows if fq.exact else len({fq.bucket(i)
+                                                            for i in range(n_flows)})
     if cwnd:
         sel = res.t >= warmup
         extra["cwnd"] = [float(x) for x in res.cwnd_series[sel].mean(axis=0)]
@@ -654,6 +663,11 @@ def ns3_queue_disc(ns, queue: str, device, sc: dict, mark_threshold: float, ns3_
       ns-3 takes the device's MTU, 1500) and its CoDel queues' ``MinBytes`` 1514
       (qosmodels' ``mtu``; ns-3's CoDel default 1500).  ns-3 hashes the 5-tuple
       (perturbation 0), qosmodels the flow's index: the two collide different flows.
+      RFC 8290 (Section 4.1.1) and Linux draw the perturbation at random when the qdisc is
+      set up, so which flows share a queue is chance either way (with 32 flows in 1024
+      queues, a collision somewhere has probability 1 - prod(1 - k/1024, k < 32) = 0.39).
+      ``"fqcodel-exact"`` gives qosmodels a queue per flow, for the comparison with an
+      ns-3 run whose hash separated every flow (its ``flow_queues`` equal to N).
 
     Every queue's sojourn time in ns-3 ends when the packet leaves the queue disc for the
     device queue, one transmission time (0.8 ms at 10 Mb/s) before its transmission
@@ -707,7 +721,7 @@ def ns3_queue_disc(ns, queue: str, device, sc: dict, mark_threshold: float, ns3_
         cfg("ns3::CoDelQueueDisc::MinBytes", ns.UintegerValue(1500))
         cfg("ns3::CoDelQueueDisc::UseEcn", ns.BooleanValue(False))
         tch.SetRootQueueDisc("ns3::CoDelQueueDisc")
-    elif queue == "fqcodel":
+    elif queue in ("fqcodel", "fqcodel-exact"):
         cfg("ns3::FqCoDelQueueDisc::MaxSize", limit)
         cfg("ns3::FqCoDelQueueDisc::Flows", ns.UintegerValue(1024))
         cfg("ns3::FqCoDelQueueDisc::Target", ns.StringValue("5ms"))
@@ -721,7 +735,7 @@ def ns3_queue_disc(ns, queue: str, device, sc: dict, mark_threshold: float, ns3_
     for name, value in ns3_set:  # (after the settings above, so that they win)
         cfg(name, ns.StringValue(str(value)))
     qdisc = tch.Install(device).Get(0)
-    if queue == "fqcodel":
+    if queue in ("fqcodel", "fqcodel-exact"):
         ns.DynamicCast[ns.FqCoDelQueueDisc](qdisc).SetQuantum(1514)
     return qdisc
 
@@ -890,6 +904,8 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     if variant == "dctcp":
         measured["alpha"] = [qm.AlphaMean(i) for i in range(n_flows)]
         measured["alpha_updates"] = [int(qm.alpha_n[i]) for i in range(n_flows)]
+    if queue in ("fqcodel", "fqcodel-exact"):  # a class per hash bucket that held a packet
+        measured["flow_queues"] = int(qdisc.GetNQueueDiscClasses())
     events = int(ns.Simulator.GetEventCount())
     sent = int(dev_queue.GetTotalReceivedPackets())  # every packet sent enters the device queue
     ns.Simulator.Destroy()
@@ -1065,6 +1081,9 @@ def _table(ours: dict, ns3: dict) -> str:
     if "alpha" in ours:
         a, b = (sum(x["alpha"]) / len(x["alpha"]) for x in (ours, ns3))
         lines.append(f"| DCTCP alpha, mean over flows | {a:.4f} | {b:.4f} | {a / b - 1:+.1%} |")
+    if "flow_queues" in ours:
+        lines.append(f"| flow queues holding the data flows | {ours['flow_queues']} | "
+                     f"{ns3.get('flow_queues', 'n/a')} | |")
     if "above_k" in ours:
         lines.append(f"| share of time queue > K | {ours['above_k']:.4f} | "
                      f"{ns3['above_k']:.4f} | |")
