@@ -88,11 +88,12 @@ ns-3 is changed where its defaults differ):
   attribute set, and why, in :func:`ns3_queue_disc`) over a one-packet device queue.  With
   FQ-CoDel both sides report how many flow queues the data flows occupy
   (``flow_queues``: ns-3's queue disc classes, one per hash bucket used; qosmodels'
-  distinct :meth:`~qosmodels.mechanisms.FqCodel.bucket` values).  ``--tcp dctcp`` gives every flow qosmodels' ``Dctcp()`` and ns-3's
-  ``TcpDctcp`` (``g`` 1/16, initial alpha 1, ECT(0): its defaults, as qosmodels') behind the
-  step marker; ``--tcp cubic`` qosmodels' ``Cubic()`` and ns-3's ``TcpCubic`` (C 0.4, beta
-  0.7, fast convergence, TCP friendliness: its defaults, as qosmodels'; ``HyStart`` off,
-  since qosmodels' Cubic has Reno's slow start; ns-3 keeps its Linux-style ``cnt`` growth,
+  distinct :meth:`~qosmodels.mechanisms.FqCodel.bucket` values).  ``--tcp dctcp`` gives
+  every flow qosmodels' ``Dctcp()`` and ns-3's ``TcpDctcp`` (``g`` 1/16, initial alpha 1,
+  ECT(0): its defaults, as qosmodels') behind the step marker; ``--tcp cubic`` qosmodels'
+  ``Cubic()`` and ns-3's ``TcpCubic`` (C 0.4, beta 0.7, fast convergence, TCP
+  friendliness: its defaults, as qosmodels'; ``HyStart`` off, since qosmodels' Cubic has
+  Reno's slow start; ns-3 keeps its Linux-style ``cnt`` growth,
   its ``CntClamp`` before the first loss and its ``t + delay_min`` target, which qosmodels'
   RFC 9438 model does not have).  ``--ns3-set NAME=VALUE`` changes one ns-3 default to
   measure its effect (e.g. ``ns3::TcpCubic::HyStart=true``); ``--ns3-cwr-growth`` lets ns-3's

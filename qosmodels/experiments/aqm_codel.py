@@ -48,8 +48,9 @@ dropping state 128 and 74 times in 80 s; each cycle restarted at the carried-ove
 to the rate the target needs.  The target is a goal the RFC sets, not a bound.  ns-3's
 ``CoDelQueueDisc``, another implementation (Linux's), stands as far above it with many
 flows: a standing delay of 18.06 ms against qosmodels' 18.05 ms on the benchmark dumbbell
-at 32 flows, 60 s from 20 s (``benchmarks/RESULTS.md``, "Modern mechanisms against ns-3").  The largest deviation of a
-drop gap from the control law was 0.8 ms, the bound, at every N (490 to 11800 gaps).
+at 32 flows, 60 s from 20 s (``benchmarks/RESULTS.md``, "Modern mechanisms against
+ns-3").  The largest deviation of a drop gap from the control law was 0.8 ms, the bound,
+at every N (490 to 11800 gaps).
 
 References
 ----------
@@ -78,16 +79,17 @@ MANY_FLOWS = {
               "packets, the windows averaged 6.6, 537 timeouts in 100 s): its dropping "
               "state ended 128 times (the sampled queue fell below 5 ms in 24 % of the "
               "100 ms intervals) and each cycle restarted at the carried-over count (mean "
-              "30, never 1), so count averaged 45 (peak 85) instead of climbing to the rate "
-              "the target needs.  ns-3's CoDelQueueDisc stands as far above target: 18.06 "
-              "against 18.05 ms at 32 flows on the benchmark dumbbell (RESULTS.md)"),
+              "30, never 1), so count averaged 45 (peak 85 in the window) instead of "
+              "climbing to the rate the target needs.  ns-3's CoDelQueueDisc stands as far "
+              "above target: 18.06 against 18.05 ms at 32 flows on the benchmark dumbbell "
+              "(RESULTS.md)"),
     50: (3.8, "standing delay 21.7 ms (quick 21.3 ms) against 5 ms.  Holding 5 ms needs "
               "windows of 1.6 packets, for which the square-root law needs a loss rate of "
               "0.58 (beyond what window-based TCP can answer: 4489 timeouts in 100 s).  "
               "CoDel dropped 0.089 of the arrivals (9714 of 109710 in 80 s; the law's "
               "window at that rate is 4.1 packets, the windows averaged 3.9): 74 dropping "
-              "cycles, restarting at mean count 133, count averaging 195 (peak 348); the "
-              "sampled queue fell below 5 ms in 8 % of the intervals"),
+              "cycles, restarting at mean count 133, count averaging 195 (peak 348 in the "
+              "window); the sampled queue fell below 5 ms in 8 % of the intervals"),
 }
 
 #: The numbers of flows (full and ``--quick``).
