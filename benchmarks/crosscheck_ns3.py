@@ -80,16 +80,20 @@ ns-3 is changed where its defaults differ):
   loss; the smoothed RTT as Vegas' RTT, as ns-3's ``TcpSocketBase`` passes it to
   ``PktsAcked``); the rest of the configuration is unchanged (combine with
   ``--ns3-rules``).
-* ``--queue {droptail,red,step,pie,codel,fqcodel}`` puts qosmodels' ``DropTail()``,
-  ``Red(...)``, ``DropTail(mark_threshold=K)`` (K = 20 packets), ``Pie()``, ``Codel()`` or
-  ``FqCodel()`` on the bottleneck and ns-3's ``RedQueueDisc``, ``RedQueueDisc`` as a step
-  marker, ``PieQueueDisc``, ``CoDelQueueDisc`` or ``FqCoDelQueueDisc`` set to the same
-  parameters (every attribute set, and why, in :func:`ns3_queue_disc`) over a one-packet
-  device queue.  ``--tcp dctcp`` gives every flow qosmodels' ``Dctcp()`` and ns-3's
-  ``TcpDctcp`` (``g`` 1/16, initial alpha 1, ECT(0): its defaults, as qosmodels') behind the
-  step marker; ``--tcp cubic`` qosmodels' ``Cubic()`` and ns-3's ``TcpCubic`` (C 0.4, beta
-  0.7, fast convergence, TCP friendliness: its defaults, as qosmodels'; ``HyStart`` off,
-  since qosmodels' Cubic has Reno's slow start; ns-3 keeps its Linux-style ``cnt`` growth,
+* ``--queue {droptail,red,step,pie,codel,fqcodel,fqcodel-exact}`` puts qosmodels'
+  ``DropTail()``, ``Red(...)``, ``DropTail(mark_threshold=K)`` (K = 20 packets), ``Pie()``,
+  ``Codel()``, ``FqCodel()`` or ``FqCodel(exact=True)`` on the bottleneck and ns-3's
+  ``RedQueueDisc``, ``RedQueueDisc`` as a step marker, ``PieQueueDisc``, ``CoDelQueueDisc``
+  or ``FqCoDelQueueDisc`` (for both FQ-CoDel cases) set to the same parameters (every
+  attribute set, and why, in :func:`ns3_queue_disc`) over a one-packet device queue.  With
+  FQ-CoDel both sides report how many flow queues the data flows occupy
+  (``flow_queues``: ns-3's queue disc classes, one per hash bucket used; qosmodels'
+  distinct :meth:`~qosmodels.mechanisms.FqCodel.bucket` values).  ``--tcp dctcp`` gives
+  every flow qosmodels' ``Dctcp()`` and ns-3's ``TcpDctcp`` (``g`` 1/16, initial alpha 1,
+  ECT(0): its defaults, as qosmodels') behind the step marker; ``--tcp cubic`` qosmodels'
+  ``Cubic()`` and ns-3's ``TcpCubic`` (C 0.4, beta 0.7, fast convergence, TCP
+  friendliness: its defaults, as qosmodels'; ``HyStart`` off, since qosmodels' Cubic has
+  Reno's slow start; ns-3 keeps its Linux-style ``cnt`` growth,
   its ``CntClamp`` before the first loss and its ``t + delay_min`` target, which qosmodels'
   RFC 9438 model does not have).  ``--ns3-set NAME=VALUE`` changes one ns-3 default to
   measure its effect (e.g. ``ns3::TcpCubic::HyStart=true``); ``--ns3-cwr-growth`` lets ns-3's
@@ -102,7 +106,12 @@ ns-3 is changed where its defaults differ):
   time-averaged congestion window (DCTCP, CUBIC; qosmodels samples it every 10 ms, ns-3
   integrates its ``CongestionWindow`` trace), DCTCP's alpha (mean over each flow's updates
   in the window, then over flows), and for ``dctcp-sawtooth`` the share of the time more
-  than K packets wait.
+  than K packets wait.  ns-3's delay is timed per packet uid, and a retransmission is a copy
+  of the packet it resends, with its uid: each arrival at the queue disc restarts the uid's
+  clock.  (Until 2026-11-27 the first arrival was kept, so a copy dropped after its arrival
+  -- CoDel and FQ-CoDel drop at dequeue -- left its arrival behind and the retransmission
+  was timed from it: ns-3's CoDel at 32 flows, 60 s from 20 s, read 33.93 ms for 22.85 ms.
+  Disciplines that drop on arrival were not affected.)
 * At 8 flows the dumbbell is bistable in both simulators (see
   ``start_schedule``): single runs settle into a loss-free-looking regime
   (10.0 Mb/s) or a regime of timeouts (8.4-9.9 Mb/s) depending on
@@ -207,7 +216,7 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
 
 
 #: The queue disciplines of the bottleneck (``--queue``).
-QUEUES = ("droptail", "red", "step", "pie", "codel", "fqcodel")
+QUEUES = ("droptail", "red", "step", "pie", "codel", "fqcodel", "fqcodel-exact")
 
 
 def default_queue(red: bool, variant: str) -> str:
@@ -219,7 +228,8 @@ def default_queue(red: bool, variant: str) -> str:
 def qosmodels_queue(queue: str, mark_threshold: float = DCTCP_K):
     """qosmodels' bottleneck discipline named ``queue`` (one of :data:`QUEUES`), with its
     defaults: ``DropTail()``, ``Red(**RED)``, ``DropTail(mark_threshold=K)``, ``Pie()``,
-    ``Codel()``, ``FqCodel()``."""
+    ``Codel()``, ``FqCodel()``, ``FqCodel(exact=True)`` (``"fqcodel-exact"``: a queue per
+    flow, no hash collision)."""
     from qosmodels.mechanisms import Codel, DropTail, FqCodel, Pie, Red
 
     if queue not in QUEUES:
@@ -227,7 +237,8 @@ def qosmodels_queue(queue: str, mark_threshold: float = DCTCP_K):
     return {"droptail": lambda: DropTail(),
             "red": lambda: Red(**RED, typical_packet_size=PACKET),
             "step": lambda: DropTail(mark_threshold=mark_threshold),
-            "pie": Pie, "codel": Codel, "fqcodel": FqCodel}[queue]()
+            "pie": Pie, "codel": Codel, "fqcodel": FqCodel,
+            "fqcodel-exact": lambda: FqCodel(exact=True)}[queue]()
 
 
 #: ns-3's SYN and SYN-ACK on the wire: IPv4 20 + TCP 20 + window-scale option 4 + PPP 2 bytes.
@@ -302,6 +313,10 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
         mark_rate=float(res.link_drops["marks"][bott]) / max(int(c["link_arrivals"][bott]), 1),
         early_drops=int(res.link_drops["early"][bott]) if "early" in res.link_drops else 0,
     )
+    if queue.startswith("fqcodel"):  # the flow queues the data flows hash into
+        fq = res.network.links[bott].queue
+        extra["flow_queues"] = n_flows if fq.exact else len({fq.bucket(i)
+                                                            for i in range(n_flows)})
     if cwnd:
         sel = res.t >= warmup
         extra["cwnd"] = [float(x) for x in res.cwnd_series[sel].mean(axis=0)]
@@ -470,13 +485,15 @@ void Step(Avg &a, double value)
     a.last = now;
     a.value = value;
 }
+// (a retransmission is a copy of the packet it resends, with the same uid: an arrival
+// replaces what a copy dropped after its arrival left behind)
 void OnQdiscEnqueue(Ptr<const QueueDiscItem> item)
 {
-    arrival.emplace(item->GetPacket()->GetUid(), Simulator::Now().GetSeconds());
+    arrival[item->GetPacket()->GetUid()] = Simulator::Now().GetSeconds();
 }
 void OnDeviceEnqueue(Ptr<const Packet> p)
 {
-    arrival.emplace(p->GetUid(), Simulator::Now().GetSeconds());
+    arrival[p->GetUid()] = Simulator::Now().GetSeconds();
 }
 void OnTxBegin(Ptr<const Packet> p)
 {
@@ -515,9 +532,12 @@ void Setup(int n, double w, double k)
 void ConnectBottleneck(Ptr<NetDevice> dev, Ptr<QueueDisc> qdisc)
 {
     Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev);
-    p2p->GetQueue()->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnDeviceEnqueue));
     p2p->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnTxBegin));
-    if (qdisc)
+    if (!qdisc)  // (with a queue disc, the packet arrives there, not in the device queue)
+    {
+        p2p->GetQueue()->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnDeviceEnqueue));
+    }
+    else
     {
         qdisc->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnQdiscEnqueue));
         qdisc->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnBacklog));
@@ -644,6 +664,11 @@ def ns3_queue_disc(ns, queue: str, device, sc: dict, mark_threshold: float, ns3_
       ns-3 takes the device's MTU, 1500) and its CoDel queues' ``MinBytes`` 1514
       (qosmodels' ``mtu``; ns-3's CoDel default 1500).  ns-3 hashes the 5-tuple
       (perturbation 0), qosmodels the flow's index: the two collide different flows.
+      RFC 8290 (Section 4.1.1) and Linux draw the perturbation at random when the qdisc is
+      set up, so which flows share a queue is chance either way (with 32 flows in 1024
+      queues, a collision somewhere has probability 1 - prod(1 - k/1024, k < 32) = 0.39).
+      ``"fqcodel-exact"`` gives qosmodels a queue per flow, for the comparison with an
+      ns-3 run whose hash separated every flow (its ``flow_queues`` equal to N).
 
     Every queue's sojourn time in ns-3 ends when the packet leaves the queue disc for the
     device queue, one transmission time (0.8 ms at 10 Mb/s) before its transmission
@@ -697,7 +722,7 @@ def ns3_queue_disc(ns, queue: str, device, sc: dict, mark_threshold: float, ns3_
         cfg("ns3::CoDelQueueDisc::MinBytes", ns.UintegerValue(1500))
         cfg("ns3::CoDelQueueDisc::UseEcn", ns.BooleanValue(False))
         tch.SetRootQueueDisc("ns3::CoDelQueueDisc")
-    elif queue == "fqcodel":
+    elif queue in ("fqcodel", "fqcodel-exact"):
         cfg("ns3::FqCoDelQueueDisc::MaxSize", limit)
         cfg("ns3::FqCoDelQueueDisc::Flows", ns.UintegerValue(1024))
         cfg("ns3::FqCoDelQueueDisc::Target", ns.StringValue("5ms"))
@@ -711,7 +736,7 @@ def ns3_queue_disc(ns, queue: str, device, sc: dict, mark_threshold: float, ns3_
     for name, value in ns3_set:  # (after the settings above, so that they win)
         cfg(name, ns.StringValue(str(value)))
     qdisc = tch.Install(device).Get(0)
-    if queue == "fqcodel":
+    if queue in ("fqcodel", "fqcodel-exact"):
         ns.DynamicCast[ns.FqCoDelQueueDisc](qdisc).SetQuantum(1514)
     return qdisc
 
@@ -880,6 +905,8 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     if variant == "dctcp":
         measured["alpha"] = [qm.AlphaMean(i) for i in range(n_flows)]
         measured["alpha_updates"] = [int(qm.alpha_n[i]) for i in range(n_flows)]
+    if queue in ("fqcodel", "fqcodel-exact"):  # a class per hash bucket that held a packet
+        measured["flow_queues"] = int(qdisc.GetNQueueDiscClasses())
     events = int(ns.Simulator.GetEventCount())
     sent = int(dev_queue.GetTotalReceivedPackets())  # every packet sent enters the device queue
     ns.Simulator.Destroy()
@@ -1055,6 +1082,9 @@ def _table(ours: dict, ns3: dict) -> str:
     if "alpha" in ours:
         a, b = (sum(x["alpha"]) / len(x["alpha"]) for x in (ours, ns3))
         lines.append(f"| DCTCP alpha, mean over flows | {a:.4f} | {b:.4f} | {a / b - 1:+.1%} |")
+    if "flow_queues" in ours:
+        lines.append(f"| flow queues holding the data flows | {ours['flow_queues']} | "
+                     f"{ns3.get('flow_queues', 'n/a')} | |")
     if "above_k" in ours:
         lines.append(f"| share of time queue > K | {ours['above_k']:.4f} | "
                      f"{ns3['above_k']:.4f} | |")

@@ -200,3 +200,35 @@ def test_dctcp_alpha_on_the_sawtooth_network_matches_ns3_when_both_grow_in_cwr(n
     assert mine == pytest.approx(theirs, rel=0.02)
     assert ours["mark_rate"] == pytest.approx(ns3["mark_rate"], rel=0.02)
     assert ours["aggregate"] == pytest.approx(ns3["aggregate"], rel=0.01)
+
+
+@pytest.mark.slow
+def test_codel_dumbbell_delay_at_32_flows_matches_ns3_codel(ns3_python):
+    # 32 NewReno flows through qosmodels' Codel() and ns-3's CoDelQueueDisc (crosscheck_ns3.
+    # ns3_queue_disc), ns-3's TCP rules, 60 s from 20 s.  Measured on 2026-11-27: mean queueing
+    # delay 22.73 against 22.85 ms.  Before the fix of the ns-3 delay measurement (a
+    # retransmission, which carries the uid of the copy it resends, was timed from the arrival
+    # of a copy CoDel had dropped at dequeue) ns-3 read 33.93 ms here (-33 %).
+    cc = _crosscheck()
+    ours, ns3 = cc.compare(32, duration=60.0, warmup=20.0, seed=1, python=ns3_python,
+                           queue="codel", **cc.NS3_RULES)
+    assert ours["aggregate"] == pytest.approx(ns3["aggregate"], rel=0.02)
+    assert ours["mean_delay"] == pytest.approx(ns3["mean_delay"], rel=0.10), (
+        f"qosmodels {ours['mean_delay'] * 1e3:.2f} ms, ns-3 {ns3['mean_delay'] * 1e3:.2f} ms")
+
+
+@pytest.mark.slow
+def test_fqcodel_at_32_flows_matches_ns3_when_neither_hash_collides(ns3_python):
+    # ns-3's FqCoDelQueueDisc hashes the 32 flows' 5-tuples into 32 queues; qosmodels' FqCodel()
+    # puts flows 5 and 15 in one (0.146 and 0.157 against 0.312 Mb/s, Jain 0.983, 300 s from
+    # 50 s).  With FqCodel(exact=True) (--queue fqcodel-exact), measured on 2026-11-27 over
+    # 300 s from 50 s: mean queueing delay 52.50 against 52.69 ms, Jain 0.9999 against 1.0000.
+    # Here 60 s from 20 s; issue 34's 10 % on delay, and no flow starved.
+    cc = _crosscheck()
+    ours, ns3 = cc.compare(32, duration=60.0, warmup=20.0, seed=1, python=ns3_python,
+                           queue="fqcodel-exact", **cc.NS3_RULES)
+    assert ours["flow_queues"] == ns3["flow_queues"] == 32
+    assert ours["aggregate"] == pytest.approx(ns3["aggregate"], rel=0.02)
+    assert ours["mean_delay"] == pytest.approx(ns3["mean_delay"], rel=0.10)
+    for g in (ours["goodput"], ns3["goodput"]):
+        assert sum(g) ** 2 / (len(g) * sum(x * x for x in g)) > 0.99
