@@ -179,3 +179,17 @@ def test_cubic_and_bbr_with_sack_repair_each_loss_once_without_a_timeout(src):
     assert int(c["fast_retransmits"][0]) >= 10
     drops, frx = int(c["dropped"][0]), int(c["fast_retransmits"][0])
     assert drops <= int(c["retransmitted"][0]) <= drops + frx
+
+
+def test_after_a_timeout_the_go_back_n_skips_what_the_receiver_sacked():
+    # the retransmission of 10 is dropped, so the recovery stalls at cumulative ACK 10
+    # (the replay: 74 packets sent, 63 of 11-73 SACKed); the timer fires before 1 s and
+    # the sender goes back to 10: the ACKs after the timeout SACK 11-73 again (RFC 6675,
+    # Section 5.1: Update() goes on), so only 10 is resent, not the packets above it
+    s, acks = replay(w0=W0, ssthresh=W0, max_window=64, n_blocks=3, p=P, tx=0.001,
+                     delay=0.010, until=0.5)
+    assert s.una == 10 and s.nxt == 74 and len(s.sacked) == 63
+    before, after = (simulate(_net(), t, seed=1, progress=False).counters for t in (0.5, 1.0))
+    assert int(before["timeouts"][0]) == 0 and int(after["timeouts"][0]) == 1
+    assert int(after["retransmitted"][0]) - int(before["retransmitted"][0]) == 1
+    assert int(after["sent"][0]) - int(before["sent"][0]) == 1

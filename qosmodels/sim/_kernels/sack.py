@@ -33,7 +33,8 @@ SACKed; with full-sized segments this is both of the RFC's conditions), :func:`s
 flow's largest window) and :func:`send_recovery` (step (C)).  The senders keep ``DupAcks``
 (``FI_DUPACKS``), ``RecoveryPoint`` (``FI_RECOVER``) and the recovery flag (``FI_IN_REC``);
 ``HighRxt`` and ``RescueRxt`` are in the header.  RACK (RFC 8985) and FACK are not
-modelled.  :func:`clear` empties the scoreboard on a retransmission timeout (RFC 6675,
+modelled: a lost retransmission waits for the timer.  After a timeout the go-back-N skips
+the packets SACKed by the ACKs that arrive after it (:func:`skip_sacked`).  :func:`clear` empties the scoreboard on a retransmission timeout (RFC 6675,
 Section 5.1, after RFC 2018, Section 8: after a timeout the sender does not trust the
 SACK information it held).
 
@@ -392,6 +393,31 @@ def send_recovery(S, f, cwnd, wmax, recovery_point):
         pipe += 1
         sent += 1
     return sent
+
+
+@rare_handler
+def skip_sacked(S, f, lim):
+    """After a timeout, while the sender goes back N (SND.NXT < SND.MAX): SND.NXT moved past
+    the packets SACKed since (RFC 6675, Section 5.1: ``Update()`` goes on after a
+    timeout, so the resending can use what the receiver reports); returns ``lim``
+    lowered to the next SACKed packet, so the caller sends only packets not SACKed, and
+    the number of packets skipped."""
+    fi = S.fi
+    nxt = fi[f, FI_SND_NXT]
+    top = fi[f, FI_MAXSEQ]
+    if nxt >= top or np.int64(S.stime[_head(S, f) + H_SACKED]) == 0:
+        return lim, 0
+    n = 0
+    while nxt < top and sacked(S, f, nxt):
+        nxt += 1
+        n += 1
+    fi[f, FI_SND_NXT] = nxt
+    q = nxt
+    while q < lim and q < top:
+        if sacked(S, f, q):
+            return q, n
+        q += 1
+    return lim, n
 
 
 @rare_handler

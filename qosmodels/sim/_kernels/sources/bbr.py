@@ -54,6 +54,7 @@ from ..layout import (
     FI_EARLY_TIMER,
     FI_FAST_RTX,
     FI_IN_REC,
+    FI_MAXSEQ,
     FI_OOO_MASK,
     FI_OOO_OFF,
     FI_PER_ACK,
@@ -511,6 +512,10 @@ def send_limit(S, f):
             if rate > 0.0:
                 set_deadline(S, slot, S.gf[GF_NOW] + 1.0 / rate, True)
             return nxt
+    elif fi[f, FI_WINDOWED] > 1 and nxt < fi[f, FI_MAXSEQ]:  # going back N: skip SACKed
+        _, n = sack.skip_sacked(S, f, nxt)
+        fi[f, FI_RENO_SACKED] += n  # (SACKed: out of the pipe)
+        nxt = fi[f, FI_SND_NXT]
     if nxt - una >= ff[f, FF_SP + BBR_MAX_WINDOW]:
         return nxt
     _stamp(S, f, nxt)

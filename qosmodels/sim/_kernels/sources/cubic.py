@@ -33,6 +33,7 @@ from ..layout import (
     FI_EARLY_TIMER,
     FI_FAST_RTX,
     FI_IN_REC,
+    FI_MAXSEQ,
     FI_PER_ACK,
     FI_RECOVER,
     FI_SND_NXT,
@@ -125,9 +126,13 @@ def send_limit(S, f):
     wmax = S.ff[f, FF_SP + CUB_MAX_WINDOW]
     if w > wmax:
         w = wmax
-    if S.fi[f, FI_IN_REC] != 0 and S.fi[f, FI_WINDOWED] > 1:  # SACK recovery: in on_ack
-        return S.fi[f, FI_SND_NXT]
-    return S.fi[f, FI_SND_UNA] + np.int64(w)
+    lim = S.fi[f, FI_SND_UNA] + np.int64(w)
+    if S.fi[f, FI_WINDOWED] > 1:
+        if S.fi[f, FI_IN_REC] != 0:  # SACK recovery: in on_ack
+            return S.fi[f, FI_SND_NXT]
+        if S.fi[f, FI_SND_NXT] < S.fi[f, FI_MAXSEQ]:  # going back N: SACKed packets skipped
+            lim, _ = sack.skip_sacked(S, f, lim)
+    return lim
 
 
 @handler

@@ -133,8 +133,12 @@ def send_limit(S, f):
     if w > wmax:
         w = wmax
     lim = fi[f, FI_SND_UNA] + np.int64(w)
-    if fi[f, FI_IN_REC] != 0 and fi[f, FI_WINDOWED] > 1:  # SACK recovery sends in on_ack
-        return fi[f, FI_SND_NXT]
+    if fi[f, FI_WINDOWED] > 1:
+        if fi[f, FI_IN_REC] != 0:  # SACK recovery sends in on_ack
+            return fi[f, FI_SND_NXT]
+        if fi[f, FI_SND_NXT] < fi[f, FI_MAXSEQ]:  # going back N: SACKed packets skipped
+            lim, _ = sack.skip_sacked(S, f, lim)
+            return lim
     if fi[f, FI_RENO_SACKED] > 0:  # recovery="pipe": pipe = flight - SACKed < cwnd
         lim += fi[f, FI_RENO_SACKED]
         rwnd = fi[f, FI_SND_UNA] + np.int64(wmax)
