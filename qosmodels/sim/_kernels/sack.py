@@ -33,10 +33,17 @@ SACKed; with full-sized segments this is both of the RFC's conditions), :func:`s
 flow's largest window) and :func:`send_recovery` (step (C)).  The senders keep ``DupAcks``
 (``FI_DUPACKS``), ``RecoveryPoint`` (``FI_RECOVER``) and the recovery flag (``FI_IN_REC``);
 ``HighRxt`` and ``RescueRxt`` are in the header.  RACK (RFC 8985) and FACK are not
-modelled: a lost retransmission waits for the timer.  After a timeout the go-back-N skips
-the packets SACKed by the ACKs that arrive after it (:func:`skip_sacked`).  :func:`clear` empties the scoreboard on a retransmission timeout (RFC 6675,
-Section 5.1, after RFC 2018, Section 8: after a timeout the sender does not trust the
-SACK information it held).
+modelled: a lost retransmission waits for the timer.  :func:`clear` empties the scoreboard
+on a retransmission timeout (RFC 2018, Section 8: after a timeout the sender does not
+trust the SACK information it held); the go-back-N then skips the packets SACKed by the
+ACKs that arrive after it (:func:`skip_sacked`; RFC 6675, Section 5.1: ``Update()`` goes
+on after a timeout).
+
+What could be checked: the rules above were written from the RFCs' text as their authors
+state it (2018 Section 4, 6675 Sections 2, 4, 5); the RFC text itself could not be
+retrieved in the session that wrote this module (the stored search corpus had only its
+abstract), so the wording was not re-read against it.  The kernel is checked against an
+independent plain-Python replay of those rules (``tests/sim/sack_replay.py``).
 
 References
 ----------
