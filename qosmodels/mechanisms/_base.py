@@ -166,6 +166,16 @@ def _flag(owner, field, value):
     return value
 
 
+def _sack(owner, spec):
+    """Validate a SACK sender's ``sack`` and ``sack_blocks`` fields."""
+    from .._validate import integer
+
+    _flag(owner, "sack", spec.sack)
+    object.__setattr__(spec, "sack_blocks",
+                       integer(owner, "sack_blocks", spec.sack_blocks, ge=1, le=4,
+                               unit="blocks"))
+
+
 def _colour(owner, spec):
     """Validate a source's ``green`` flag (every source's ``__post_init__`` calls this)."""
     _flag(owner, "green", spec.green)

@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from .._validate import integer, real
 from ..errors import ScenarioError
-from ._base import SourceSpec, _colour, _flag, _priority, _tcp_window_and_timer
+from ._base import SourceSpec, _colour, _flag, _priority, _sack, _tcp_window_and_timer
 
 __all__ = ["BbrV1"]
 
@@ -128,6 +128,21 @@ class BbrV1(SourceSpec):
         module's ``traces`` says what each holds).
     priority : int
         Class in a :class:`Priority` queue (0 highest).
+    sack : bool
+        Selective acknowledgements (default False), as :class:`TcpReno`'s: SACK
+        blocks on the ACKs (RFC 2018) and RFC 6675's scoreboard and recovery.
+        BBR's delivery-rate samples then count a packet delivered when it is
+        SACKed or cumulatively acknowledged, whichever comes first
+        (draft-cheng-iccrg-delivery-rate-estimation-00); its in-flight is RFC
+        6675's ``SetPipe``; packets ``IsLost`` newly marks are its losses
+        (``BBRModulateCwndForRecovery``); in recovery the holes ``NextSeg``
+        gives (rules 1, 3, 4) are resent at once while the pipe is below
+        ``cwnd``, new data stays paced; RTT samples come from cumulative
+        ACKs only.
+        Not modelled: D-SACK, RACK, FACK, limited transmit, reneging.
+    sack_blocks : int
+        The most SACK blocks an ACK carries, 1 to 4 (default 3, as with the
+        timestamp option Linux sends).
 
     References
     ----------
@@ -156,6 +171,8 @@ class BbrV1(SourceSpec):
     initial_rto: float = 1.0
     record: bool = False
     priority: int = 0
+    sack: bool = False
+    sack_blocks: int = 3
 
     kind: ClassVar[str] = "bbr"
     kernel: ClassVar[str] = "sources.bbr"
@@ -183,3 +200,4 @@ class BbrV1(SourceSpec):
                                 f"lower initial_window or raise max_window")
         _flag(name, "record", self.record)
         set_(self, "priority", _priority(name, self.priority))
+        _sack(name, self)

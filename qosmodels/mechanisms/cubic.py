@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from .._validate import real
 from ..errors import ScenarioError, ScenarioTypeError
-from ._base import SourceSpec, _colour, _flag, _priority, _tcp_window_and_timer
+from ._base import SourceSpec, _colour, _flag, _priority, _sack, _tcp_window_and_timer
 
 __all__ = ["Cubic"]
 
@@ -148,6 +148,15 @@ class Cubic(SourceSpec):
         the event, packets).
     priority : int
         Class in a :class:`Priority` queue (0 highest).
+    sack : bool
+        Selective acknowledgements (default False), as :class:`TcpReno`'s: SACK
+        blocks on the ACKs (RFC 2018) and RFC 6675's scoreboard and recovery.
+        Entering the recovery sets ``ssthresh = cwnd = max(beta FlightSize, 2)``
+        (Section 4.6); ``cwnd`` stays there until the recovery ends.
+        Not modelled: D-SACK, RACK, FACK, limited transmit, reneging.
+    sack_blocks : int
+        The most SACK blocks an ACK carries, 1 to 4 (default 3, as with the
+        timestamp option Linux sends).
 
     References
     ----------
@@ -181,6 +190,8 @@ class Cubic(SourceSpec):
     rtt_samples: str = "segment"
     record: bool = False
     priority: int = 0
+    sack: bool = False
+    sack_blocks: int = 3
 
     kind: ClassVar[str] = "cubic"
     kernel: ClassVar[str] = "sources.cubic"
@@ -208,3 +219,4 @@ class Cubic(SourceSpec):
                                 f"round trip) or 'ack' (a sample from every new ACK), got "
                                 f"{self.rtt_samples!r}")
         set_(self, "priority", _priority(name, self.priority))
+        _sack(name, self)

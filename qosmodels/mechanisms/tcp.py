@@ -16,7 +16,7 @@ import numpy as np
 
 from .._validate import integer, real
 from ..errors import ScenarioError, ScenarioTypeError
-from ._base import SourceSpec, _colour, _flag, _priority, _tcp_window_and_timer
+from ._base import SourceSpec, _colour, _flag, _priority, _sack, _tcp_window_and_timer
 
 __all__ = ["TcpReno", "TcpNewReno"]
 
@@ -70,6 +70,27 @@ class TcpReno(SourceSpec):
         window of data, without retransmitting.
     priority : int
         Class in a :class:`Priority` queue (0 highest).
+    sack : bool
+        Selective acknowledgements (default False).  True: the receiver's ACKs carry
+        SACK blocks (RFC 2018, Section 4: the block holding the packet that triggered
+        the ACK first, unless it advanced the cumulative ACK, then the previous ACK's
+        blocks as they stand now) and the sender keeps a scoreboard and recovers by
+        RFC 6675: a duplicate ACK is one that SACKs new data; the third, or ``IsLost
+        (SND.UNA)`` (three packets SACKed above it: DupThresh 3), starts the recovery
+        (RecoveryPoint = HighData, ``ssthresh = cwnd = max(FlightSize/2, 2)``, SND.UNA
+        resent); on each ACK in recovery ``SetPipe`` and, while ``cwnd - pipe >= 1``,
+        ``NextSeg``'s rules 1-4 (lost holes above HighRxt, new data, other holes, one
+        rescue); an ACK above RecoveryPoint ends it with ``cwnd = ssthresh``.  The
+        timer restarts on every new ACK and at the fast retransmit; a timeout empties
+        the scoreboard (RFC 6675, Section 5.1).  ``recovery`` must then be
+        ``"inflation"`` (unused: RFC 6675 replaces it), and TcpReno and TcpNewReno
+        recover alike.  Not modelled: D-SACK (RFC 2883), RACK (RFC 8985), FACK,
+        limited transmit, receiver reneging.  The flow keeps a ring of 32 times
+        ``max_window`` slots for the scoreboard and the ACKs' options
+        (``qosmodels/sim/_kernels/sack.py``).
+    sack_blocks : int
+        The most SACK blocks an ACK carries, 1 to 4: 3 (default) as with the timestamp
+        option, which Linux sends (RFC 2018, Section 3: 4 fit without it).
     rtt_samples : {"segment", "ack"}
         Where RTT samples come from.  ``"segment"`` (default, as the reference
         C simulator and BSD TCP without timestamps): one packet is timed at a
@@ -267,6 +288,8 @@ class TcpReno(SourceSpec):
     increase_threshold: float | None = None
     rtt: float | None = None
     rtt_av: float | None = None
+    sack: bool = False
+    sack_blocks: int = 3
 
     kind: ClassVar[str] = "reno"
     kernel: ClassVar[str] = "sources.reno"
@@ -308,6 +331,15 @@ class TcpReno(SourceSpec):
                                 f"segment size in bytes (e.g. 958 for ns-3's 1000-byte packets: "
                                 f"minus IPv4, TCP and PPP headers), got None")
         self._check_increase(name)
+        _sack(name, self)
+        if self.sack and self.kind not in ("reno", "newreno"):
+            raise ScenarioError(f"{name}.sack=True is not modelled (SACK and RFC 6675's "
+                                f"recovery are in TcpReno, TcpNewReno, Cubic and BbrV1); "
+                                f"use sack=False")
+        if self.sack and self.recovery != "inflation":
+            raise ScenarioError(f"{name}.recovery={self.recovery!r} emulates ns-3's recovery "
+                                f"without SACK, which sack=True replaces by RFC 6675's; "
+                                f"use recovery='inflation' (the default) with sack=True")
 
     def _check_increase(self, name):
         set_ = object.__setattr__

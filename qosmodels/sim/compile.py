@@ -590,7 +590,8 @@ def _flow_buffers(fi, ooo_sizes, mem):
     """The receivers' out-of-order buffers ``ooo`` and the senders' send-time rings
     ``stime`` (checked against the memory budget; their offsets and masks in ``fi``), and
     the buffer sizes as an array."""
-    per_ack = bool(fi[:, K.FI_PER_ACK].any())
+    sack = (fi[:, K.FI_WINDOWED] >> K.SACK_SHIFT) > 0
+    per_ack = bool(fi[:, K.FI_PER_ACK].any()) or bool(sack.any())
     mem.need(float(sum(ooo_sizes)) * (9 if per_ack else 1),
              "the flows' windows (each window source keeps a buffer of its largest window, "
              f"max_window, or GenericWindow's window; the largest here is "
@@ -600,6 +601,9 @@ def _flow_buffers(fi, ooo_sizes, mem):
     ooo_off = np.concatenate(([0], np.cumsum(ooo_sizes)))
     fi[:, K.FI_OOO_OFF] = ooo_off[:-1]
     fi[:, K.FI_OOO_MASK] = np.maximum(ooo_sizes - 1, 0)
+    # a SACK flow: the lower quarter of its region is the ring keyed by sequence number, the
+    # rest its SACK header and ACK option ring (``_kernels/sack.py``)
+    fi[sack, K.FI_OOO_MASK] = ooo_sizes[sack] // 4 - 1
     ooo = np.zeros(max(int(ooo_off[-1]), 1), dtype=np.uint8)
     # send times of the packets in flight (rtt_samples="ack"), a ring per flow laid out
     # like the receiver's out-of-order buffer: seq & mask never collides inside a window

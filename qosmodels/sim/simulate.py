@@ -55,6 +55,8 @@ _FIX = {
     K.ST_BAD_CLASS: "give the flow a priority below the queue's number of classes",
     K.ST_WORK_FULL: "raise limits=Limits(max_packets=...) (the work queue is sized from it)",
     K.ST_CHANNELS_FULL: "raise record=Record(trace_points=...) or record fewer channels",
+    K.ST_SACK_RING: "more ACKs in flight than a SACK flow's option ring holds (about 2.6 "
+                    "max_window): raise the flow's max_window",
 }
 
 

@@ -42,6 +42,7 @@ from .layout import (
     W_SEND,
 )
 from .pool import defer, release
+from .sack import take
 from .sender import arm_timer, transmit
 from .timers import cancel, is_off
 
@@ -126,6 +127,8 @@ def ack_arrives(S, p):
     if e >= 0:  # the flow's edge element sees the ACK first (a ticket tagger's rate)
         una = fi[f, FI_SND_UNA]
         edge_ack(S, S.ei[e & POS, EI_CODE], e & POS, f, p, a - una if a > una else 0)
+    if fi[f, FI_WINDOWED] > 1:  # the SACK option it carries, for the source's ``update``
+        take(S, f, p)
     release(S, p)
     fi[f, FI_ACKS_ARRIVED] += 1
     if fi[f, FI_ACTIVE] == 0:

@@ -109,7 +109,7 @@ FI_ACK_DROPS = 26
 FI_MARKED = 27      # data packets arriving marked (ECN CE or DECbit)
 FI_ACKS_SENT = 28
 FI_ACKS_ARRIVED = 29
-FI_WINDOWED = 30
+FI_WINDOWED = 30      # 0: open loop; else 1 + (SACK blocks an ACK carries << SACK_SHIFT)
 FI_FIRST_PARTIAL = 31  # 1 from a fast retransmit until the first partial ACK (timer rules)
 FI_RENO_SACKED = 32    # recovery="pipe": duplicate ACKs counted as SACKed packets above SND.UNA
 FI_HEAD_LOST = 33      # recovery="pipe": 1 while a SACK mark moved off SND.UNA left it marked lost
@@ -141,6 +141,10 @@ FI_EDGE_BLOCKED = FI_EDGE_HELD + 1  # times the edge kept a window sender from s
 FI_MARK0 = FI_EDGE_BLOCKED + 1     # the mark bits each data packet starts with (MARK_GREEN: an
                                    # ABE Green flow)
 N_FI = FI_MARK0 + 1
+
+#: ``FI_WINDOWED >> SACK_SHIFT``: the SACK blocks (RFC 2018) the flow's ACKs carry, 0: no
+#: SACK (``sack.py`` lays out such a flow's ``stime`` region)
+SACK_SHIFT = 1
 
 # ----------------------------------------------------------------- edge elements (``ef``, ``ei``)
 # one row per aggregate with an edge element; its member flows in rows EI_M0 .. EI_M0 + EI_N - 1
@@ -282,6 +286,7 @@ ST_TRACE_FULL = 5
 ST_BAD_CLASS = 6
 ST_WORK_FULL = 7
 ST_CHANNELS_FULL = 8
+ST_SACK_RING = 9
 
 STATUS_NAMES = {
     ST_OK: "ok",
@@ -293,6 +298,7 @@ STATUS_NAMES = {
     ST_BAD_CLASS: "packet class beyond a priority queue's classes",
     ST_WORK_FULL: "deferred-work queue full",
     ST_CHANNELS_FULL: "trace-channel buffer full",
+    ST_SACK_RING: "SACK option ring overwritten before its ACK arrived",
 }
 
 #: ``queue_select``'s answer for a discipline that keeps its packets in the class rings.

@@ -47,6 +47,7 @@ from .layout import (
     W_FORWARD,
 )
 from .pool import defer, release
+from .sack import report
 
 
 @handler
@@ -108,6 +109,8 @@ def on_data(S, p):
             elif ooo[off + (seq & mask)] == 0:
                 ooo[off + (seq & mask)] = 1
                 deliver(S, f, 1)
+        if fi[f, FI_WINDOWED] > 1:  # the SACK option (RFC 2018) the ACK carries
+            report(S, f, p, seq, rn)
         pi[p, PI_SEQ] = rn  # the cumulative acknowledgement
     # the data packet becomes its acknowledgement
     pi[p, PI_KIND] = KIND_ACK

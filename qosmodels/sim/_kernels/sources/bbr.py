@@ -40,6 +40,7 @@ timer), RFC 6582 (the recovery point).
 
 import numpy as np
 
+from .. import sack
 from .._jit import POS, handler, rare_handler
 from ..layout import (
     FF_BITS,
@@ -53,6 +54,7 @@ from ..layout import (
     FI_EARLY_TIMER,
     FI_FAST_RTX,
     FI_IN_REC,
+    FI_MAXSEQ,
     FI_OOO_MASK,
     FI_OOO_OFF,
     FI_PER_ACK,
@@ -63,7 +65,9 @@ from ..layout import (
     FI_SS,
     FI_TIMER0,
     FI_TRACE0,
+    FI_WINDOWED,
     GF_NOW,
+    SACK_SHIFT,
 )
 from ..rng import rand
 from ..sender import arm_timer, transmit
@@ -87,12 +91,14 @@ BBR_RTPROP_WIN = 8      # RTpropFilterLen, s
 BBR_PROBE_RTT_TIME = 9  # ProbeRTTDuration, s
 BBR_MIN_CWND = 10       # BBRMinPipeCwnd, packets
 BBR_RECORD = 11
+BBR_SACK = 12           # SACK blocks per ACK (RFC 2018), 0: no SACK; RFC 6675's recovery
 
 #: The spec fields packed into the parameter row, in column order.
 PARAMS = (
     "max_window", "initial_window", "min_rto", "max_rto", "initial_rto",
     "high_gain", "cwnd_gain", "btlbw_rounds", "rtprop_window", "probe_rtt_time",
     "min_pipe_cwnd", "record",
+    ("sack", lambda s: s.sack_blocks if s.sack else 0),
 )
 
 # float state columns (FF_SS + ...)
@@ -180,6 +186,9 @@ def setup(spec, ff, fi) -> int:
     fi[FI_SS + BI_MODE] = STARTUP
     fi[FI_PER_ACK] = 1        # the send-time ring, Karn's rule for the RTT samples
     fi[FI_EARLY_TIMER] = 0
+    if spec.sack:  # the ACKs carry SACK blocks; the region (``sack``) is 32 windows
+        fi[FI_WINDOWED] |= spec.sack_blocks << SACK_SHIFT
+        return 4 * N_RINGS * spec.max_window
     return N_RINGS * spec.max_window
 
 
@@ -480,8 +489,10 @@ def _stamp(S, f, seq):
 def send_limit(S, f):
     """One past the last sequence number the flow may send now: one packet more if the
     pacing timer has run out and the pipe (``SND.NXT - SND.UNA`` less the packets duplicate
-    ACKs reported delivered) is below ``cwnd``; that packet is stamped and the pacing
-    timer set ``1 / pacing_rate`` s ahead."""
+    ACKs reported delivered; with SACK, RFC 6675's ``SetPipe``) is below ``cwnd``; that
+    packet is stamped and the pacing timer set ``1 / pacing_rate`` s ahead.  In a SACK
+    recovery the packet is ``NextSeg()``'s: a hole is resent (and SND.NXT returned)
+    unless rule 2 gives new data."""
     ff, fi = S.ff, S.fi
     nxt = fi[f, FI_SND_NXT]
     slot = (fi[f, FI_TIMER0] + 1) & POS
@@ -490,10 +501,24 @@ def send_limit(S, f):
     una = fi[f, FI_SND_UNA]
     if nxt - una - fi[f, FI_RENO_SACKED] >= ff[f, FF_CWND]:
         return nxt
+    rate = ff[f, FF_SS + BS_PACING]
+    if fi[f, FI_IN_REC] == 1 and fi[f, FI_WINDOWED] > 1:  # SACK recovery: NextSeg, paced
+        q, rule = sack.next_seg(S, f, sack.lost_bound(S, f),
+                                np.int64(ff[f, FF_SP + BBR_MAX_WINDOW]))
+        if rule == 1 or rule == 3 or rule == 4:
+            _resend(S, f, q)
+            sack.resent(S, f, q, rule, fi[f, FI_RECOVER])
+            fi[f, FI_RENO_SACKED] -= 1  # the pipe grows by one, the flight does not
+            if rate > 0.0:
+                set_deadline(S, slot, S.gf[GF_NOW] + 1.0 / rate, True)
+            return nxt
+    elif fi[f, FI_WINDOWED] > 1 and nxt < fi[f, FI_MAXSEQ]:  # going back N: skip SACKed
+        _, n = sack.skip_sacked(S, f, nxt)
+        fi[f, FI_RENO_SACKED] += n  # (SACKed: out of the pipe)
+        nxt = fi[f, FI_SND_NXT]
     if nxt - una >= ff[f, FF_SP + BBR_MAX_WINDOW]:
         return nxt
     _stamp(S, f, nxt)
-    rate = ff[f, FF_SS + BS_PACING]
     if rate > 0.0:
         set_deadline(S, slot, S.gf[GF_NOW] + 1.0 / rate, True)
     return nxt + 1
@@ -523,6 +548,8 @@ def on_timeout(S, f):
     restart_after_timeout(S, f, S.ff[f, FF_SP + BBR_MAX_RTO])
     fi[f, FI_IN_REC] = 2
     fi[f, FI_RENO_SACKED] = 0
+    if fi[f, FI_WINDOWED] > 1:  # RFC 6675 Section 5.1: the scoreboard is not trusted
+        sack.clear(S, f)
     fi[f, FI_SS + BI_MODE] = mode & ~M_CONSERVE
     _trace(S, f, TR_EVENT, -1.0)
     _record_outputs(S, f, fi[f, FI_SS + BI_MODE])
@@ -562,6 +589,9 @@ def on_ack(S, f, a):
     """Cumulative ACK ``a``: the delivery count and rate sample, the loss bookkeeping,
     then BBR's update."""
     ff, fi, st = S.ff, S.fi, S.stime
+    if fi[f, FI_WINDOWED] > 1:
+        on_ack_sack(S, f, a)
+        return
     now = S.gf[GF_NOW]
     una = fi[f, FI_SND_UNA]
     nxt = fi[f, FI_SND_NXT]
@@ -643,6 +673,108 @@ def on_ack(S, f, a):
     else:
         _record_outputs(S, f, mode)
         return
+    mode = _update(S, f, mode, rate, rtt, p_deliv, prior_inflight, delivered, lost, app,
+                   entering)
+    fi[f, FI_SS + BI_MODE] = mode
+    _record_outputs(S, f, mode)
+
+
+@rare_handler
+def on_ack_sack(S, f, a):
+    """Cumulative ACK ``a`` of a SACK flow: the packets it newly acknowledges or SACKs are
+    delivered (draft-cheng: each one's ``P.delivered`` a candidate for the rate sample),
+    RFC 6675's scoreboard and recovery (entered on the third duplicate ACK or ``IsLost
+    (SND.UNA)``; the packets ``IsLost()`` newly marks are BBR's ``losses``), the pipe
+    ``SetPipe()`` (kept as ``FI_RENO_SACKED`` = flight - pipe, which the pacing and BBR's
+    in-flight read), then BBR's update.  In recovery :func:`send_limit` sends what
+    ``NextSeg()`` gives (RFC 6675 step (C)), paced like new data."""
+    ff, fi, st = S.ff, S.fi, S.stime
+    now = S.gf[GF_NOW]
+    una = fi[f, FI_SND_UNA]
+    nxt = fi[f, FI_SND_NXT]
+    _trace(S, f, TR_EVENT, np.float64(-a - 2))
+    mode = fi[f, FI_SS + BI_MODE]
+    prior_inflight = nxt - una - fi[f, FI_RENO_SACKED]
+    lb_old = sack.lost_bound(S, f)
+    best = -1.0
+    ps = np.int64(-1)
+    retx = False
+    delivered = 0
+    for q in range(una, a):  # newly acknowledged, not SACKed before
+        if not sack.sacked(S, f, q):
+            delivered += 1
+            pd = st[_slot(S, f, q, R_DELIVERED)]
+            if pd >= best:
+                best = pd
+                ps = q
+        if st[_slot(S, f, q, 0)] < 0.0:
+            retx = True
+    new = sack.update(S, f, a)
+    if a < una:
+        _record_outputs(S, f, mode)
+        return
+    if new > 0:
+        tag, lo, hi = sack.new_tag(S, f)
+        for q in range(lo, hi + 1):
+            if sack.sacked(S, f, q) and sack.tag_of(S, f, q) == tag:
+                pd = st[_slot(S, f, q, R_DELIVERED)]
+                if pd >= best:
+                    best = pd
+                    ps = q
+        delivered += new
+    rate = -1.0
+    rtt = -1.0
+    p_deliv = np.int64(-1)
+    app = False
+    if delivered > 0:
+        fi[f, FI_SS + BI_DELIVERED] += delivered
+        ff[f, FF_SS + BS_DELIV_TIME] = now
+    if a > una:
+        t0 = st[_slot(S, f, a - 1, 0)]
+        if not retx and t0 >= 0.0:  # Karn: no sample if a retransmission is acknowledged
+            rtt = now - t0
+            rfc6298_sample(S, f, rtt, ff[f, FF_SP + BBR_MIN_RTO], ff[f, FF_SP + BBR_MAX_RTO])
+    if ps >= 0:
+        rate, p_deliv, app, mode = _sample(S, f, ps, rtt, mode)
+    if a > una:
+        fi[f, FI_SND_UNA] = a
+        if nxt < a:
+            fi[f, FI_SND_NXT] = a
+        if fi[f, FI_IN_REC] != 0 and a > fi[f, FI_RECOVER]:  # all repaired: the end
+            fi[f, FI_IN_REC] = 0
+            mode &= ~M_CONSERVE
+            _restore_cwnd(S, f)
+        if fi[f, FI_IN_REC] == 0:
+            fi[f, FI_DUPACKS] = 0
+        if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
+            cancel(S, fi[f, FI_TIMER0] & POS)
+        else:
+            arm_timer(S, f)
+    una = fi[f, FI_SND_UNA]
+    lb = sack.lost_bound(S, f)
+    lost = 0
+    for q in range(lb_old if lb_old > una else una, lb):  # newly lost (IsLost)
+        if not sack.sacked(S, f, q):
+            lost += 1
+    entering = False
+    if new > 0 and fi[f, FI_IN_REC] == 0 and fi[f, FI_SND_NXT] > una:
+        dup = fi[f, FI_DUPACKS] + 1
+        fi[f, FI_DUPACKS] = dup
+        if (dup >= sack.DUP_THRESH or lb > una) and una > fi[f, FI_RECOVER]:
+            entering = True
+            if lost == 0:
+                lost = 1  # SND.UNA, presumed lost by the duplicate ACKs
+            _save_cwnd(S, f, mode)
+            fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
+            fi[f, FI_IN_REC] = 1
+            fi[f, FI_FAST_RTX] += 1
+            mode |= M_CONSERVE
+            fi[f, FI_SS + BI_NEXT_ROUND] = fi[f, FI_SS + BI_DELIVERED]
+            sack.start_recovery(S, f)
+            _resend(S, f, una)
+            arm_timer(S, f)
+    pipe = sack.set_pipe(S, f, lb)
+    fi[f, FI_RENO_SACKED] = fi[f, FI_SND_NXT] - una - pipe
     mode = _update(S, f, mode, rate, rtt, p_deliv, prior_inflight, delivered, lost, app,
                    entering)
     fi[f, FI_SS + BI_MODE] = mode

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from .. import sack
 from .._jit import POS, handler, rare_handler
 from ..layout import (
     FF_CWND,
@@ -32,13 +33,16 @@ from ..layout import (
     FI_EARLY_TIMER,
     FI_FAST_RTX,
     FI_IN_REC,
+    FI_MAXSEQ,
     FI_PER_ACK,
     FI_RECOVER,
     FI_SND_NXT,
     FI_SND_UNA,
     FI_TIMER0,
     FI_TRACE0,
+    FI_WINDOWED,
     GF_NOW,
+    SACK_SHIFT,
 )
 from ..sender import arm_timer, transmit
 from ..timers import cancel
@@ -61,6 +65,7 @@ CUB_FAST_CONV = 8       # 1: fast convergence (RFC 9438, Section 4.7)
 CUB_FRIENDLY = 9        # 1: the Reno-friendly region (Section 4.3)
 CUB_RTT_PER_ACK = 10    # 1: an RTT sample from every new ACK; 0: one timed segment per RTT
 CUB_RECORD = 11         # 1: the three trace channels
+CUB_SACK = 12           # SACK blocks per ACK (RFC 2018), 0: no SACK; RFC 6675's recovery
 
 #: The spec fields packed into the parameter row, in column order.
 PARAMS = (
@@ -68,6 +73,7 @@ PARAMS = (
     "c", "beta", "fast_convergence", "tcp_friendliness",
     ("rtt_per_ack", lambda s: s.rtt_samples == "ack"),
     "record",
+    ("sack", lambda s: s.sack_blocks if s.sack else 0),
 )
 
 # float state columns (FF_SS + ...), RFC 9438 Section 4.1.2's variables
@@ -100,6 +106,9 @@ def setup(spec, ff, fi) -> int:
     ff[FF_SS + CS_CWND_PRIOR] = np.nan
     fi[FI_PER_ACK] = int(spec.rtt_samples == "ack")
     fi[FI_EARLY_TIMER] = 0   # restarted on every new ACK and the fast retransmit
+    if spec.sack:  # the ACKs carry SACK blocks; the flow's region (``sack``) is 32 windows
+        fi[FI_WINDOWED] |= spec.sack_blocks << SACK_SHIFT
+        return 32 * spec.max_window
     return spec.max_window
 
 
@@ -117,7 +126,13 @@ def send_limit(S, f):
     wmax = S.ff[f, FF_SP + CUB_MAX_WINDOW]
     if w > wmax:
         w = wmax
-    return S.fi[f, FI_SND_UNA] + np.int64(w)
+    lim = S.fi[f, FI_SND_UNA] + np.int64(w)
+    if S.fi[f, FI_WINDOWED] > 1:
+        if S.fi[f, FI_IN_REC] != 0:  # SACK recovery: in on_ack
+            return S.fi[f, FI_SND_NXT]
+        if S.fi[f, FI_SND_NXT] < S.fi[f, FI_MAXSEQ]:  # going back N: SACKed packets skipped
+            lim, _ = sack.skip_sacked(S, f, lim)
+    return lim
 
 
 @handler
@@ -212,6 +227,8 @@ def on_timeout(S, f):
     """The window's reaction to a retransmission timeout (go-back-N is the caller's):
     RFC 9438 Section 4.8, ssthresh from beta, cwnd = 1, the next stage with K = 0."""
     ff, fi = S.ff, S.fi
+    if fi[f, FI_WINDOWED] > 1:  # RFC 6675 Section 5.1: the scoreboard is not trusted
+        sack.clear(S, f)
     _decrease(S, f, fi[f, FI_SND_NXT] - fi[f, FI_SND_UNA])
     ff[f, FF_SS + CS_WMAX] = np.nan
     restart_after_timeout(S, f, ff[f, FF_SP + CUB_MAX_RTO])
@@ -223,6 +240,9 @@ def on_ack(S, f, a):
     """Cumulative ACK ``a``: a new ACK, or a duplicate (``a`` = SND.UNA with data
     outstanding); NewReno's recovery (RFC 6582) with window inflation."""
     ff, fi = S.ff, S.fi
+    if fi[f, FI_WINDOWED] > 1:
+        on_ack_sack(S, f, a)
+        return
     una = fi[f, FI_SND_UNA]
     r = np.nan
     if a > una:
@@ -274,6 +294,63 @@ def on_ack(S, f, a):
                 fi[f, FI_FAST_RTX] += 1
                 transmit(S, f, a)
                 arm_timer(S, f)
+    _trace(S, f, np.float64(a), r)
+
+
+@rare_handler
+def on_ack_sack(S, f, a):
+    """Cumulative ACK ``a`` of a SACK flow: RFC 6675's recovery as
+    :func:`.reno.on_ack_sack`, with CUBIC's growth and decrease (RFC 9438, Section 4.6:
+    ssthresh = cwnd = beta x FlightSize on entering the recovery)."""
+    ff, fi = S.ff, S.fi
+    una = fi[f, FI_SND_UNA]
+    wmax = ff[f, FF_SP + CUB_MAX_WINDOW]
+    r = np.nan
+    new = sack.update(S, f, a)
+    if a > una:
+        newly = a - una
+        r = ack_rtt(S, f, una, a)
+        if r >= 0.0:
+            _rtt_sample(S, f, r)
+        else:
+            r = np.nan
+        fi[f, FI_SND_UNA] = a
+        if fi[f, FI_SND_NXT] < a:
+            fi[f, FI_SND_NXT] = a
+        if fi[f, FI_IN_REC] != 0:
+            if a > fi[f, FI_RECOVER]:  # (A): the end of the recovery
+                fi[f, FI_IN_REC] = 0
+                fi[f, FI_DUPACKS] = 0
+        else:
+            fi[f, FI_DUPACKS] = 0
+            c = ff[f, FF_CWND]
+            if c < ff[f, FF_SSTHRESH]:
+                c += 1.0
+            else:
+                c = _avoid(S, f, c, np.float64(newly))
+            ff[f, FF_CWND] = c if c < wmax else wmax
+        if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
+            cancel(S, fi[f, FI_TIMER0] & POS)
+        else:
+            arm_timer(S, f)
+    elif a < una:
+        _trace(S, f, np.float64(a), r)
+        return
+    una = fi[f, FI_SND_UNA]
+    if new > 0 and fi[f, FI_IN_REC] == 0 and fi[f, FI_SND_NXT] > una:
+        d = fi[f, FI_DUPACKS] + 1
+        fi[f, FI_DUPACKS] = d
+        if (d >= sack.DUP_THRESH or sack.lost_bound(S, f) > una) and una > fi[f, FI_RECOVER]:
+            _decrease(S, f, fi[f, FI_SND_NXT] - una)
+            ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
+            fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
+            fi[f, FI_IN_REC] = 1
+            fi[f, FI_FAST_RTX] += 1
+            transmit(S, f, una)
+            sack.start_recovery(S, f)
+            arm_timer(S, f)
+    if fi[f, FI_IN_REC] != 0:
+        sack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax), fi[f, FI_RECOVER])
     _trace(S, f, np.float64(a), r)
 
 

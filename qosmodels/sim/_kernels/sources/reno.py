@@ -15,7 +15,8 @@ import math
 
 import numpy as np
 
-from .._jit import POS, handler
+from .. import sack
+from .._jit import POS, handler, rare_handler
 from ..layout import (
     FF_ACK_BITS,
     FF_CWND,
@@ -45,7 +46,9 @@ from ..layout import (
     FI_SND_UNA,
     FI_TIMER0,
     FI_TIMING,
+    FI_WINDOWED,
     GF_NOW,
+    SACK_SHIFT,
 )
 from ..sender import arm_timer, record_rtt, transmit
 from ..timers import cancel
@@ -76,6 +79,7 @@ TCP_TIMER = 8           # TIMER_REFERENCE, TIMER_IMPATIENT, TIMER_SLOW
 TCP_RECOVERY = 9        # RECOVERY_INFLATION, RECOVERY_PIPE
 TCP_SEGMENT = 10        # window_arithmetic="bytes": the segment size, bytes; 0: "packets"
 TCP_NEWRENO = 11        # 1: NewReno's partial ACKs
+TCP_SACK = 12           # SACK blocks per ACK (RFC 2018), 0: no SACK; RFC 6675's recovery
 
 #: The spec fields packed into the parameter row, in column order: a field name, or
 #: (name, function of the spec) for a derived value.
@@ -87,6 +91,7 @@ PARAMS = (
     ("recovery", lambda s: RECOVERY_RULES[s.recovery]),
     ("segment", lambda s: s.segment_size if s.window_arithmetic == "bytes" else 0),
     ("newreno", lambda s: s.kind == "newreno"),
+    ("sack", lambda s: s.sack_blocks if s.sack else 0),
 )
 
 
@@ -107,6 +112,9 @@ def setup(spec, ff, fi) -> int:
     fi[FI_ECN] = int(spec.ecn)
     fi[FI_PER_ACK] = int(spec.rtt_samples == "ack")
     fi[FI_EARLY_TIMER] = int(spec.timer != "reference")
+    if spec.sack:  # the ACKs carry SACK blocks; the flow's region (``sack``) is 32 windows
+        fi[FI_WINDOWED] |= spec.sack_blocks << SACK_SHIFT
+        return 32 * spec.max_window
     return spec.max_window
 
 
@@ -125,6 +133,12 @@ def send_limit(S, f):
     if w > wmax:
         w = wmax
     lim = fi[f, FI_SND_UNA] + np.int64(w)
+    if fi[f, FI_WINDOWED] > 1:
+        if fi[f, FI_IN_REC] != 0:  # SACK recovery sends in on_ack
+            return fi[f, FI_SND_NXT]
+        if fi[f, FI_SND_NXT] < fi[f, FI_MAXSEQ]:  # going back N: SACKed packets skipped
+            lim, _ = sack.skip_sacked(S, f, lim)
+            return lim
     if fi[f, FI_RENO_SACKED] > 0:  # recovery="pipe": pipe = flight - SACKed < cwnd
         lim += fi[f, FI_RENO_SACKED]
         rwnd = fi[f, FI_SND_UNA] + np.int64(wmax)
@@ -226,6 +240,8 @@ def on_timeout(S, f):
     flight = fi[f, FI_SND_NXT] - fi[f, FI_SND_UNA] - fi[f, FI_RENO_SACKED]
     fi[f, FI_RENO_SACKED] = 0
     fi[f, FI_HEAD_LOST] = 0
+    if fi[f, FI_WINDOWED] > 1:  # RFC 6675 Section 5.1: the scoreboard is not trusted
+        sack.clear(S, f)
     ff[f, FF_SSTHRESH] = halved(S, f, flight)
     restart_after_timeout(S, f, ff[f, FF_SP + TCP_MAX_RTO])
 
@@ -235,6 +251,9 @@ def on_ack(S, f, a, ece):
     """Cumulative ACK ``a`` (``ece``: it echoes a congestion mark): a new ACK, or a
     duplicate (``a`` = SND.UNA with data outstanding)."""
     ff, fi = S.ff, S.fi
+    if fi[f, FI_WINDOWED] > 1:
+        on_ack_sack(S, f, a, ece)
+        return
     una = fi[f, FI_SND_UNA]
     newreno = ff[f, FF_SP + TCP_NEWRENO] > 0.0
     rules = np.int64(ff[f, FF_SP + TCP_TIMER])
@@ -340,6 +359,73 @@ def on_ack(S, f, a, ece):
                     arm_timer(S, f)
                 else:  # the timer runs on from the last new ACK
                     fi[f, FI_FIRST_PARTIAL] = 1
+
+
+@rare_handler
+def on_ack_sack(S, f, a, ece):
+    """Cumulative ACK ``a`` of a SACK flow (RFC 6675, Section 5): the scoreboard updated
+    from the ACK's blocks; outside recovery RFC 5681's slow start and congestion avoidance
+    on a new ACK, and a duplicate ACK (one SACKing new data, even if it also advances the
+    cumulative ACK) counted; three of them, or SND.UNA lost by ``IsLost()``, start the
+    recovery: RecoveryPoint = HighData, ssthresh = cwnd = FlightSize / 2, SND.UNA resent;
+    in recovery each ACK below RecoveryPoint runs step (C), and one above it ends the
+    recovery (cwnd stays ssthresh).  The timer restarts on every new ACK and the fast
+    retransmit (RFC 6298, 5.3)."""
+    ff, fi = S.ff, S.fi
+    una = fi[f, FI_SND_UNA]
+    rules = np.int64(ff[f, FF_SP + TCP_TIMER])
+    wmax = ff[f, FF_SP + TCP_MAX_WINDOW]
+    new = sack.update(S, f, a)
+    if a > una:
+        r = ack_rtt(S, f, una, a)
+        if r >= 0.0:
+            rtt_sample(S, f, r)
+        fi[f, FI_SND_UNA] = a
+        if fi[f, FI_SND_NXT] < a:
+            fi[f, FI_SND_NXT] = a
+        if fi[f, FI_IN_REC] != 0:
+            if a > fi[f, FI_RECOVER]:  # (A): the end of the recovery
+                fi[f, FI_IN_REC] = 0
+                fi[f, FI_DUPACKS] = 0
+        else:
+            fi[f, FI_DUPACKS] = 0  # step (1)
+            c = ff[f, FF_CWND]
+            if c < ff[f, FF_SSTHRESH]:
+                c += 1.0
+            else:
+                c = ca_increase(S, f, c)
+            ff[f, FF_CWND] = c if c < wmax else wmax
+        if ece and fi[f, FI_IN_REC] == 0 and a > fi[f, FI_ECN_RECOVER]:
+            ff[f, FF_SSTHRESH] = halved(S, f, fi[f, FI_SND_NXT] - a)
+            ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
+            fi[f, FI_ECN_RECOVER] = fi[f, FI_SND_NXT]
+        if rules != TIMER_REFERENCE and ff[f, FF_SRTT] >= 0.0:
+            rto = ff[f, FF_SRTT] + 4.0 * ff[f, FF_RTTVAR]
+            lo = ff[f, FF_SP + TCP_MIN_RTO]
+            hi = ff[f, FF_SP + TCP_MAX_RTO]
+            ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
+        if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
+            cancel(S, fi[f, FI_TIMER0] & POS)
+        else:
+            arm_timer(S, f)
+    elif a < una:
+        return
+    una = fi[f, FI_SND_UNA]
+    if new > 0 and fi[f, FI_IN_REC] == 0 and fi[f, FI_SND_NXT] > una:  # step (2)
+        d = fi[f, FI_DUPACKS] + 1
+        fi[f, FI_DUPACKS] = d
+        if (d >= sack.DUP_THRESH or sack.lost_bound(S, f) > una) and una > fi[f, FI_RECOVER]:
+            # step (4)
+            fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
+            ff[f, FF_SSTHRESH] = halved(S, f, fi[f, FI_SND_NXT] - una)
+            ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
+            fi[f, FI_IN_REC] = 1
+            fi[f, FI_FAST_RTX] += 1
+            transmit(S, f, una)
+            sack.start_recovery(S, f)
+            arm_timer(S, f)
+    if fi[f, FI_IN_REC] != 0:  # step (C)
+        sack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax), fi[f, FI_RECOVER])
 
 
 @handler
