@@ -17,3 +17,6 @@ assert abs(cubic_shown["deterministic"][_i] / cubic_shown["theory"][_i] - 1) < 0
 assert all(r > d for r, d in zip(cubic_shown["random"], cubic_shown["deterministic"]))  # noqa: F821
 # BBR and CUBIC together keep the bottleneck busy
 assert min(bbr_shown["utilisation"]) > 0.95  # noqa: F821
+# with SACK, at 8 BDP (where bbr-share reproduces), BBR's share near the argument's one half
+_j = list(bbr_shown["buffers"]).index(8)  # noqa: F821
+assert abs(bbr_shown["share"][_j] / 0.5 - 1) < 0.2  # noqa: F821
