@@ -187,8 +187,9 @@ class Ered(Red):
 
     Parameters
     ----------
-    min_th, max_th, max_p, w_q, gentle, mark, typical_packet_size, record_average
-        As for :class:`Red`.
+    min_th, max_th, max_p, w_q, gentle, mark, typical_packet_size, record_average, spacing
+        As for :class:`Red` (``spacing`` replaces the uniform spacing above by
+        the rule it names; ``p_a`` is then divided by ``marked_factor`` alike).
     marked_factor : float
         ``>= 1``: a marked packet's early-drop probability ``p_a`` is the
         unmarked one's in the same state divided by it (1: no difference,
