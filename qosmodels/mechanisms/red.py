@@ -7,10 +7,21 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .._validate import integer, real
-from ..errors import ScenarioError
+from ..errors import ScenarioError, ScenarioTypeError
 from ._base import QueueSpec, _flag
 
 __all__ = ["Red", "Ered"]
+
+#: RED's rules for spacing early drops, in the order the kernel codes them (0, 1, 2).
+SPACINGS = ("floyd", "ns2-wait", "bernoulli")
+#: The queue kinds whose kernel reads ``spacing`` (RED's own verdict); the other
+#: disciplines built on RED (AbeQueue, TicketRed) space as Floyd and Jacobson only.
+_SPACED_KINDS = ("red", "ered")
+
+
+def spacing_code(spec) -> int:
+    """The kernel's code of ``spec.spacing`` (0 "floyd", 1 "ns2-wait", 2 "bernoulli")."""
+    return SPACINGS.index(spec.spacing)
 
 
 def curve_fields(owner: str, spec, lo: str, hi: str, mp: str, curve: str = "") -> None:
@@ -91,12 +102,21 @@ class Red(QueueSpec):
         Record the average queue (packets) at every arrival as the trace
         channel ``red_average`` (``SimulationResult.traces``); one point per
         arrival, so long runs may need ``Record(trace_points=...)``.
+    spacing : {"floyd", "ns2-wait", "bernoulli"}
+        How early drops are spaced (above).  Floyd and Jacobson's paper
+        states "floyd"; ns-2's RED defaults to "ns2-wait"; the fluid models
+        assume "bernoulli".  Red and Ered read it; the other queues built
+        on RED (AbeQueue, TicketRed) refuse anything but "floyd".  The fluid
+        models read ``p_b`` whatever the spacing.
 
     References
     ----------
     S. Floyd, V. Jacobson, IEEE/ACM Trans. Networking 1(4), 1993, Section 4
     and Figure 2; S. Floyd, "Optimum functions for computing the drop
-    probability" (gentle RED), 1997.
+    probability" (gentle RED), 1997.  ns-2.35, ``queue/red.cc``
+    (``REDQueue::modify_p``, ``drop_early``, ``enque``) and
+    ``tcl/lib/ns-default.tcl`` (``wait_ true``; ``gentle_`` true since
+    23 April 2001, false before), read to state "ns2-wait"; not run here.
     """
 
     min_th: float = 5.0
@@ -108,6 +128,7 @@ class Red(QueueSpec):
     typical_packet_size: int = 1000
     record_average: bool = False
     ecn: bool | None = None
+    spacing: str = "floyd"
 
     kind: ClassVar[str] = "red"
     kernel: ClassVar[str] = "queues.red"
@@ -124,6 +145,17 @@ class Red(QueueSpec):
         _flag(owner, "record_average", self.record_average)
         set_(self, "typical_packet_size",
              integer(owner, "typical_packet_size", self.typical_packet_size, ge=1, unit="bytes"))
+        if not isinstance(self.spacing, str):
+            raise ScenarioTypeError(
+                f"{owner}.spacing must be one of {list(SPACINGS)}, got {self.spacing!r}")
+        if self.spacing not in SPACINGS:
+            raise ScenarioError(
+                f"{owner}.spacing must be one of {list(SPACINGS)} (Floyd and Jacobson's, "
+                f"ns-2's wait_ rule, independent drops), got {self.spacing!r}")
+        if self.spacing != "floyd" and self.kind not in _SPACED_KINDS:
+            raise ScenarioError(
+                f"{owner}.spacing = {self.spacing!r} is not available: {owner} spaces its early "
+                f"drops as Floyd and Jacobson only; give spacing='floyd' or use Red")
 
 
 @dataclass(frozen=True)
@@ -155,8 +187,9 @@ class Ered(Red):
 
     Parameters
     ----------
-    min_th, max_th, max_p, w_q, gentle, mark, typical_packet_size, record_average
-        As for :class:`Red`.
+    min_th, max_th, max_p, w_q, gentle, mark, typical_packet_size, record_average, spacing
+        As for :class:`Red` (``spacing`` replaces the uniform spacing above by
+        the rule it names; ``p_a`` is then divided by ``marked_factor`` alike).
     marked_factor : float
         ``>= 1``: a marked packet's early-drop probability ``p_a`` is the
         unmarked one's in the same state divided by it (1: no difference,

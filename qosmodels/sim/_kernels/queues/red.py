@@ -4,7 +4,9 @@ References
 ----------
 S. Floyd, V. Jacobson, IEEE/ACM Trans. Networking 1(4), 1993, Section 4 and
 Figure 2 (average with idle decay, count-based spacing); S. Floyd, "Optimum
-functions for computing the drop probability", 1997 (gentle).
+functions for computing the drop probability", 1997 (gentle).  The "ns2-wait"
+spacing: ns-2.35's ``queue/red.cc`` (``REDQueue::modify_p`` with ``wait_``, and
+``enque``'s restart of ``count`` at 1), read, not copied.
 """
 
 from .._jit import POS, handler, rare_handler
@@ -36,10 +38,15 @@ RED_MIN_TH = 0
 RED_MAX_TH = 1
 RED_MAX_P = 2
 RED_W_Q = 3
-RED_GENTLE = 4
+RED_GENTLE = 4  # gentle (1) + 2 * the spacing's code: 0 and 1 for Floyd's, as before
 RED_MARK = 5
 RED_TYPICAL_SIZE = 6
-PARAMS = ("min_th", "max_th", "max_p", "w_q", "gentle", "mark", "typical_packet_size")
+#: Codes of ``Red.spacing`` (``qosmodels.mechanisms.red.SPACINGS``, in this order).
+SPACING_FLOYD, SPACING_WAIT, SPACING_BERNOULLI = 0, 1, 2
+SPACINGS = ("floyd", "ns2-wait", "bernoulli")
+PARAMS = ("min_th", "max_th", "max_p", "w_q",
+          ("gentle", lambda s: float(s.gentle) + 2.0 * SPACINGS.index(s.spacing)),
+          "mark", "typical_packet_size")
 
 
 def traces(spec) -> tuple[str, ...]:
@@ -85,18 +92,31 @@ def verdict(S, l, divisor):
     point, and capping ``p_a`` at 1 changes no verdict since ``rand() < 1``;
     a divisor below 1, TRED's for a packet with few tickets, raises it, and the
     packet is dropped for sure once ``p_a / divisor >= 1``).
-    ``count`` is shared."""
+    ``count`` is shared.  The spacing rule (``Red.spacing``) is the packed gentle
+    column's upper part (:data:`RED_GENTLE`)."""
     lf = S.lf
-    return curve(S, l, average(S, l), lf[l, LF_QP + RED_MIN_TH], lf[l, LF_QP + RED_MAX_TH],
-                 lf[l, LF_QP + RED_MAX_P], lf[l, LF_QP + RED_GENTLE] > 0.0, LI_RED_COUNT,
-                 divisor)
+    flags = int(lf[l, LF_QP + RED_GENTLE])
+    return spaced_curve(S, l, average(S, l), lf[l, LF_QP + RED_MIN_TH],
+                        lf[l, LF_QP + RED_MAX_TH], lf[l, LF_QP + RED_MAX_P], (flags & 1) != 0,
+                        LI_RED_COUNT, divisor, flags >> 1)
 
 
 @handler
 def curve(S, l, avg, minth, maxth, maxp, gentle, col, divisor):
     """RED's decision at average ``avg`` on the curve ``(minth, maxth, maxp, gentle)``, the
     curve's ``count`` in ``li[l, col]`` (Floyd and Jacobson's Figure 2): 0 accept, 1 early,
-    2 forced.  :func:`verdict` on RED's own curve; RIO's two curves (``divisor`` 1)."""
+    2 forced.  RIO's two curves (``divisor`` 1); Floyd and Jacobson's spacing."""
+    return spaced_curve(S, l, avg, minth, maxth, maxp, gentle, col, divisor, SPACING_FLOYD)
+
+
+@handler
+def spaced_curve(S, l, avg, minth, maxth, maxp, gentle, col, divisor, spacing):
+    """:func:`curve` with the early drops spaced by rule ``spacing``: :data:`SPACING_FLOYD`
+    ``p_a = p_b / (1 - count p_b)``; :data:`SPACING_WAIT` ns-2's ``wait_`` (``p_a = 0``
+    while ``count p_b < 1``, ``p_b / (2 - count p_b)`` while ``< 2``, then 1; the first
+    arrival on the ramp after the average was below ``min_th`` only sets ``count`` to 1);
+    :data:`SPACING_BERNOULLI` ``p_a = p_b``.  ``count`` (the arrivals since the last
+    early or forced drop, this one included) is kept for every rule."""
     li = S.li
     if avg < minth:
         li[l, col] = -1
@@ -105,13 +125,27 @@ def curve(S, l, avg, minth, maxth, maxp, gentle, col, divisor):
         li[l, col] = 0
         return 2
     cnt = li[l, col] + 1
+    if spacing == SPACING_WAIT and cnt == 0:
+        li[l, col] = 1  # ns-2's "old == 0": the average has just entered the ramp
+        return 0
     li[l, col] = cnt
     if avg < maxth:
         pb = maxp * (avg - minth) / (maxth - minth)
     else:
         pb = maxp + (1.0 - maxp) * (avg - maxth) / maxth
-    den = 1.0 - cnt * pb
-    pa = pb / den if den > 0.0 else 1.0
+    if spacing == SPACING_FLOYD:
+        den = 1.0 - cnt * pb
+        pa = pb / den if den > 0.0 else 1.0
+    elif spacing == SPACING_WAIT:
+        x = cnt * pb
+        if x < 1.0:
+            pa = 0.0
+        elif x < 2.0:
+            pa = pb / (2.0 - x)
+        else:
+            pa = 1.0
+    else:
+        pa = pb
     if pa > 1.0:
         pa = 1.0
     pa = pa / divisor
