@@ -17,44 +17,62 @@ __all__ = ["Prague"]
 @dataclass(frozen=True)
 class Prague(Dctcp):
     """A greedy TCP Prague sender: DCTCP's scalable response to ECN marks, sending
-    ECT(1), paced.
+    ECT(1), paced, growing only on unmarked ACKs.
 
     What it does, from the Prague draft's list of the L4S ("Prague") requirements
-    as its Linux reference implements them:
+    as its Linux reference (``net/ipv4/tcp_prague.c``, L4STeam/linux, module version
+    0.6) implements them:
 
     * **L4S identifier**: every data packet carries ECT(1) (RFC 9331, Section 4.1),
       so a DualQ AQM (:class:`~qosmodels.mechanisms.DualPi2`) puts it in its L
       queue;
     * **scalable response to CE**: :class:`Dctcp`'s (RFC 8257, Section 3.3): the
       EWMA ``alpha <- (1 - g) alpha + g F`` of the marked fraction ``F`` once per
-      observation window, ``g`` = 1/16, and ``cwnd <- cwnd (1 - alpha / 2)``
-      at most once per window of data;
+      observation window (a round trip), ``g`` = 1/16, ``alpha`` starting at 1, and
+      ``cwnd <- cwnd (1 - alpha / 2)`` at most once per window of data (Linux:
+      ``prague_update_alpha``, ``PRAGUE_SHIFT_G`` = 4, once ``snd_una`` passes the
+      round's ``next_seq``; ``prague_enter_cwr`` on entering the CWR state);
     * **loss**: Reno's (NewReno's fast recovery and halving; the retransmission
-      timer), as the draft's fall-back to the Classic response (RFC 9331, 4.2);
-    * **growth**: Reno's, one packet per round trip in congestion avoidance, slow
-      start below ``ssthresh``;
+      timer), as the draft's fall-back to the Classic response (RFC 9331, 4.2;
+      Linux ``prague_enter_loss`` halves its window too);
+    * **growth** (``ai_reduction``, True by default): only ACKs that echo no CE grow
+      the window -- by one packet each in slow start (``cwnd < ssthresh``), by ``1 /
+      cwnd`` in congestion avoidance -- so at a marked fraction ``p`` congestion
+      avoidance adds ``1 - p`` packets per round trip rather than 1 (Linux
+      ``prague_update_cwnd``: ``acked = acked_sacked - ece_delta``, then
+      ``tcp_slow_start`` or ``frac_cwnd += acked ai_ack_increase / cwnd``; its header
+      comment, item 4, "Additive Increase uses unsaturated marking").  The receiver
+      here acknowledges every packet and echoes the CE of the packet it acknowledges,
+      so "the packets acknowledged less those marked" is "the ACKs without the
+      echo".  With ``ai_reduction=False`` every ACK grows the window, as DCTCP's;
     * **pacing**: new packets leave at most at ``ratio cwnd / srtt`` (packets/s):
       ``pacing_ss_ratio`` = 2 in slow start (``cwnd < ssthresh``), ``pacing_ca_ratio``
-      = 1.2 in congestion avoidance, Linux's generic defaults (``tcp_pacing_ss_ratio``
-      200 %, ``tcp_pacing_ca_ratio`` 120 %); each new packet moves the pacing clock on
-      by ``srtt / (ratio cwnd)``.  Before the first RTT sample, and for
-      retransmissions, there is no pacing.
-    * **RTT independence: off** (not provided).
+      = 1 in congestion avoidance, Linux Prague's own rates
+      (``prague_update_pacing_rate``: 100 % of ``cwnd / srtt``, doubled in slow
+      start); each new packet moves the pacing clock on by ``srtt / (ratio cwnd)``.
+      Before the first RTT sample, and for retransmissions, there is no pacing.
+      (Before this round the default was 1.2, Linux's generic ``tcp_pacing_ca_ratio``,
+      which Prague does not use: it sets ``sk_pacing_rate`` itself.)
+    * **minimum window**: 2 packets after a CE reduction (:class:`Dctcp`'s; Linux
+      ``MIN_CWND`` = 2).
 
-    Compared with Linux ``net/ipv4/tcp_prague.c`` (L4STeam/linux, module version 0.6),
-    read in this work: the same EWMA (``g`` = 1/16, once per round trip, ``alpha``
-    starting at 1), the same reduction ``cwnd alpha / 2`` on entering CWR (at most
-    once per round trip) and the same halving on loss.  It differs, declared here:
-    Linux grows the window only on ACKs that do not echo CE ("additive increase uses
-    unsaturated marking": ``1 - p`` packets per round trip, where this class grows by
-    one), sets its own pacing rate, 100 % of ``cwnd / srtt`` in congestion avoidance
-    and 200 % below ``ssthresh / 2`` (not the generic 120 % used here), and its
-    default ``prague_rtt_scaling`` is ``RTT_CONTROL_RATE`` (growth scaled by ``(srtt /
-    25 ms)^2`` below a 25 ms target after 500 rounds), not off.  The Prague draft's
-    text itself could not be fetched; its other refinements (accurate ECN feedback:
-    the receiver here acknowledges every packet and echoes each CE, which carries
-    the same information; a reduced gain after idle; classic-ECN fall-back) and bytes
-    rather than packets are not done.
+    ``Prague(pacing=False, ai_reduction=False)`` is ``Dctcp(ect1=True)`` bit for bit
+    (a test says so).
+
+    Differences from Linux that remain, declared: Linux doubles the pacing rate
+    while ``cwnd < ssthresh / 2`` (here: while ``cwnd < ssthresh``); it keeps a
+    fractional window (``frac_cwnd``) that the integer window follows by one packet
+    per ACK, where this class keeps a real-valued window; and its default
+    ``prague_rtt_scaling`` is ``RTT_CONTROL_RATE`` (RTT independence, target
+    ``prague_rtt_target`` = 25 ms, from ``prague_rtt_transition`` = 500 rounds after
+    slow start: the increase per unmarked ACK is ``(srtt / 25 ms)^2 / cwnd`` below the
+    target, ``alpha`` is updated and the window reduced at most once per 25 ms),
+    which is not provided here: this class is RTT-dependent, as RFC 9331's
+    coupling law assumes.  The Prague draft's text itself could not be read in
+    this work (the rules above are checked against Linux's source only); its other
+    refinements (accurate ECN feedback: the receiver here acknowledges every packet
+    and echoes each CE, which carries the same information; a reduced gain after
+    idle; classic-ECN fall-back) and bytes rather than packets are not done.
 
     Parameters
     ----------
@@ -62,7 +80,10 @@ class Prague(Dctcp):
         Pace new packets (True by default).
     pacing_ss_ratio, pacing_ca_ratio : float
         The pacing rate's multiples of ``cwnd / srtt`` in slow start and in
-        congestion avoidance, >= 1: 2 and 1.2.
+        congestion avoidance, >= 1: 2 and 1.
+    ai_reduction : bool
+        Grow the window only on ACKs that echo no CE (True by default, as Linux);
+        False: on every ACK of new data, as :class:`Dctcp`.
     ect1 : bool
         Must be True (Prague's packets carry the L4S identifier).
     g, initial_alpha, record_alpha, max_window, ... : as :class:`Dctcp`
@@ -79,14 +100,17 @@ class Prague(Dctcp):
     --------
     >>> from qosmodels.mechanisms import Prague
     >>> src = Prague()
-    >>> src.ect1, src.pacing, src.pacing_ss_ratio, src.pacing_ca_ratio, src.g, src.kind
-    (True, True, 2.0, 1.2, 0.0625, 'prague')
+    >>> src.ect1, src.pacing, src.pacing_ss_ratio, src.pacing_ca_ratio, src.ai_reduction
+    (True, True, 2.0, 1.0, True)
+    >>> src.g, src.kind
+    (0.0625, 'prague')
     """
 
     ect1: bool = True
     pacing: bool = True
     pacing_ss_ratio: float = 2.0
-    pacing_ca_ratio: float = 1.2
+    pacing_ca_ratio: float = 1.0
+    ai_reduction: bool = True
 
     kind: ClassVar[str] = "prague"
     kernel: ClassVar[str] = "sources.prague"
@@ -100,5 +124,6 @@ class Prague(Dctcp):
                                 "identifier ECT(1); use Dctcp for ECT(0)), got "
                                 f"{self.ect1!r}")
         _flag(n, "pacing", self.pacing)
+        _flag(n, "ai_reduction", self.ai_reduction)
         set_(self, "pacing_ss_ratio", real(n, "pacing_ss_ratio", self.pacing_ss_ratio, ge=1))
         set_(self, "pacing_ca_ratio", real(n, "pacing_ca_ratio", self.pacing_ca_ratio, ge=1))

@@ -85,9 +85,10 @@ def test_law_terms_by_hand():
     assert prod == pytest.approx(ratio / ex.expected_ratio(2.0, 10e6, 0.01), rel=1e-12)
 
 
-def dctcp_window(marking, n=200_000, g=1 / 16):
+def dctcp_window(marking, n=200_000, g=1 / 16, ai_reduction=False):
     """A plain-Python, ACK-clocked replay of RFC 8257's window (the declared cause of the
-    scalable-response rows, independent of the kernel): +1/W per ACK, the EWMA ``alpha``
+    scalable-response rows, independent of the kernel): +1/W per ACK (with
+    ``ai_reduction``, Linux Prague's rule: per ACK without an echo only), the EWMA ``alpha``
     once per window of data, ``W <- max(W (1 - alpha / 2), 2)`` on an echo, at most once
     per window (not again until an ACK covers a packet sent after it).  ``marking(i)``
     says whether packet ``i`` is CE-marked.  Returns the mean ``W`` and the fraction of
@@ -107,7 +108,8 @@ def dctcp_window(marking, n=200_000, g=1 / 16):
         if una >= wend:
             alpha = (1 - g) * alpha + g * marked / acked
             wend, acked, marked = nxt, 0, 0
-        w += 1 / w
+        if not (ai_reduction and m):
+            w += 1 / w
         if m and una > recover:
             w, recover = max(w * (1 - alpha / 2), 2.0), nxt
         if una > n // 4:
@@ -148,3 +150,19 @@ def test_dctcp_window_is_2_over_p_only_under_evenly_spaced_steady_marks():
     rng = random.Random(1)
     w, p_l = dctcp_window(lambda i: rng.random() < 0.1)
     assert w * p_l > 2.3, w * p_l
+
+
+def test_prague_window_p_falls_below_2_with_p_under_evenly_spaced_marks():
+    """Linux Prague's growth on unmarked ACKs only (``Prague(ai_reduction=True)``): at a
+    steady, evenly spaced p the replay's ``W p`` is below DCTCP's 2 and falls with p
+    (1.96, 1.88, 1.75, 1.63 at p = 0.03, 0.1, 0.2, 0.3; a growth of ``1 - p`` per round
+    trip against a reduction ``W alpha / 2``): the scalable response of the rows where
+    ``p_L`` is high (l4s.KNOWN's notes)."""
+    out = []
+    for p in (0.03, 0.1, 0.2, 0.3):
+        w, p_l = dctcp_window(recur_marks(lambda i, p=p: p), ai_reduction=True)
+        w0, p0 = dctcp_window(recur_marks(lambda i, p=p: p))
+        assert w * p_l < w0 * p0, p
+        out.append(w * p_l)
+    assert out == sorted(out, reverse=True)
+    assert 1.9 < out[0] < 2.0 and 1.55 < out[-1] < 1.7, out

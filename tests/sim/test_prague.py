@@ -1,10 +1,13 @@
 """TCP Prague in packets (``qosmodels.sim._kernels.sources.prague``).
 
 References, independent of the kernel: a hand trace of the pacing clock (the draft's
-pacing at ``ratio cwnd / srtt``, Linux's ratios 2 and 1.2), DCTCP's window (Prague
-without pacing is DCTCP with ECT(1), bit for bit: RFC 8257's response, which
-``tests/sim/test_dctcp.py`` checks against a replay), and Prague's purpose through
-DualPI2 (RFC 9332, RFC 9331): a low L queue delay with the link busy.
+pacing at ``ratio cwnd / srtt``, Linux Prague's ratios 2 and 1), a plain-Python replay
+of Linux ``tcp_prague.c``'s window rules (growth only on ACKs without a CE echo, the
+``alpha`` EWMA, the reduction ``cwnd alpha / 2``) driven by a given ACK/CE sequence,
+DCTCP's window (Prague without pacing and without ``ai_reduction`` is DCTCP with
+ECT(1), bit for bit: RFC 8257's response, which ``tests/sim/test_dctcp.py`` checks
+against a replay), and Prague's purpose through DualPI2 (RFC 9332, RFC 9331): a low L
+queue delay with the link busy.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import pytest
 from qosmodels import Flow, Link, Network, simulate
 from qosmodels.mechanisms import Dctcp, DualPi2, Prague, TcpNewReno
 from qosmodels.sim._kernels import layout as K
+from qosmodels.sim._kernels.sources import dctcp as kdctcp
 from qosmodels.sim._kernels.sources import prague as kprague
 from qosmodels.sim.compile import compile_scenario
 
@@ -48,20 +52,20 @@ def test_pacing_clock_follows_a_hand_trace():
     clock = K.FF_SS + kprague.PS_NEXT
     slot = c.fi[0, K.FI_TIMER0] + kprague.SLOT_PACE
     # congestion avoidance (cwnd 10 >= ssthresh 5), srtt 100 ms: one packet, then the
-    # clock moves on by srtt / (1.2 cwnd) = 1/120 s and the pacing timer is set there
+    # clock moves on by srtt / (1 cwnd) = 1/100 s and the pacing timer is set there
     _state(c, 1.0, 10.0, 5.0, 0.1, 0, 0)
     assert send_limit(c, 0) == 1
-    assert c.ff[0, clock] == 1.0 + 0.1 / 12.0
-    assert c.tm[slot, K.TM_DEADLINE] == 1.0 + 0.1 / 12.0
+    assert c.ff[0, clock] == 1.0 + 0.1 / 10.0
+    assert c.tm[slot, K.TM_DEADLINE] == 1.0 + 0.1 / 10.0
     # before the clock: nothing new may leave
     _state(c, 1.005, 10.0, 5.0, 0.1, 0, 1)
     assert send_limit(c, 0) == 1
-    assert c.ff[0, clock] == 1.0 + 0.1 / 12.0
+    assert c.ff[0, clock] == 1.0 + 0.1 / 10.0
     # at the clock: the next one, the clock moved on from now
-    t = 1.0 + 0.1 / 12.0
+    t = 1.0 + 0.1 / 10.0
     _state(c, t, 10.0, 5.0, 0.1, 0, 1)
     assert send_limit(c, 0) == 2
-    assert c.ff[0, clock] == t + 0.1 / 12.0
+    assert c.ff[0, clock] == t + 0.1 / 10.0
     # slow start (cwnd 4 < ssthresh 100): ratio 2, gap srtt / (2 cwnd) = 12.5 ms
     _state(c, 2.0, 4.0, 100.0, 0.1, 0, 2)
     assert send_limit(c, 0) == 3
@@ -88,8 +92,108 @@ def _dualpi2_run(source, seconds=20.0):
     return simulate(net, seconds, warmup=5.0, seed=2, progress=False)
 
 
-def test_unpaced_prague_is_dctcp_with_ect1_bit_for_bit():
-    a = _dualpi2_run(Prague(pacing=False), 8.0)
+def test_pacing_at_1_2_in_congestion_avoidance_when_asked():
+    c = _one_flow(pacing_ca_ratio=1.2)
+    _state(c, 1.0, 10.0, 5.0, 0.1, 0, 0)
+    assert jitcall(kprague.send_limit)(c, 0) == 1
+    assert c.ff[0, K.FF_SS + kprague.PS_NEXT] == 1.0 + 0.1 / 12.0
+
+
+# ------------------------------------------------------------------ the window's rules
+class LinuxPragueWindow:
+    """Linux ``tcp_prague.c`` (module version 0.6)'s window rules, transcribed in real
+    arithmetic for a sender counting packets on cumulative ACKs without duplicates:
+    ``prague_update_cwnd`` counts the packets an ACK acknowledges less those it echoes
+    as CE-marked (here: all of them when it echoes, none when not), grows by one per
+    counted packet in slow start and by ``1 / cwnd`` per counted packet in congestion
+    avoidance (``ai_ack_increase`` = 1, no RTT scaling); ``prague_update_alpha`` once
+    per round (``snd_una`` reaching the round's ``next_seq``): ``alpha <- alpha - alpha
+    / 16 + F / 16``; ``prague_enter_cwr`` once per window of data: ``cwnd -= cwnd alpha
+    / 2``, at least 2.  (The growth is applied per ACK before the reduction, as the
+    library's DCTCP orders RFC 8257's steps; Linux's integer ``snd_cwnd`` following
+    ``frac_cwnd`` by a packet per ACK is not replayed.)"""
+
+    def __init__(self, cwnd, ssthresh, wmax):
+        self.alpha, self.cwnd, self.ssthresh, self.wmax = 1.0, cwnd, ssthresh, wmax
+        self.una = self.nxt = 0
+        self.next_seq = 0
+        self.delivered = self.delivered_ce = 0
+        self.recover = -1
+
+    def ack(self, a, ece):
+        newly = a - self.una
+        self.una = a
+        if not ece:
+            if self.cwnd < self.ssthresh:
+                self.cwnd += 1.0
+            else:
+                self.cwnd += 1.0 / self.cwnd
+            self.cwnd = min(self.cwnd, self.wmax)
+        self.delivered += newly
+        self.delivered_ce += newly if ece else 0
+        if a >= self.next_seq:
+            f = self.delivered_ce / self.delivered
+            self.alpha = self.alpha - self.alpha / 16.0 + f / 16.0
+            self.next_seq = self.nxt
+            self.delivered = self.delivered_ce = 0
+        if ece and a > self.recover:
+            self.cwnd = max(self.cwnd - self.cwnd * self.alpha / 2.0, 2.0)
+            self.ssthresh = self.cwnd
+            self.recover = self.nxt
+
+
+def test_window_equals_a_plain_replay_of_linux_prague():
+    c = _one_flow(max_window=60)
+    ref = LinuxPragueWindow(1.0, 60.0, 60.0)
+    rng = np.random.default_rng(11)
+    on_ack = jitcall(kprague.on_ack)
+    held = 0
+    for step in range(800):
+        # the whole window is out; ACKs cover 1-3 packets, marked with a probability
+        # that changes every 200 ACKs (none, some, most, some)
+        nxt = ref.una + int(min(ref.cwnd, ref.wmax))
+        ref.nxt = nxt
+        c.fi[0, K.FI_SND_NXT] = nxt
+        c.fi[0, K.FI_MAXSEQ] = nxt
+        a = min(ref.una + int(rng.integers(1, 4)), nxt)
+        ece = bool(rng.random() < (0.0, 0.3, 0.9, 0.2)[step // 200])
+        held += ece
+        ref.ack(a, ece)
+        on_ack(c, 0, a, ece)
+        assert c.fi[0, K.FI_SND_UNA] == ref.una
+        assert c.ff[0, K.FF_CWND] == pytest.approx(ref.cwnd, rel=1e-12), step
+        assert c.ff[0, K.FF_SSTHRESH] == pytest.approx(ref.ssthresh, rel=1e-12), step
+        assert c.ff[0, K.FF_SS + kdctcp.DS_ALPHA] == pytest.approx(ref.alpha, rel=1e-12)
+    assert held > 200 and ref.ssthresh < 60   # marks did hold the growth and reduce
+
+
+def test_an_echoing_ack_does_not_grow_the_window_a_clean_one_does():
+    # a hand trace in congestion avoidance: cwnd 10, ssthresh 5, alpha 0 (no reduction
+    # can change cwnd: cwnd (1 - 0/2) = cwnd), the reduction already made for this window
+    c = _one_flow()
+    on_ack = jitcall(kprague.on_ack)
+    c.ff[0, K.FF_CWND], c.ff[0, K.FF_SSTHRESH] = 10.0, 5.0
+    c.ff[0, K.FF_SS + kdctcp.DS_ALPHA] = 0.0
+    c.fi[0, K.FI_SND_NXT] = c.fi[0, K.FI_MAXSEQ] = 10
+    c.fi[0, K.FI_SS + kdctcp.DI_WINDOW_END] = 10
+    c.fi[0, K.FI_ECN_RECOVER] = 10
+    on_ack(c, 0, 1, True)
+    assert c.ff[0, K.FF_CWND] == 10.0
+    on_ack(c, 0, 2, False)
+    assert c.ff[0, K.FF_CWND] == 10.0 + 1.0 / 10.0
+    # ai_reduction=False: the echoing ACK grows it as DCTCP's does
+    c = _one_flow(ai_reduction=False)
+    c.ff[0, K.FF_CWND], c.ff[0, K.FF_SSTHRESH] = 10.0, 5.0
+    c.ff[0, K.FF_SS + kdctcp.DS_ALPHA] = 0.0
+    c.fi[0, K.FI_SND_NXT] = c.fi[0, K.FI_MAXSEQ] = 10
+    c.fi[0, K.FI_SS + kdctcp.DI_WINDOW_END] = 10
+    c.fi[0, K.FI_ECN_RECOVER] = 10
+    on_ack(c, 0, 1, True)
+    assert c.ff[0, K.FF_CWND] == 10.0 + 1.0 / 10.0
+
+
+def test_unpaced_prague_without_ai_reduction_is_dctcp_with_ect1_bit_for_bit():
+    a = _dualpi2_run(Prague(pacing=False, ai_reduction=False), 8.0)
     b = _dualpi2_run(Dctcp(ect1=True), 8.0)
     np.testing.assert_array_equal(a.throughput, b.throughput)
     np.testing.assert_array_equal(a.mean_queueing_delay, b.mean_queueing_delay)
@@ -106,6 +210,7 @@ def test_prague_through_dualpi2_keeps_a_low_l_queue_with_the_link_busy():
 
 @pytest.mark.parametrize("field, value, match", [
     ("pacing", 1, r"Prague\.pacing must be True or False, got 1"),
+    ("ai_reduction", "yes", r"Prague\.ai_reduction must be True or False, got 'yes'"),
     ("pacing_ss_ratio", 0.5, r"Prague\.pacing_ss_ratio must be >= 1, got 0.5"),
     ("pacing_ca_ratio", float("nan"), r"Prague\.pacing_ca_ratio must be finite, got nan"),
     ("ect1", False, r"Prague\.ect1 must be True .*got False"),

@@ -252,12 +252,14 @@ def source_ack(S, code, f, a, ece):
         web.on_ack(S, f, a, ece)
     elif code == tahoe.CODE:
         tahoe.on_ack(S, f, a)
-    elif code == dctcp.CODE or code == prague.CODE:
+    elif code == dctcp.CODE:
         dctcp.on_ack(S, f, a, ece)
     elif code == cubic.CODE:
         cubic.on_ack(S, f, a)
     elif code == bbr.CODE:
         bbr.on_ack(S, f, a)
+    elif code == prague.CODE:
+        prague.on_ack(S, f, a, ece)
 
 
 @handler

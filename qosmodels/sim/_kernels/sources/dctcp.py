@@ -13,7 +13,7 @@ S. Bensley et al., RFC 8257, 2017, Section 3.3; M. Alizadeh et al., "Data Center
 (DCTCP)", SIGCOMM 2010, Section 3.2; RFC 3168, Section 6.1.2.
 """
 
-from .._jit import rare_handler
+from .._jit import handler, rare_handler
 from ..layout import (
     FF_CWND,
     FF_SP,
@@ -73,11 +73,18 @@ def traces(spec) -> tuple[str, ...]:
 @rare_handler
 def on_ack(S, f, a, ece):
     """Cumulative ACK ``a`` (``ece``: it echoes a CE mark): NewReno's processing, then
-    RFC 8257's ``alpha`` bookkeeping and window reduction.  (A real function rather
-    than inlined: it holds a second copy of ``reno.on_ack``.)"""
-    ff, fi = S.ff, S.fi
-    una = fi[f, FI_SND_UNA]
+    RFC 8257's ``alpha`` bookkeeping and window reduction (:func:`respond`).  (A real
+    function rather than inlined: it holds a second copy of ``reno.on_ack``.)"""
+    una = S.fi[f, FI_SND_UNA]
     reno.on_ack(S, f, a, False)
+    respond(S, f, una, a, ece)
+
+
+@handler
+def respond(S, f, una, a, ece):
+    """RFC 8257's part of an ACK, after NewReno's (``una``: SND.UNA before the ACK
+    ``a``): the ``alpha`` bookkeeping and the reduction ``cwnd (1 - alpha / 2)``."""
+    ff, fi = S.ff, S.fi
     if a <= una:  # a duplicate acknowledges no new data
         return
     newly = float(a - una)

@@ -3,7 +3,10 @@
 DCTCP's kernel (:mod:`.dctcp`, itself on NewReno's :mod:`.reno`) does the window:
 the growth, the loss recovery, the ``alpha`` estimate and the reduction
 ``cwnd (1 - alpha / 2)`` on ECN echoes.  This module adds the ECT(1) codepoint
-(set at compile time) and pacing: :func:`send_limit` lets the window's next new
+(set at compile time), Linux ``tcp_prague.c``'s growth only on ACKs that echo no CE
+(:func:`on_ack`, with ``ai_reduction``: an echoing ACK leaves the window as it was,
+so congestion avoidance adds ``1 - p`` per round trip at a marked fraction ``p``)
+and pacing: :func:`send_limit` lets the window's next new
 packet leave only when the pacing clock allows, one packet per ``srtt / (ratio
 cwnd)``, and the flow's timer slot 1 wakes the sender then.  The parameter row
 starts with DCTCP's columns, so the DCTCP and Reno functions read it unchanged.
@@ -19,7 +22,18 @@ Throughput (L4S)", draft-briscoe-iccrg-prague-congestion-control; RFC 9331, Sect
 import numpy as np
 
 from .._jit import POS, handler, rare_handler
-from ..layout import FF_CWND, FF_SP, FF_SRTT, FF_SS, FF_SSTHRESH, FI_SND_NXT, FI_TIMER0, GF_NOW
+from ..layout import (
+    FF_CWND,
+    FF_SP,
+    FF_SRTT,
+    FF_SS,
+    FF_SSTHRESH,
+    FI_IN_REC,
+    FI_SND_NXT,
+    FI_SND_UNA,
+    FI_TIMER0,
+    GF_NOW,
+)
 from ..timers import set_deadline
 from . import dctcp, reno
 
@@ -37,12 +51,15 @@ SLOT_PACE = 1
 
 # float state (FF_SS + ...; reno's column 0, DCTCP's 1..3)
 PS_NEXT = 4             # s, the pacing clock: the next new packet may leave at this time
+PS_AI_REDUCTION = 5     # 1.0: ACKs echoing CE do not grow the window (ai_reduction); 0.0: they do
 
 
 def setup(spec, ff, fi) -> int:
     """Initial state of a flow (DCTCP's, ECT(1) included); returns its largest window."""
     window = dctcp.setup(spec, ff, fi)
     ff[FF_SS + PS_NEXT] = 0.0
+    # (a per-flow state column: the parameter row's 16 columns are all taken)
+    ff[FF_SS + PS_AI_REDUCTION] = 1.0 if spec.ai_reduction else 0.0
     return window
 
 
@@ -84,6 +101,25 @@ def send_limit(S, f):
     return nxt + np.int64(1)
 
 
+@rare_handler
+def on_ack(S, f, a, ece):
+    """Cumulative ACK ``a`` (``ece``: it echoes a CE mark): DCTCP's processing, except
+    that with ``ai_reduction`` an ACK of new data that echoes CE, outside fast recovery,
+    does not grow the window (Linux ``prague_update_cwnd``: the segments it counts are
+    those acknowledged less those marked).  Outside recovery the only change NewReno's
+    ACK makes to ``cwnd`` is the growth (it is called without the echo), so keeping
+    the window it had undoes exactly that; DCTCP's reduction follows."""
+    ff, fi = S.ff, S.fi
+    una = fi[f, FI_SND_UNA]
+    c = ff[f, FF_CWND]
+    hold = (ece and a > una and fi[f, FI_IN_REC] == 0
+            and ff[f, FF_SS + PS_AI_REDUCTION] > 0.0)
+    reno.on_ack(S, f, a, False)
+    if hold:
+        ff[f, FF_CWND] = c
+    dctcp.respond(S, f, una, a, ece)
+
+
 @handler
 def on_timer(S, f, k):
     """The pacing clock (timer slot ``k``) has come due: let the flow send."""
@@ -94,7 +130,7 @@ def on_timer(S, f, k):
 #: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
 HOOKS = {
     "source_send_limit": send_limit,
-    "source_ack": dctcp.on_ack,
+    "source_ack": on_ack,
     "source_timeout": reno.on_timeout,
     "source_timer": on_timer,
     "source_window": reno.window,
