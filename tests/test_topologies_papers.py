@@ -282,6 +282,8 @@ def test_abe_dumbbell_parameters():
 
 @pytest.mark.parametrize("name, source", [
     ("tfrc", TcpFriendly(equation="rfc5348")), ("tfrc-eq2", TcpFriendly()),
+    ("tfrc-ratio", TcpFriendly(loss="packets", equation="rfc5348")),
+    ("tfrc-eq2-ratio", TcpFriendly(loss="packets")),
     ("reno", TcpReno(green=True)), (None, TcpFriendly())])
 def test_abe_dumbbell_green_source_by_name(name, source):
     net = abe_dumbbell(2, 1, green_source=name)
@@ -291,7 +293,8 @@ def test_abe_dumbbell_green_source_by_name(name, source):
 
 def test_abe_dumbbell_unknown_green_source_name():
     with pytest.raises(ScenarioError, match=r"abe_dumbbell.green_source must be one of "
-                                            r"\['reno', 'tfrc', 'tfrc-eq2'\] .* got 'rfc5348'"):
+                                            r"\['reno', 'tfrc', 'tfrc-eq2', 'tfrc-eq2-ratio', "
+                                            r"'tfrc-ratio'\] .* got 'rfc5348'"):
         abe_dumbbell(green_source="rfc5348")
 
 

@@ -27,6 +27,8 @@ NAMES = ["abe-fig2", "abe-fig3", "abe-fig6", "abe-fig7", "abe-fig8"]
 FAILING = {
     ("abe-fig2", "Blue/Green packets delivered by 300 s, with ABE"),
     ("abe-fig2", "Blue/Green packets delivered by 300 s, without ABE (flat best effort)"),
+    ("abe-fig2", "Blue/Green packets delivered by 300 s, without ABE (flat best effort), Green "
+                 "rated by its loss ratio"),
     ("abe-fig3", "Green queueing delay mean, with ABE"),
     ("abe-fig3", "Green queueing delay mean, without ABE"),
     ("abe-fig3", "Green queueing delay standard deviation, without ABE"),
@@ -36,6 +38,7 @@ FAILING = {
     ("abe-fig6", "Blue/Green throughput ratio, D = 0.1 s, Green rated by its loss ratio"),
     ("abe-fig6", "Blue/Green throughput ratio, D = 0.2 s"),
     ("abe-fig6", "Blue/Green throughput ratio, flat best effort"),
+    ("abe-fig6", "Blue/Green throughput ratio, flat best effort, Green rated by its loss ratio"),
     ("abe-fig6", "worst 95% confidence half-width of the packets per connection, 4 runs"),
     ("abe-fig8", "Blue/Green throughput ratio, K1 = 2.0, K2 = 1.1, T1 = 0.1 s"),
     ("abe-fig8", "Figure 8 over Figure 6 (D = 0.1 s): the unequal-gain bias"),
@@ -308,9 +311,10 @@ def test_the_green_source_is_declared_with_the_papers_eq2_source_as_default():
     regs = experiments()
     for name in NAMES:
         u = {x.name: x for x in regs[name].unstated}["green_source"]
-        assert (u.default, u.values) == (0, (1, 2)) and af.GREEN == 0
+        assert (u.default, u.values) == (0, (1, 2, 3, 4)) and af.GREEN == 0
         assert "[6]" in u.why and "5348" in u.why and "eq (2)" in u.why
-    assert af.GREEN_SOURCES == ("tfrc-eq2", "tfrc", "reno")
+        assert "loss ratio" in u.why
+    assert af.GREEN_SOURCES == ("tfrc-eq2", "tfrc", "reno", "tfrc-eq2-ratio", "tfrc-ratio")
 
 
 def test_the_green_source_reaches_the_network():
@@ -320,7 +324,8 @@ def test_the_green_source_reaches_the_network():
     # each code's Green flows (the first 15), for an ABE router and flat best effort; the
     # Blue flows stay Reno
     want = {0: TcpFriendly(green=True), 1: TcpFriendly(green=True, equation="rfc5348"),
-            2: TcpReno(green=True)}
+            2: TcpReno(green=True), 3: TcpFriendly(green=True, loss="packets"),
+            4: TcpFriendly(green=True, loss="packets", equation="rfc5348")}
     for case in ("fig6-d0.1", "fig6-flat", "fig2-abe"):
         n_green = af.CASES[case][0]
         for code, source in want.items():
@@ -336,17 +341,18 @@ def test_the_green_source_reaches_the_network():
     assert af.network("fig6-d0.2") == before
     # the loss-ratio row keeps its own Green source whatever the choice
     for code in want:
-        net = af.network("fig6-d0.1-ratio", af.CAPACITY, code)
-        assert net.flows[0].source == TcpFriendly(green=True, loss="packets")
-        assert "TcpFriendly(loss='packets')" in af._method("fig6-d0.1-ratio", True,
-                                                           af.CAPACITY, code)
+        for case in ("fig6-d0.1-ratio", "fig6-flat-ratio", "fig2-flat-ratio"):
+            net = af.network(case, af.CAPACITY, code)
+            assert net.flows[0].source == TcpFriendly(green=True, loss="packets")
+            assert "TcpFriendly(loss='packets')" in af._method(case, True, af.CAPACITY, code)
 
 
-@pytest.mark.parametrize("bad", [3, -1, 0.5])
+@pytest.mark.parametrize("bad", [5, -1, 0.5])
 def test_a_green_source_code_out_of_range_is_refused(bad):
     from qosmodels.errors import ScenarioError
 
-    with pytest.raises(ScenarioError, match="green_source.*0 'tfrc-eq2', 1 'tfrc', 2 'reno'"):
+    with pytest.raises(ScenarioError, match="green_source.*0 'tfrc-eq2', 1 'tfrc', 2 'reno', 3 "
+                       "'tfrc-eq2-ratio', 4 'tfrc-ratio'"):
         af.network("fig2-abe", af.CAPACITY, bad)
 
 
