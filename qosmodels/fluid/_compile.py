@@ -58,8 +58,17 @@ class CompiledFluid(NamedTuple):
     link_hop_ptr: np.ndarray  # (L + 1,) int64
     j_prev: np.ndarray  # (H,) int64: position of the same flow's previous hop, -1 for its first
     j_flow: np.ndarray  # (H,) int64: the flow of the hop at position j
+    j_next: np.ndarray  # (H,) int64: position of the same flow's next hop, -1 for its last
     hop_pos: np.ndarray  # (H,) int64: position j of each hop in link order
     last_j: np.ndarray  # (F,) int64: position of each flow's last hop
+    # (F,) int64 each: the flows in the column order of the time-major per-flow histories
+    # (sorted by the lag of their reads, so that the flows of one lag read one contiguous
+    # slice), and each flow's column: e_* for the egress accumulation (lag: the last link's
+    # delay + the reverse path), x_* for the rate and losses (lag: the propagation round trip)
+    e_order: np.ndarray
+    e_col: np.ndarray
+    x_order: np.ndarray
+    x_col: np.ndarray
     avd: np.ndarray  # (L,) bool
     avd_gamma: float
     avd_alpha: float
@@ -151,6 +160,18 @@ def _link_order(net: Network, zero: np.ndarray) -> np.ndarray:
             f"needs a positive propagation delay somewhere on every such cycle"
         )
     return np.array(order, dtype=np.int64)
+
+
+def _column_orders(net: Network, delay0, hop_link, hop_rev, hop_flow):
+    """The column orders of the time-major per-flow histories: the flows sorted by the lag
+    at which they are read (with the initial delays), so that the flows of one lag read one
+    contiguous slice of a step.  A layout only: any order gives the same numbers."""
+    rev = np.where(hop_rev >= 0, delay0[np.maximum(hop_rev, 0)], delay0[hop_link])
+    drev = np.bincount(hop_flow, weights=rev, minlength=net.n_flows)
+    fwd = np.bincount(hop_flow, weights=delay0[hop_link], minlength=net.n_flows)
+    egress = delay0[hop_link[net.route_ptr[1:] - 1]] + drev  # the accumulation's lag
+    return (np.argsort(egress, kind="stable").astype(np.int64),
+            np.argsort(fwd + drev, kind="stable").astype(np.int64))  # the round trip's
 
 
 def compile_fluid(
@@ -336,6 +357,9 @@ def compile_fluid(
     first[net.route_ptr[:-1]] = True
     prev_hop = np.arange(len(hop_link)) - 1
     j_prev = np.where(first[order], -1, hop_pos[np.maximum(prev_hop[order], 0)]).astype(np.int64)
+    j_next = np.full(len(hop_link), -1, dtype=np.int64)
+    j_next[j_prev[j_prev >= 0]] = np.flatnonzero(j_prev >= 0)
+    e_order, x_order = _column_orders(net, delay0, hop_link, hop_rev, hop_flow)
 
     # histories, each as short as its longest lag (short histories stay in cache):
     # per link and flow, a round trip (worst delays); per hop, the link's delay; a
@@ -372,7 +396,9 @@ def compile_fluid(
         a_off=a_off, a_mask=a_len - 1,
         cap=cap, delay0=delay0, buf=buf, link_order=_link_order(net, zero),
         link_hop_ptr=link_hop_ptr, j_prev=j_prev,
-        j_flow=hop_flow[order], hop_pos=hop_pos, last_j=hop_pos[net.route_ptr[1:] - 1], avd=avd,
+        j_flow=hop_flow[order], j_next=j_next, hop_pos=hop_pos,
+        last_j=hop_pos[net.route_ptr[1:] - 1], e_order=e_order, e_col=np.argsort(e_order),
+        x_order=x_order, x_col=np.argsort(x_order), avd=avd,
         avd_gamma=avd_gamma, avd_alpha=avd_alpha, red=red_on, red_min=red_min,
         red_max=red_max, red_maxp=red_maxp, red_rate=red_rate, red_top=red_top, aqm=aqm,
         aqm_prm=aqm_prm,
