@@ -245,33 +245,33 @@ def rate(i, wi, active, rtt, max_rate):
 
 @njit(**_JIT)
 def gather(n1, nmax, mask, control, e_order, x_order, route_ptr, ack_k, ack_f, rttp_k, rttp_f,
-           hist_e, hist_x, hist_loss, loss, loss_step, g_acc, g_qf, g_x, g_seen):
+           hist_e, hist_x, hist_loss, loss, loss_step, g):
     """The per-flow delayed reads at time n1 dt from the history up to step nmax, each in
     the order of its history's columns (flows sorted by that lag, so that the flows reading
     the same step read one contiguous slice of it): the accumulation and forward queueing
-    delay reaching the egress a reverse-path delay ago (``g_acc``, ``g_qf``); the rate a
-    propagation round trip ago (``g_x``, Reno) and the losses seen now (``g_seen``)."""
+    delay reaching the egress a reverse-path delay ago (``g[:, 0]``, ``g[:, 1]``); the rate
+    a propagation round trip ago (``g[:, 2]``, Reno) and the losses seen now (``g[:, 3]``)."""
     n_flows = e_order.shape[0]
     for r in range(n_flows):
         i = e_order[r]
         hl = (route_ptr[i + 1] - 1) & POS  # the flow's last hop (in route order)
-        g_acc[i], g_qf[i] = pair_t(hist_e, r, n1 - ack_k[hl], ack_f[hl], nmax, mask)
+        g[i, 0], g[i, 1] = pair_t(hist_e, r, n1 - ack_k[hl], ack_f[hl], nmax, mask)
     for r in range(n_flows):
         i = x_order[r]
         b = n1 - rttp_k[i]
         if control == CTRL_RENO:
-            g_x[i] = at_t(hist_x, r, b, rttp_f[i], nmax, mask)
+            g[i, 2] = at_t(hist_x, r, b, rttp_f[i], nmax, mask)
         # loss, seen one propagation round trip after it happened
         if b >= loss_step[i]:
-            g_seen[i] = loss[i]  # no loss since: the history from b on is the current value
+            g[i, 3] = loss[i]  # no loss since: the history from b on is the current value
         else:
-            g_seen[i] = at_t(hist_loss, r, b, rttp_f[i], nmax, mask)
+            g[i, 3] = at_t(hist_loss, r, b, rttp_f[i], nmax, mask)
 
 
 @njit(**_JIT)
 def measure(
     t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f, rev_k,
-    rev_f, drev_k, drev_f, hist_p, hist_v, hist_w, hist_r, g_acc, g_qf, g_x, g_seen, rttp,
+    rev_f, drev_k, drev_f, hist_p, hist_v, hist_w, hist_r, g, rttp,
     start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active, est_p, est_m,
     est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count, loss_acted, last_halve, halve,
 ):
@@ -283,8 +283,8 @@ def measure(
         h1 = route_ptr[i + 1]
         # the accumulation (eq (1)) and the forward queueing delay reaching the
         # egress, a reverse-path delay ago
-        acc = g_acc[i]
-        qf = g_qf[i]
+        acc = g[i, 0]
+        qf = g[i, 1]
         virt = 0.0
         qb = 0.0
         pnot = 1.0
@@ -307,7 +307,7 @@ def measure(
             # marks reaching the sender now: packets sent a round trip ago, times the
             # probability that one of the path's RED links marked them
             est_p[i] = 1.0 - pnot
-            est_m[i] = g_x[i] / pkt_bits[i] * est_p[i]
+            est_m[i] = g[i, 2] / pkt_bits[i] * est_p[i]
         if estimator == EST_IDEAL:
             est_a[i] = acc + x[i] * virt
         elif estimator == EST_MONACO:
@@ -334,7 +334,7 @@ def measure(
                     if v < base:
                         base = v
             est_tq[i] = rtt[i] - (base + rtt_p_error)
-        seen = g_seen[i]
+        seen = g[i, 3]
         if seen > loss_acted[i] + 1e-9 and t1 - last_halve[i] >= rtt[i]:
             halve[i] = True
             loss_acted[i] = seen
@@ -358,7 +358,7 @@ def predict(dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate):
 @njit(**_JIT)
 def correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, f, x, halve,
             w_min, active, pkt_bits, rtt, rttp, est_m, est_tq, est_a, target, max_rate, last_j,
-            eg_k, eg_f, tau, rbar, hist_r, hist_s, hist_e, e_col, hist_loss, hist_x, x_col,
+            eg_k, eg_f, tau, rbar, hist_r, hist_s, hist_loss, hist_x, x_col,
             loss, loss_step):
     """Heun's corrector, the loss response (halving), the rates and slopes at the new
     windows, Monaco's EWMA filter and the per-flow histories of step n1 (at n = -1, t = 0:
@@ -386,9 +386,6 @@ def correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, 
                     - pair_t(hist_s, hl, b - 1, eg_f[i], n1, smask)[0]) * inv_dt
             rbar[i] += (1.0 - math.exp(-dt / tau[i])) * (r_in - rbar[i])
             hist_r[i, s1] = rbar[i]
-        c = e_col[i]
-        hist_e[s1, c, 0] = hist_s[n1 & smask, hl, 1]
-        hist_e[s1, c, 1] = hist_s[n1 & smask, hl, 2]
         c = x_col[i]
         if loss_step[i] > 0:  # (before a flow's first loss its history is all zero)
             hist_loss[s1, c] = loss[i]
@@ -398,10 +395,10 @@ def correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, 
 
 # ------------------------------------------------------------------ the network
 @njit(**_JIT)
-def transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, d_in, s_in, w_in):
+def transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in):
     """The lines of link l's hops, read a link delay ago, into the inputs of the hops that
-    follow them (``d_in``, ``s_in``, ``w_in``: the next hop's cumulative input, partial
-    accumulation and queueing delay): one contiguous slice of two time-major rows."""
+    follow them (``h_in``: the next hop's cumulative input, partial accumulation and
+    queueing delay): one contiguous slice of two time-major rows."""
     b = n1 - lk_k[l]
     fr = lk_f[l]
     b0 = b & smask
@@ -411,11 +408,11 @@ def transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, d_in, s_in,
         if j < 0:
             continue
         a = hist_s[b0, jp, 0]
-        d_in[j] = a + fr * (hist_s[b1, jp, 0] - a)
+        h_in[j, 0] = a + fr * (hist_s[b1, jp, 0] - a)
         a = hist_s[b0, jp, 1]
-        s_in[j] = a + fr * (hist_s[b1, jp, 1] - a)
+        h_in[j, 1] = a + fr * (hist_s[b1, jp, 1] - a)
         a = hist_s[b0, jp, 2]
-        w_in[j] = a + fr * (hist_s[b1, jp, 2] - a)
+        h_in[j, 2] = a + fr * (hist_s[b1, jp, 2] - a)
 
 
 @njit(inline="always", **_JIT)
@@ -438,8 +435,8 @@ def depart(l, n1, departed, ptr, hist_a, a_off, am, wl):
 
 @njit(**_JIT)
 def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, j_prev, j_flow,
-           j_next, lk_k, lk_f, sent, d_in, s_in, w_in, offered, inc, lam_l, queue, departed,
-           ptr, hist_a, hist_s, hist_w, loss, loss_step):
+           j_next, lk_k, lk_f, sent, h_in, offered, inc, lam_l, queue, departed, ptr, hist_a,
+           hist_s, hist_w, loss, loss_step, hist_e, e_col):
     """Every link's FIFO queue from step n to n1 = n + 1, in ``link_order`` (zero-delay
     dependencies first); returns ``(status, link)``.
 
@@ -467,7 +464,7 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
             if j_prev[j] < 0:
                 v = sent[j_flow[j] & POS]
             else:
-                v = d_in[j]
+                v = h_in[j, 0]
             if v < offered[j]:
                 v = offered[j]
             inc[j] = v - offered[j]
@@ -519,11 +516,17 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
                 dd = a + fr * (hist_a[(kb + j) & POS] - a)
             else:
                 dd = hist_a[(ka + j) & POS]
+            sj = hist_a[(r1 + 1 + j - p0) & POS] - dd + h_in[j, 1]
+            wj = soj + h_in[j, 2]
             hist_s[c1, j, 0] = dd
-            hist_s[c1, j, 1] = hist_a[(r1 + 1 + j - p0) & POS] - dd + s_in[j]
-            hist_s[c1, j, 2] = soj + w_in[j]
+            hist_s[c1, j, 1] = sj
+            hist_s[c1, j, 2] = wj
+            if j_next[j] < 0:  # a last hop: the egress accumulation and queueing delay
+                c = e_col[j_flow[j] & POS]
+                hist_e[s1, c, 0] = sj
+                hist_e[s1, c, 1] = wj
         if lk_k[l] == 0:  # a zero-delay link: its next hops read this step's lines
-            transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, d_in, s_in, w_in)
+            transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
     return STATUS_OK, -1
 
 
@@ -668,11 +671,11 @@ def integrate(
     mask = (ring - 1) & POS
     smask = (ring_s - 1) & POS
     inv_dt = 1.0 / dt
-    (delay, hist_a, d_in, s_in, w_in, hist_w, hist_v, hist_r, hist_loss, offered, inc, lam_l,
+    (delay, hist_a, h_in, hist_w, hist_v, hist_r, hist_loss, offered, inc, lam_l,
      queue, departed, ptr, vq, vcap, vdelay, sent, w, x, f, rtt, rttp, est_a, est_tq, rbar,
      loss, loss_acted, loss_step, last_halve, halve, active, min_rtt, ep_start, ep_min,
      ep_hist, ep_count, w_pred, hist_s, hist_p, hist_x, hist_e, avgq, pmark, est_m, est_p,
-     g_acc, g_qf, g_x, g_seen, ack_k, ack_f, rev_k, rev_f, lk_k, lk_f, drev_k, drev_f,
+     g, ack_k, ack_f, rev_k, rev_f, lk_k, lk_f, drev_k, drev_f,
      rttp_k, rttp_f, eg_k, eg_f, aqm_s) = work
     kk = max(vegas_k, 1)
     # per-hop terms of the measurements: RED marks, AVD virtual delays, reverse queues
@@ -705,10 +708,10 @@ def integrate(
         # ---- measurements at t1 (history up to step n) and the predictor
         nmax = max(n, 0)
         gather(n1, nmax, mask, control, e_order, x_order, route_ptr, ack_k, ack_f, rttp_k,
-               rttp_f, hist_e, hist_x, hist_loss, loss, loss_step, g_acc, g_qf, g_x, g_seen)
+               rttp_f, hist_e, hist_x, hist_loss, loss, loss_step, g)
         measure(t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k,
-                ack_f, rev_k, rev_f, drev_k, drev_f, hist_p, hist_v, hist_w, hist_r, g_acc,
-                g_qf, g_x, g_seen, rttp, start, stop, pkt_bits, control, estimator, kk,
+                ack_f, rev_k, rev_f, drev_k, drev_f, hist_p, hist_v, hist_w, hist_r, g,
+                rttp, start, stop, pkt_bits, control, estimator, kk,
                 rtt_p_error, x, rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start,
                 ep_min, ep_hist, ep_count, loss_acted, last_halve, halve)
         if n >= 0:
@@ -716,12 +719,11 @@ def integrate(
             # ---- the network: the delayed inputs, the queues, the marks, AVD
             for l in range(n_links):
                 if lk_k[l] > 0:
-                    transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, d_in,
-                             s_in, w_in)
+                    transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
             status, l = queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask,
-                               j_prev, j_flow, j_next, lk_k, lk_f, sent, d_in, s_in, w_in,
+                               j_prev, j_flow, j_next, lk_k, lk_f, sent, h_in,
                                offered, inc, lam_l, queue, departed, ptr, hist_a, hist_s,
-                               hist_w, loss, loss_step)
+                               hist_w, loss, loss_step, hist_e, e_col)
             if status != STATUS_OK:
                 return status, n1, l
             mark(t1, s1, dt, red, aqm, aqm_prm, aqm_s, cap, queue, avgq, red_rate, red_min,
@@ -732,8 +734,8 @@ def integrate(
         # ---- corrector, loss response, EWMA filters, the per-flow histories
         correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, f, x, halve,
                 w_min, active, pkt_bits, rtt, rttp, est_m, est_tq, est_a, target, max_rate,
-                last_j, eg_k, eg_f, tau, rbar, hist_r, hist_s, hist_e, e_col, hist_loss, hist_x,
-                x_col, loss, loss_step)
+                last_j, eg_k, eg_f, tau, rbar, hist_r, hist_s, hist_loss, hist_x, x_col,
+                loss, loss_step)
         if n1 % save_every == 0:
             bad = save(n1 // save_every, t1, n1, smask, control, estimator, last_j, eg_k, eg_f,
                        hist_s, w, x, rtt, est_p, est_tq, est_a, active, loss, queue, vdelay,
@@ -747,12 +749,12 @@ def integrate(
 
 #: The kernel's state and history arrays, in the order :func:`integrate` unpacks ``work``.
 WORK = (
-    "delay", "hist_a", "d_in", "s_in", "w_in", "hist_w", "hist_v", "hist_r", "hist_loss",
+    "delay", "hist_a", "h_in", "hist_w", "hist_v", "hist_r", "hist_loss",
     "offered", "inc", "lam_l", "queue", "departed", "ptr", "vq", "vcap", "vdelay", "sent", "w",
     "x", "f", "rtt", "rttp", "est_a", "est_tq", "rbar", "loss", "loss_acted", "loss_step",
     "last_halve", "halve", "active", "min_rtt", "ep_start", "ep_min", "ep_hist", "ep_count",
-    "w_pred", "hist_s", "hist_p", "hist_x", "hist_e", "avgq", "pmark", "est_m", "est_p", "g_acc",
-    "g_qf", "g_x", "g_seen", "ack_k", "ack_f", "rev_k", "rev_f", "lk_k", "lk_f", "drev_k",
+    "w_pred", "hist_s", "hist_p", "hist_x", "hist_e", "avgq", "pmark", "est_m", "est_p", "g",
+    "ack_k", "ack_f", "rev_k", "rev_f", "lk_k", "lk_f", "drev_k",
     "drev_f", "rttp_k", "rttp_f", "eg_k", "eg_f", "aqm_s",
 )
 
@@ -767,14 +769,13 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     L, H, F = cap.shape[0], hop_flow.shape[0], w0.shape[0]
     z = {name: np.zeros(F) for name in (
         "x", "f", "rtt", "rttp", "rbar", "loss", "loss_acted", "sent", "w_pred", "ep_start",
-        "drev_f", "rttp_f", "eg_f", "g_acc", "g_qf", "g_x", "g_seen")}
+        "drev_f", "rttp_f", "eg_f")}
     z.update({name: np.zeros(L) for name in ("queue", "departed", "vq", "vdelay", "lam_l",
                                               "lk_f")})
     # per hop, in link order (position j, grouped by link_hop_ptr): the cumulative offered
-    # input (before drops) and its increment; the previous hop's line (see hist_s) arriving
-    # now: departures D, partial sums S, bits, and W, s (zero for first hops)
-    z.update({name: np.zeros(H) for name in ("offered", "inc", "d_in", "s_in", "w_in", "ack_f",
-                                              "rev_f")})
+    # input (before drops) and its increment; (h_in) the previous hop's line (see hist_s)
+    # arriving now: departures D, partial sums S, bits, and W, s (zero for first hops)
+    z.update({name: np.zeros(H) for name in ("offered", "inc", "ack_f", "rev_f")})
     for name, n in (("ptr", L), ("lk_k", L), ("loss_step", F), ("ep_count", F), ("drev_k", F),
                     ("rttp_k", F), ("eg_k", F), ("ack_k", H), ("rev_k", H)):
         z[name] = np.zeros(n, np.int64)
@@ -795,6 +796,9 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
         # time-major, columns in the order CompiledFluid.e_order: the accumulation reaching
         # the egress (eq (1)), bits, and the forward queueing delay, s
         hist_e=np.zeros((ring, F, 2)),
+        # the per-flow reads of gather: egress accumulation and queueing delay, rate, losses
+        g=np.zeros((F, 4)),
+        h_in=np.zeros((H, 3)),  # see the comment above "offered"
         # per hop, time-major, in link order, short lines of (cumulative departures D, bits;
         # partial accumulation S: the flow's bits queued at this hop and, shifted by the
         # propagation delays, at the hops before it, bits; the same partial sum W of

@@ -69,11 +69,11 @@ def test_gather_reads_each_flow_at_its_lag_from_the_time_major_columns(state):
         # (here each link's own delay), the rate a propagation round trip ago
         lag_e = delays[links[-1]] + delays[links].sum()
         rtt = 2 * delays[links].sum()
-        assert ns["g_acc"][i] == pytest.approx(np.interp(ns["t1"] - lag_e, t, e[i]), rel=1e-12)
-        assert ns["g_qf"][i] == pytest.approx(np.interp(ns["t1"] - lag_e, t, e[i]) / 1e9,
+        assert ns["g"][i, 0] == pytest.approx(np.interp(ns["t1"] - lag_e, t, e[i]), rel=1e-12)
+        assert ns["g"][i, 1] == pytest.approx(np.interp(ns["t1"] - lag_e, t, e[i]) / 1e9,
                                               rel=1e-12)
-        assert ns["g_x"][i] == pytest.approx(np.interp(ns["t1"] - rtt, t, x[i]), rel=1e-12)
-        assert ns["g_seen"][i] == 0.0  # no loss yet
+        assert ns["g"][i, 2] == pytest.approx(np.interp(ns["t1"] - rtt, t, x[i]), rel=1e-12)
+        assert ns["g"][i, 3] == 0.0  # no loss yet
 
 
 @pytest.mark.parametrize("q0", [18e3, 158e3], ids=["queue", "overflow"])
@@ -134,3 +134,7 @@ def test_transfer_and_queues_replay_one_fifo_step(state, q0):
         assert ns["hist_s"][c1, j, 1] == pytest.approx(own[-1] - d + s_in, rel=1e-9)
         assert ns["hist_s"][c1, j, 2] == pytest.approx(t1 - tau + w_in, rel=1e-9)
     assert ns["hist_w"][l1, ns["s1"]] == pytest.approx(t1 - tau, rel=1e-9)
+    # both hops on b->c are last hops: their (S, W) is the flow's egress history
+    for j, flow in ((b0, 0), (a1, 1)):
+        np.testing.assert_array_equal(ns["hist_e"][ns["s1"], comp.e_col[flow]],
+                                      ns["hist_s"][c1, j, 1:])
