@@ -175,12 +175,15 @@ def rev_delay(h, delay, hop_link, hop_rev):
 
 @njit(**_JIT)
 def set_lags(inv_dt, delay, hop_link, hop_rev, route_ptr, rttp, ack_k, ack_f, rev_k, rev_f,
-             lk_k, lk_f, drev_k, drev_f, rttp_k, rttp_f, eg_k, eg_f):
+             lk_k, lk_f, drev_k, drev_f, rttp_k, rttp_f, eg_k, eg_f, e_order, x_order, ek, ef,
+             xk, xf):
     """The constant lags of every lookup from the links' current ``delay`` (recomputed when
     an event changes a delay): per hop, to the sender's ACK (``ack``) and from its reverse
     link (``rev``); per link, from its departures to the next hops (``lk``); per flow, the
     reverse path (``drev``), the propagation round trip (``rttp``) and the last link
-    (``eg``)."""
+    (``eg``); and copies in the column orders of the per-flow histories, read by
+    :func:`gather` in sequence: the egress accumulation's (``ek``, ``ef``: the last hop's
+    ``ack``) in ``e_order``, the round trip's (``xk``, ``xf``) in ``x_order``."""
     n_flows = route_ptr.shape[0] - 1
     for l in range(delay.shape[0]):
         lk_k[l], lk_f[l] = split(delay[l], inv_dt)
@@ -204,6 +207,12 @@ def set_lags(inv_dt, delay, hop_link, hop_rev, route_ptr, rttp, ack_k, ack_f, re
         drev_k[i], drev_f[i] = split(drev, inv_dt)
         rttp_k[i], rttp_f[i] = split(rttp[i], inv_dt)
         eg_k[i], eg_f[i] = split(delay[hop_link[h1 - 1]], inv_dt)
+    for r in range(n_flows):
+        hl = route_ptr[e_order[r] + 1] - 1  # the flow's last hop (in route order)
+        ek[r] = ack_k[hl]
+        ef[r] = ack_f[hl]
+        xk[r] = rttp_k[x_order[r]]
+        xf[r] = rttp_f[x_order[r]]
 
 
 # ------------------------------------------------------------------ the sources
@@ -244,8 +253,8 @@ def rate(i, wi, active, rtt, max_rate):
 
 
 @njit(**_JIT)
-def gather(n1, nmax, mask, control, e_order, x_order, route_ptr, ack_k, ack_f, rttp_k, rttp_f,
-           hist_e, hist_x, hist_loss, loss, loss_step, g):
+def gather(n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e, hist_x,
+           hist_loss, loss, loss_step, g):
     """The per-flow delayed reads at time n1 dt from the history up to step nmax, each in
     the order of its history's columns (flows sorted by that lag, so that the flows reading
     the same step read one contiguous slice of it): the accumulation and forward queueing
@@ -254,18 +263,17 @@ def gather(n1, nmax, mask, control, e_order, x_order, route_ptr, ack_k, ack_f, r
     n_flows = e_order.shape[0]
     for r in range(n_flows):
         i = e_order[r]
-        hl = (route_ptr[i + 1] - 1) & POS  # the flow's last hop (in route order)
-        g[i, 0], g[i, 1] = pair_t(hist_e, r, n1 - ack_k[hl], ack_f[hl], nmax, mask)
+        g[i, 0], g[i, 1] = pair_t(hist_e, r, n1 - ek[r], ef[r], nmax, mask)
     for r in range(n_flows):
         i = x_order[r]
-        b = n1 - rttp_k[i]
+        b = n1 - xk[r]
         if control == CTRL_RENO:
-            g[i, 2] = at_t(hist_x, r, b, rttp_f[i], nmax, mask)
+            g[i, 2] = at_t(hist_x, r, b, xf[r], nmax, mask)
         # loss, seen one propagation round trip after it happened
         if b >= loss_step[i]:
             g[i, 3] = loss[i]  # no loss since: the history from b on is the current value
         else:
-            g[i, 3] = at_t(hist_loss, r, b, rttp_f[i], nmax, mask)
+            g[i, 3] = at_t(hist_loss, r, b, xf[r], nmax, mask)
 
 
 @njit(**_JIT)
@@ -676,7 +684,7 @@ def integrate(
      loss, loss_acted, loss_step, last_halve, halve, active, min_rtt, ep_start, ep_min,
      ep_hist, ep_count, w_pred, hist_s, hist_p, hist_x, hist_e, avgq, pmark, est_m, est_p,
      g, ack_k, ack_f, rev_k, rev_f, lk_k, lk_f, drev_k, drev_f,
-     rttp_k, rttp_f, eg_k, eg_f, aqm_s) = work
+     rttp_k, rttp_f, eg_k, eg_f, aqm_s, ek, ef, xk, xf) = work
     kk = max(vegas_k, 1)
     # per-hop terms of the measurements: RED marks, AVD virtual delays, reverse queues
     hop_terms = False
@@ -703,12 +711,13 @@ def integrate(
             changed = True
         if changed:
             set_lags(inv_dt, delay, hop_link, hop_rev, route_ptr, rttp, ack_k, ack_f, rev_k,
-                     rev_f, lk_k, lk_f, drev_k, drev_f, rttp_k, rttp_f, eg_k, eg_f)
+                     rev_f, lk_k, lk_f, drev_k, drev_f, rttp_k, rttp_f, eg_k, eg_f, e_order,
+                     x_order, ek, ef, xk, xf)
             changed = False
         # ---- measurements at t1 (history up to step n) and the predictor
         nmax = max(n, 0)
-        gather(n1, nmax, mask, control, e_order, x_order, route_ptr, ack_k, ack_f, rttp_k,
-               rttp_f, hist_e, hist_x, hist_loss, loss, loss_step, g)
+        gather(n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e, hist_x,
+               hist_loss, loss, loss_step, g)
         measure(t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k,
                 ack_f, rev_k, rev_f, drev_k, drev_f, hist_p, hist_v, hist_w, hist_r, g,
                 rttp, start, stop, pkt_bits, control, estimator, kk,
@@ -755,7 +764,7 @@ WORK = (
     "last_halve", "halve", "active", "min_rtt", "ep_start", "ep_min", "ep_hist", "ep_count",
     "w_pred", "hist_s", "hist_p", "hist_x", "hist_e", "avgq", "pmark", "est_m", "est_p", "g",
     "ack_k", "ack_f", "rev_k", "rev_f", "lk_k", "lk_f", "drev_k",
-    "drev_f", "rttp_k", "rttp_f", "eg_k", "eg_f", "aqm_s",
+    "drev_f", "rttp_k", "rttp_f", "eg_k", "eg_f", "aqm_s", "ek", "ef", "xk", "xf",
 )
 
 
@@ -769,7 +778,7 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     L, H, F = cap.shape[0], hop_flow.shape[0], w0.shape[0]
     z = {name: np.zeros(F) for name in (
         "x", "f", "rtt", "rttp", "rbar", "loss", "loss_acted", "sent", "w_pred", "ep_start",
-        "drev_f", "rttp_f", "eg_f")}
+        "drev_f", "rttp_f", "eg_f", "ef", "xf")}
     z.update({name: np.zeros(L) for name in ("queue", "departed", "vq", "vdelay", "lam_l",
                                               "lk_f")})
     # per hop, in link order (position j, grouped by link_hop_ptr): the cumulative offered
@@ -777,7 +786,8 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     # arriving now: departures D, partial sums S, bits, and W, s (zero for first hops)
     z.update({name: np.zeros(H) for name in ("offered", "inc", "ack_f", "rev_f")})
     for name, n in (("ptr", L), ("lk_k", L), ("loss_step", F), ("ep_count", F), ("drev_k", F),
-                    ("rttp_k", F), ("eg_k", F), ("ack_k", H), ("rev_k", H)):
+                    ("rttp_k", F), ("eg_k", F), ("ek", F), ("xk", F), ("ack_k", H),
+                    ("rev_k", H)):
         z[name] = np.zeros(n, np.int64)
     kk = max(vegas_k, 1)
     z.update(
