@@ -1,9 +1,9 @@
 """The Numba integrator of the fluid models (imported only when a model is solved).
 
 One jitted function, :func:`integrate`, holds the time loop and calls one jitted
-function per part of the step (see below).  The kernel runs without Numba's reference-counting
-runtime (``_nrt=False``) and allocates nothing: :func:`workspace` builds its
-arrays.  It sees only flat arrays built by :mod:`qosmodels.fluid._compile` and
+function per part of the step (see below).  The kernel runs without Numba's
+reference-counting runtime (``_nrt=False``) and allocates nothing: :func:`workspace`
+builds its arrays.  It sees only flat arrays built by :mod:`qosmodels.fluid._compile` and
 returns a status code; :func:`qosmodels.fluid.solve_fluid` turns codes into
 errors.
 
@@ -58,12 +58,13 @@ cost one scattered cache line per flow, history and step):
 
 Indices the compiler knows to be non-negative (``& POS``) need no negative-index
 wraparound code.  The step is split into jitted functions, one concept each, called once
-per step (a call per step, not per flow, costs nothing measurable): :func:`set_lags`,
-:func:`gather` and :func:`measure` (the delayed measurements), :func:`predict`, the
-network (:func:`transfer`, :func:`queues`, :func:`mark`, :func:`avq`), :func:`correct`
-and :func:`save`; the per-flow and per-link formulas shared by two of them are inlined
-helpers.  Their arithmetic, and its order, is that of the single loop they replaced: the
-outputs are bit-identical to it (checked on 35 scenarios when the split was made).
+per step (:func:`transfer` once per link; a call per step, not per flow, costs nothing
+measurable): :func:`set_lags` (when a delay changes), :func:`gather` and :func:`measure`
+(the delayed measurements), :func:`predict`, the network (:func:`transfer`,
+:func:`queues`, :func:`mark`, :func:`avq`), :func:`correct` and :func:`save`; the
+per-flow and per-link formulas shared by two of them are inlined helpers.  Their
+arithmetic, and its order, is that of the single loop they replaced: the outputs are
+bit-identical to it (checked on 35 scenarios when the split was made).
 
 Status codes: see ``STATUS_*`` below.
 """
