@@ -3,8 +3,9 @@ step on a tiny network.
 
 The network: link ``a->b`` (10 Mb/s, 5.5 ms, so that its delay is 5.5 steps of 1 ms: the
 delayed reads interpolate) then ``b->c`` (5 Mb/s, 3.3 ms); flow ``A`` crosses both, flow
-``B`` only ``b->c`` (flow 0: route order and link order of the hops differ).  The histories are filled from known functions of time, in the layout
-the kernel's module docstring describes, and the step's results are compared with the
+``B`` only ``b->c`` (flow 0: route order and link order of the hops differ).  The
+histories are filled from known functions of time, in the layout the kernel's module
+docstring describes, and the step's results are compared with the
 scheme written out in NumPy (``np.interp`` for every delayed read and for the FIFO's
 departure time, the queue update, drops in proportion to the arrivals): an independent
 replay of the text, not of the kernel's code.  Tolerances: 1e-12 relative (the kernel
