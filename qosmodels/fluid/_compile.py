@@ -58,8 +58,17 @@ class CompiledFluid(NamedTuple):
     link_hop_ptr: np.ndarray  # (L + 1,) int64
     j_prev: np.ndarray  # (H,) int64: position of the same flow's previous hop, -1 for its first
     j_flow: np.ndarray  # (H,) int64: the flow of the hop at position j
+    j_next: np.ndarray  # (H,) int64: position of the same flow's next hop, -1 for its last
     hop_pos: np.ndarray  # (H,) int64: position j of each hop in link order
     last_j: np.ndarray  # (F,) int64: position of each flow's last hop
+    # (F,) int64 each: the flows in the column order of the time-major per-flow histories
+    # (sorted by the lag of their reads, so that the flows of one lag read one contiguous
+    # slice), and each flow's column: e_* for the egress accumulation (lag: the last link's
+    # delay + the reverse path), x_* for the rate and losses (lag: the propagation round trip)
+    e_order: np.ndarray
+    e_col: np.ndarray
+    x_order: np.ndarray
+    x_col: np.ndarray
     avd: np.ndarray  # (L,) bool
     avd_gamma: float
     avd_alpha: float
@@ -151,6 +160,66 @@ def _link_order(net: Network, zero: np.ndarray) -> np.ndarray:
             f"needs a positive propagation delay somewhere on every such cycle"
         )
     return np.array(order, dtype=np.int64)
+
+
+def _column_orders(net: Network, delay0, hop_link, hop_rev, hop_flow):
+    """The column orders of the time-major per-flow histories: the flows sorted by the lag
+    at which they are read (with the initial delays), so that the flows of one lag read one
+    contiguous slice of a step.  A layout only: any order gives the same numbers."""
+    rev = np.where(hop_rev >= 0, delay0[np.maximum(hop_rev, 0)], delay0[hop_link])
+    drev = np.bincount(hop_flow, weights=rev, minlength=net.n_flows)
+    fwd = np.bincount(hop_flow, weights=delay0[hop_link], minlength=net.n_flows)
+    egress = delay0[hop_link[net.route_ptr[1:] - 1]] + drev  # the accumulation's lag
+    return (np.argsort(egress, kind="stable").astype(np.int64),
+            np.argsort(fwd + drev, kind="stable").astype(np.int64))  # the round trip's
+
+
+def _marking(net: Network, red, red_links, ctrl: int, mean_pkt, cap) -> dict:
+    """The marking links' arrays of :class:`CompiledFluid` (``red``, ``red_*``, ``aqm``,
+    ``aqm_prm``): RED where a link's queue is a ``Red`` or ``red_links`` names it, PI and
+    PIE (``control="Reno"`` only) where the link's queue is one."""
+    L = net.n_links
+    red = DEFAULT_RED if red is None else red
+    if not isinstance(red, Red):
+        raise ScenarioTypeError(f"red must be a qosmodels.mechanisms.Red, got {red!r}")
+    # RED at a link: its own queue spec if it is a Red, else `red` where red_links names it
+    specs: list = [link.queue if isinstance(link.queue, Red) else None for link in net.links]
+    for k, link in enumerate(red_links or ()):
+        try:
+            specs[net.link_id(link)] = red
+        except ScenarioError as exc:
+            raise ScenarioError(f"red_links[{k}]: {exc}") from None
+    # PI and PIE (TCP Reno only, where marks drive the windows): their own laws
+    aqm = np.zeros(L, dtype=np.int64)
+    aqm_prm = np.zeros((L, 4))
+    if ctrl == CTRL_RENO:
+        for l, link in enumerate(net.links):
+            q = link.queue
+            if type(q) not in (Pi, Pie):
+                continue
+            if specs[l] is not None:
+                raise ScenarioError(
+                    f"red_links names link {net.link_names[l]!r}, whose queue is "
+                    f"{type(q).__name__}(...): it runs its own law; remove it from red_links "
+                    f"(or give the link queue=Red(...))")
+            if type(q) is Pi:
+                aqm[l] = AQM_PI
+                aqm_prm[l] = (q.a / mean_pkt[l], q.b / mean_pkt[l], 1.0 / q.sampling_rate,
+                              q.q_ref * mean_pkt[l])
+            else:
+                aqm[l] = AQM_PIE
+                aqm_prm[l] = (q.alpha, q.beta, q.t_update, q.target)
+    red_on = np.array([sp is not None for sp in specs], dtype=np.bool_) | (aqm != AQM_RED)
+    used = [sp if sp is not None else red for sp in specs]
+    red_min = np.array([sp.min_th for sp in used]) * mean_pkt
+    red_max = np.array([sp.max_th for sp in used]) * mean_pkt
+    red_maxp = np.array([sp.max_p for sp in used])
+    red_top = np.where([sp.gentle for sp in used], 2.0, 1.0) * red_max
+    # per-packet EWMA as a rate: avg relaxes by w_q per packet time (w_q = 1: at once)
+    w_q = np.minimum([sp.w_q for sp in used], 1.0 - 1e-12)
+    red_rate = -np.log1p(-w_q) * cap / mean_pkt
+    return dict(red=red_on, red_min=red_min, red_max=red_max, red_maxp=red_maxp,
+                red_rate=red_rate, red_top=red_top, aqm=aqm, aqm_prm=aqm_prm)
 
 
 def compile_fluid(
@@ -284,45 +353,7 @@ def compile_fluid(
         except ScenarioError as exc:
             raise ScenarioError(f"avd_links[{k}]: {exc}") from None
 
-    red = DEFAULT_RED if red is None else red
-    if not isinstance(red, Red):
-        raise ScenarioTypeError(f"red must be a qosmodels.mechanisms.Red, got {red!r}")
-    # RED at a link: its own queue spec if it is a Red, else `red` where red_links names it
-    specs: list = [link.queue if isinstance(link.queue, Red) else None for link in net.links]
-    for k, link in enumerate(red_links or ()):
-        try:
-            specs[net.link_id(link)] = red
-        except ScenarioError as exc:
-            raise ScenarioError(f"red_links[{k}]: {exc}") from None
-    # PI and PIE (TCP Reno only, where marks drive the windows): their own laws
-    aqm = np.zeros(L, dtype=np.int64)
-    aqm_prm = np.zeros((L, 4))
-    if ctrl == CTRL_RENO:
-        for l, link in enumerate(net.links):
-            q = link.queue
-            if type(q) not in (Pi, Pie):
-                continue
-            if specs[l] is not None:
-                raise ScenarioError(
-                    f"red_links names link {net.link_names[l]!r}, whose queue is "
-                    f"{type(q).__name__}(...): it runs its own law; remove it from red_links "
-                    f"(or give the link queue=Red(...))")
-            if type(q) is Pi:
-                aqm[l] = AQM_PI
-                aqm_prm[l] = (q.a / mean_pkt[l], q.b / mean_pkt[l], 1.0 / q.sampling_rate,
-                              q.q_ref * mean_pkt[l])
-            else:
-                aqm[l] = AQM_PIE
-                aqm_prm[l] = (q.alpha, q.beta, q.t_update, q.target)
-    red_on = np.array([sp is not None for sp in specs], dtype=np.bool_) | (aqm != AQM_RED)
-    used = [sp if sp is not None else red for sp in specs]
-    red_min = np.array([sp.min_th for sp in used]) * mean_pkt
-    red_max = np.array([sp.max_th for sp in used]) * mean_pkt
-    red_maxp = np.array([sp.max_p for sp in used])
-    red_top = np.where([sp.gentle for sp in used], 2.0, 1.0) * red_max
-    # per-packet EWMA as a rate: avg relaxes by w_q per packet time (w_q = 1: at once)
-    w_q = np.minimum([sp.w_q for sp in used], 1.0 - 1e-12)
-    red_rate = -np.log1p(-w_q) * cap / mean_pkt
+    marking = _marking(net, red, red_links, ctrl, mean_pkt, cap)
 
     # hops grouped by link
     order = np.argsort(hop_link, kind="stable")
@@ -336,6 +367,9 @@ def compile_fluid(
     first[net.route_ptr[:-1]] = True
     prev_hop = np.arange(len(hop_link)) - 1
     j_prev = np.where(first[order], -1, hop_pos[np.maximum(prev_hop[order], 0)]).astype(np.int64)
+    j_next = np.full(len(hop_link), -1, dtype=np.int64)
+    j_next[j_prev[j_prev >= 0]] = np.flatnonzero(j_prev >= 0)
+    e_order, x_order = _column_orders(net, delay0, hop_link, hop_rev, hop_flow)
 
     # histories, each as short as its longest lag (short histories stay in cache):
     # per link and flow, a round trip (worst delays); per hop, the link's delay; a
@@ -372,10 +406,10 @@ def compile_fluid(
         a_off=a_off, a_mask=a_len - 1,
         cap=cap, delay0=delay0, buf=buf, link_order=_link_order(net, zero),
         link_hop_ptr=link_hop_ptr, j_prev=j_prev,
-        j_flow=hop_flow[order], hop_pos=hop_pos, last_j=hop_pos[net.route_ptr[1:] - 1], avd=avd,
-        avd_gamma=avd_gamma, avd_alpha=avd_alpha, red=red_on, red_min=red_min,
-        red_max=red_max, red_maxp=red_maxp, red_rate=red_rate, red_top=red_top, aqm=aqm,
-        aqm_prm=aqm_prm,
+        j_flow=hop_flow[order], j_next=j_next, hop_pos=hop_pos,
+        last_j=hop_pos[net.route_ptr[1:] - 1], e_order=e_order, e_col=np.argsort(e_order),
+        x_order=x_order, x_col=np.argsort(x_order), avd=avd,
+        avd_gamma=avd_gamma, avd_alpha=avd_alpha, **marking,
         hop_flow=hop_flow, hop_link=hop_link.copy(), hop_rev=hop_rev.copy(),
         route_ptr=net.route_ptr.astype(np.int64).copy(), start=start, stop=stop,
         pkt_bits=pkt_bits, target=tgt, max_rate=net.max_rates.astype(np.float64).copy(),
