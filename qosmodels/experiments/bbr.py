@@ -85,7 +85,11 @@ EVIDENCE = ("With SACK the share comes near one half wherever BBR avoids retrans
             "retransmission that is dropped again is found only by the timer under RFC 6675; "
             "Linux's RACK (RFC 8985) finds it about a round trip later, which is not modelled.  "
             "At 16 BDP seed 1 BBR has no timeout (7 fast retransmits) and still gets 0.081: "
-            "there the miss is not the loss recovery (not measured further)")
+            "it sits at a low fixed point of its own filters, BtlBw 129 packets/s (a tenth of "
+            "the link) and RTprop 0.354 s, window-limited at cwnd = 2 BtlBw RTprop (82 "
+            "packets on average) while Cubic's standing queue (700 packets) makes the round "
+            "trip 0.60 s, so its window never lets it measure more; seed 0 escaped it (BtlBw "
+            "1590 packets/s, RTprop 0.245 s, 0.248)")
 
 
 def network(buffer_bdp: float, sources):
