@@ -1,18 +1,20 @@
 """Session set-up of the test suite.
 
 The packet kernel's compile from scratch is the test command's largest use of
-memory: about 0.45 GB in a fresh process (README, contributor notes).  Done by the
-first test that simulates, it comes on top of what the test modules and the
-earlier tests hold (0.2-0.5 GB); done first, before collection imports them, it
-does not.  So the whole suite (``pytest`` with no paths, as the README's test
-command runs it) compiles the kernel, or, usually, loads it from Numba's cache in
-about a second, before collection; a narrower run does it after collection if the
-collected tests import the packet simulator.
+memory: about 0.7 GB in a fresh process for the whole kernel, against 0.19 GB to
+load it from Numba's cache (README, contributor notes), and a process keeps most
+of what the compile took.  So the whole suite (``pytest`` with no paths, as the
+README's test command runs it) first compiles the kernel in a child process, which
+writes Numba's cache and exits, and then loads it in this one (about a second;
+when the cache is already there the child only loads it too).  A narrower run
+compiles or loads it in this process after collection, if the collected tests
+import the packet simulator.
 """
 
 from __future__ import annotations
 
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -25,10 +27,19 @@ def _whole_suite(config) -> bool:
     return all(p in (root, root / "tests") for p in given)
 
 
+def _compile_in_child() -> None:
+    """Compile (or load) the whole packet kernel in a child process, so that the
+    compile's memory is returned when it exits and this process only loads the
+    cache.  If the child fails, this process compiles as before."""
+    code = "from qosmodels.sim import compile_kernel; compile_kernel()"
+    subprocess.run([sys.executable, "-c", code], check=False)
+
+
 def pytest_configure(config):
     if _whole_suite(config) and not config.option.collectonly:
         from qosmodels.sim import compile_kernel
 
+        _compile_in_child()
         compile_kernel()
 
 

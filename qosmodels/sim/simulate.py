@@ -228,11 +228,13 @@ def _advance(run, c, t_stop: float, budget, limits: Limits) -> None:
 COMPILE_NOTE_AFTER = 1.0
 #: Seconds between the lines that show a compile's time so far.
 COMPILE_PROGRESS_EVERY = 10.0
-#: What compiling the packet kernel took from scratch on the development machine (2 vCPUs), s
-#: (50-75 s on 2026-11-27 as the shared host's speed varied, with every paper's mechanism,
-#: the handlers inlined by LLVM and :mod:`._build`; side by side with the kernel of the day
-#: before, Numba's own inlining, 72 s against 143 s).
-COMPILE_ESTIMATE = 60
+#: What compiling the whole packet kernel took from scratch on the development machine (2
+#: vCPUs), s: 89-104 s of CPU on 2026-11-27 with every mechanism (the five papers', the
+#: modern AQMs and senders, SACK); 91 s wall on a quiet machine at the start of session 44.
+COMPILE_ESTIMATE = 90
+#: The same for a kernel variant (a network's mechanisms and the common set,
+#: :mod:`qosmodels.sim._variant`): 20-38 s of CPU, the larger with BBRv1.
+COMPILE_ESTIMATE_VARIANT = 30
 
 
 def _drop_stale_cache(run) -> bool:
@@ -273,9 +275,10 @@ def compile_kernel(network=None) -> float:
     call it; it is for doing it at a chosen time: in a notebook's first cell, in
     a container image's build (``python -c "import qosmodels.sim as s;
     s.compile_kernel()"``), or before a test suite fills memory (the compile
-    from scratch is the simulator's largest use of memory, about 0.5 GB, and
-    takes some :data:`COMPILE_ESTIMATE` s on a 2-core machine; a cache load
-    takes about a second).  Prints the same note as :func:`simulate` when it
+    from scratch is the simulator's largest use of memory, about 0.7 GB for the
+    whole kernel, and takes some :data:`COMPILE_ESTIMATE` s on a 2-core machine,
+    a variant some :data:`COMPILE_ESTIMATE_VARIANT` s; a cache load takes about a
+    second).  Prints the same note as :func:`simulate` when it
     really compiles.
 
     Parameters
@@ -335,8 +338,10 @@ def _compile(run, c, budget) -> float:
     import sys
 
     from ._kernels._jit import RARE
+    from ._kernels.engine import run as whole
 
     cached = _drop_stale_cache(run)
+    estimate = COMPILE_ESTIMATE if run is whole else COMPILE_ESTIMATE_VARIANT
 
     done = threading.Event()
     t0 = time.perf_counter()
@@ -349,7 +354,7 @@ def _compile(run, c, budget) -> float:
                   file=sys.stderr, flush=True)
             return
         print(f"qosmodels: compiling the packet kernel once for this installation "
-              f"(about {COMPILE_ESTIMATE} s on a 2-core machine; later runs load it from "
+              f"(about {estimate} s on a 2-core machine; later runs load it from "
               f"Numba's cache)...", file=sys.stderr, flush=True)
         while not done.wait(COMPILE_PROGRESS_EVERY):
             print(f"qosmodels: still compiling the packet kernel, "
