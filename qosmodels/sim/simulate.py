@@ -132,8 +132,9 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
 
     Notes
     -----
-    The first run in a fresh installation compiles the packet kernel (about
-    three minutes on a 2-core machine), says so on standard error, and reports that
+    The first run in a fresh installation compiles the packet kernel (the
+    variant for the network's mechanisms, some 20-40 s on a 2-core machine, or the
+    whole kernel, about 90 s), says so on standard error, and reports that
     time as ``compile_time``, apart from ``wall_time``; Numba caches the
     kernel, so later runs, in any process, start at once.
 
