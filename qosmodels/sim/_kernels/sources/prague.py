@@ -12,11 +12,11 @@ cwnd)``, and the flow's timer slot 1 wakes the sender then.  The parameter row
 starts with DCTCP's columns, so the DCTCP and Reno functions read it unchanged.
 
 With ``rtt_scaling`` other than "none" (Linux ``prague_rtt_scaling``), :func:`on_ack`
-hands the ACK to :func:`on_ack_rtt_scaled`, which wraps the same NewReno and DCTCP
-steps in Linux's RTT-independence rules: the congestion-avoidance growth scaled by
-:func:`ai_scale`, the ``alpha`` update and the CE reduction each at most once per
-:func:`target_rtt` (:func:`rtt_indep` says when the rules apply).  With "none" the
-ACK takes the path it took before the option, so those outputs are unchanged.
+applies Linux's RTT-independence rules around the same NewReno and DCTCP steps: the
+congestion-avoidance growth scaled by :func:`ai_scale` (:func:`scale_growth`), the
+``alpha`` update and the CE reduction each at most once per :func:`target_rtt`
+(:func:`respond_rtt_scaled`; :func:`rtt_indep` says when the rules apply).  With "none"
+the ACK computes what it computed before the option, so those outputs are unchanged.
 
 References
 ----------
@@ -142,19 +142,25 @@ def on_ack(S, f, a, ece):
     those acknowledged less those marked).  Outside recovery the only change NewReno's
     ACK makes to ``cwnd`` is the growth (it is called without the echo), so keeping
     the window it had undoes exactly that; DCTCP's reduction follows.  With an
-    ``rtt_scaling``: :func:`on_ack_rtt_scaled`."""
+    ``rtt_scaling``, the growth is scaled (:func:`scale_growth`) and DCTCP's step is
+    :func:`respond_rtt_scaled`; with "none" the ACK does exactly what it did before the
+    option."""
     ff, fi = S.ff, S.fi
-    if ff[f, FF_SS + PS_RTT_MODE] != 0.0:
-        on_ack_rtt_scaled(S, f, a, ece)
-        return
     una = fi[f, FI_SND_UNA]
     c = ff[f, FF_CWND]
     hold = (ece and a > una and fi[f, FI_IN_REC] == 0
             and ff[f, FF_SS + PS_AI_REDUCTION] > 0.0)
+    scaled = ff[f, FF_SS + PS_RTT_MODE] != 0.0
+    grows = scaled and a > una and fi[f, FI_IN_REC] == 0 and c >= ff[f, FF_SSTHRESH]
     reno.on_ack(S, f, a, False)
     if hold:
         ff[f, FF_CWND] = c
-    dctcp.respond(S, f, una, a, ece)
+    elif grows:
+        scale_growth(S, f, c)
+    if scaled:
+        respond_rtt_scaled(S, f, una, a, ece)
+    else:
+        dctcp.respond(S, f, una, a, ece)
 
 
 @handler
@@ -202,32 +208,30 @@ def ai_scale(S, f):
 
 
 @rare_handler
-def on_ack_rtt_scaled(S, f, a, ece):
-    """:func:`on_ack` with an ``rtt_scaling`` (Linux ``tcp_prague.c``'s RTT
-    independence): the same NewReno growth (held on a CE echo with ``ai_reduction``),
-    whose congestion-avoidance step ``cwnd`` -> ``cwnd + 1 / cwnd`` becomes ``cwnd + k
-    / cwnd`` (:func:`ai_scale`); then DCTCP's ``alpha`` bookkeeping and reduction
-    (:func:`.dctcp.respond`), where, while :func:`rtt_indep`, an ``alpha`` update due
-    (a round of data acknowledged) waits until ``T`` (:func:`target_rtt`) has passed
-    since the last one, the packets acknowledged meanwhile counting in it, and a
-    reduction due is skipped unless ``T`` has passed since the last one, the window of
-    data that no other echo reduces starting all the same (Linux's CWR state).  An
-    ``alpha`` update out of slow start counts a round (Linux ``prague_new_round``)."""
+def scale_growth(S, f, c):
+    """NewReno's congestion-avoidance step from ``c`` (the window before the ACK),
+    ``cwnd + 1 / cwnd``, made ``cwnd + k / cwnd`` (:func:`ai_scale`; Linux
+    ``ai_ack_increase``), if the ACK grew the window outside recovery."""
+    ff = S.ff
+    if S.fi[f, FI_IN_REC] != 0 or ff[f, FF_CWND] <= c:
+        return
+    k = ai_scale(S, f)
+    if k != 1.0:  # (k = 1: NewReno's step as it is, bit for bit)
+        w = c + k * (ff[f, FF_CWND] - c)
+        wmax = ff[f, FF_SP + reno.TCP_MAX_WINDOW]
+        ff[f, FF_CWND] = w if w < wmax else wmax
+
+
+@rare_handler
+def respond_rtt_scaled(S, f, una, a, ece):
+    """DCTCP's step (:func:`.dctcp.respond`) under Linux ``tcp_prague.c``'s RTT
+    independence: while :func:`rtt_indep`, an ``alpha`` update due (a round of data
+    acknowledged) waits until ``T`` (:func:`target_rtt`) has passed since the last one,
+    the packets acknowledged meanwhile counting in it, and a reduction due is skipped
+    unless ``T`` has passed since the last one, the window of data that no other echo
+    reduces starting all the same (Linux's CWR state).  An ``alpha`` update out of slow
+    start counts a round (Linux ``prague_new_round``)."""
     ff, fi = S.ff, S.fi
-    una = fi[f, FI_SND_UNA]
-    c = ff[f, FF_CWND]
-    fresh = a > una and fi[f, FI_IN_REC] == 0
-    hold = fresh and ece and ff[f, FF_SS + PS_AI_REDUCTION] > 0.0
-    grows = fresh and c >= ff[f, FF_SSTHRESH]
-    reno.on_ack(S, f, a, False)
-    if hold:
-        ff[f, FF_CWND] = c
-    elif grows and fi[f, FI_IN_REC] == 0 and ff[f, FF_CWND] > c:
-        k = ai_scale(S, f)
-        if k != 1.0:  # (k = 1: NewReno's step as it is, bit for bit)
-            w = c + k * (ff[f, FF_CWND] - c)
-            wmax = ff[f, FF_SP + reno.TCP_MAX_WINDOW]
-            ff[f, FF_CWND] = w if w < wmax else wmax
     now = S.gf[GF_NOW]
     indep = rtt_indep(S, f)
     t = target_rtt(S, f)
