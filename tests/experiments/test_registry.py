@@ -35,7 +35,7 @@ NAMES = {
     "cubic-response", "bbr-share",
     "aqm-pi-design",
     "aqm-fqcodel", "aqm-pie", "aqm-codel", "aqm-mgt",
-    "aqm-dualpi2", "l4s-coexistence",
+    "aqm-dualpi2", "l4s-coexistence", "l4s-rtt-independence",
     "md1", "parking-lot-proportional", "parking-lot-maxmin", "fluid-reno-red",
     "dks-table2", "dks-table3", "dks-table4", "dks-table5", "dks-table6", "dks-table7",
 }
@@ -381,7 +381,8 @@ def test_table_fits_in_120_columns_and_json_round_trips(quick_report):
                                            | {"pps-fig5", "pps-fig7", "calibrated-pps"}
                                            | {"abe-fig2", "abe-fig3", "abe-fig6", "abe-fig8"}
                                            | {"dctcp-fluid", "cubic-response", "bbr-share"}
-                                           | {"aqm-dualpi2", "l4s-coexistence"})
+                                           | {"aqm-dualpi2", "l4s-coexistence",
+                                              "l4s-rtt-independence"})
     rows = json.loads(report.to_json())
     assert len(rows) == len(report.checks)
     assert all({"experiment", "quantity", "expected", "measured", "tolerance", "ok", "paper",

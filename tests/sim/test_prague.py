@@ -218,3 +218,202 @@ def test_prague_through_dualpi2_keeps_a_low_l_queue_with_the_link_busy():
 def test_bad_values_are_refused_naming_the_field(field, value, match):
     with pytest.raises(ValueError, match=match):
         Prague(**{field: value})
+
+
+# ------------------------------------------------------------------ RTT independence
+class LinuxPragueRttScaled(LinuxPragueWindow):
+    """:class:`LinuxPragueWindow` with Linux ``tcp_prague.c``'s RTT-independence
+    heuristics (``prague_rtt_scaling``), transcribed from its source in real arithmetic:
+    a round ends at each ``alpha`` update and counts when out of slow start
+    (``prague_new_round``); the flow is RTT-independent out of slow start once it has
+    counted ``transition`` rounds (``prague_is_rtt_indep``); the congestion-avoidance
+    increase per unmarked ACK is ``k / cwnd`` with ``k`` from
+    ``prague_rate_scaled_ai_ack_increase`` ("rate", "additive": ``(srtt / T)^2`` below
+    the target ``T``, "additive"'s ``T`` being ``target + srtt``,
+    ``prague_dynamic_rtt_target``) or ``prague_scalable_ai_ack_increase`` ("scalable":
+    ``(R0 / 8 + min(max(srtt - R1, 0), R0)) srtt / R0^2``, R0 = 128 and R1 = 12 units of
+    128 us), once ``transition`` rounds are counted; while RTT-independent, ``alpha`` is
+    updated only if ``T`` has passed since the last update
+    (``prague_target_rtt_elapsed``) and a CE echo reduces only if ``T`` has passed since
+    the last reduction (``prague_enter_cwr``'s ``cwr_stamp`` test), the CWR state (the
+    window of data without a further reduction) starting all the same (``tcp_input.c``'s
+    ``tcp_try_to_open`` enters it on any ECE)."""
+
+    R0, R1 = 128 * 128e-6, 12 * 128e-6
+
+    def __init__(self, cwnd, ssthresh, wmax, mode, target, transition, srtt):
+        super().__init__(cwnd, ssthresh, wmax)
+        self.mode, self.target, self.transition, self.srtt = mode, target, transition, srtt
+        self.round = 0
+        self.alpha_stamp = self.cwr_stamp = -np.inf
+        self.skipped = self.waited = 0
+
+    def t(self):
+        return self.target + (self.srtt if self.mode == "additive" else 0.0)
+
+    def k(self):
+        if self.round < self.transition:
+            return 1.0
+        if self.mode == "scalable":
+            x = min(max(self.srtt - self.R1, 0.0), self.R0)
+            return (self.R0 / 8 + x) * self.srtt / self.R0 ** 2
+        return 1.0 if self.srtt >= self.t() else (self.srtt / self.t()) ** 2
+
+    def ack(self, a, ece, now):
+        newly = a - self.una
+        self.una = a
+        if not ece:
+            if self.cwnd < self.ssthresh:
+                self.cwnd += 1.0
+            else:
+                self.cwnd += self.k() / self.cwnd
+            self.cwnd = min(self.cwnd, self.wmax)
+        indep = self.cwnd >= self.ssthresh and self.round >= self.transition
+        self.delivered += newly
+        self.delivered_ce += newly if ece else 0
+        updated = False
+        if a >= self.next_seq:
+            if indep and now - self.alpha_stamp < self.t():
+                self.waited += 1
+            else:
+                f = self.delivered_ce / self.delivered
+                self.alpha = self.alpha - self.alpha / 16.0 + f / 16.0
+                self.next_seq = self.nxt
+                self.delivered = self.delivered_ce = 0
+                self.alpha_stamp = now
+                updated = True
+        if ece and a > self.recover:
+            if indep and now - self.cwr_stamp < self.t():
+                self.skipped += 1
+            else:
+                self.cwnd = max(self.cwnd - self.cwnd * self.alpha / 2.0, 2.0)
+                self.ssthresh = self.cwnd
+                self.cwr_stamp = now
+            self.recover = self.nxt
+        if updated and self.cwnd >= self.ssthresh:
+            self.round += 1
+
+
+@pytest.mark.parametrize("mode, srtt", [("rate", 0.005), ("rate", 0.04), ("additive", 0.005),
+                                        ("scalable", 0.003), ("scalable", 0.03)])
+def test_rtt_scaled_window_equals_a_plain_replay_of_linux_prague(mode, srtt):
+    c = _one_flow(max_window=200, rtt_scaling=mode, rtt_target=0.025, rtt_transition=3)
+    assert c.ff[0, K.FF_SS + kprague.PS_RTT_MODE] == kprague.RTT_CODES[mode]
+    c.ff[0, K.FF_SRTT] = srtt   # no packet is timed here: srtt stays
+    ref = LinuxPragueRttScaled(1.0, 200.0, 200.0, mode, 0.025, 3, srtt)
+    rng = np.random.default_rng(5)
+    on_ack = jitcall(kprague.on_ack)
+    now = 1.0
+    for step in range(1500):
+        nxt = ref.una + int(min(ref.cwnd, ref.wmax))
+        ref.nxt = nxt
+        c.fi[0, K.FI_SND_NXT] = nxt
+        c.fi[0, K.FI_MAXSEQ] = nxt
+        a = min(ref.una + int(rng.integers(1, 4)), nxt)
+        ece = bool(rng.random() < (0.0, 0.3, 0.05, 0.2, 0.6)[step // 300])
+        now += float(rng.uniform(0.1e-3, 2e-3))
+        c.gf[K.GF_NOW] = now
+        ref.ack(a, ece, now)
+        on_ack(c, 0, a, ece)
+        assert c.ff[0, K.FF_CWND] == pytest.approx(ref.cwnd, rel=1e-12), step
+        assert c.ff[0, K.FF_SSTHRESH] == pytest.approx(ref.ssthresh, rel=1e-12), step
+        assert c.ff[0, K.FF_SS + kdctcp.DS_ALPHA] == pytest.approx(ref.alpha, rel=1e-12)
+        assert c.ff[0, K.FF_SS + kprague.PS_ROUND] == ref.round, step
+    # the rules did act: rounds past the transition, alpha updates that waited for T,
+    # reductions the time rule refused (and the increase was scaled: k != 1)
+    assert ref.round > 10 and ref.waited > 20 and ref.skipped > 5, (ref.waited, ref.skipped)
+    assert ref.k() != 1.0 or (mode == "rate" and srtt >= 0.025)
+
+
+def test_rtt_scaling_by_hand():
+    # "rate", srtt 5 ms, target 25 ms, out of slow start, transition passed: an unmarked
+    # ACK adds (5/25)^2 / cwnd = 0.04 / 10 to cwnd 10
+    c = _one_flow(rtt_scaling="rate", rtt_transition=0)
+    on_ack = jitcall(kprague.on_ack)
+    c.ff[0, K.FF_CWND], c.ff[0, K.FF_SSTHRESH], c.ff[0, K.FF_SRTT] = 10.0, 5.0, 0.005
+    c.ff[0, K.FF_SS + kdctcp.DS_ALPHA] = 0.5
+    c.fi[0, K.FI_SND_NXT] = c.fi[0, K.FI_MAXSEQ] = 10
+    c.fi[0, K.FI_SS + kdctcp.DI_WINDOW_END] = 1
+    c.gf[K.GF_NOW] = 1.0
+    on_ack(c, 0, 1, False)
+    assert c.ff[0, K.FF_CWND] == pytest.approx(10.0 + 0.04 / 10.0, rel=1e-14)
+    # that ACK closed the observation window: alpha updated (F = 0) at t = 1.0, a round
+    assert c.ff[0, K.FF_SS + kdctcp.DS_ALPHA] == pytest.approx(0.5 * 15 / 16)
+    assert c.ff[0, K.FF_SS + kprague.PS_ROUND] == 1.0
+    assert c.ff[0, K.FF_SS + kprague.PS_ALPHA_STAMP] == 1.0
+    # a marked ACK 10 ms later: the first reduction (none before): cwnd (1 - alpha / 2)
+    w = c.ff[0, K.FF_CWND]
+    c.gf[K.GF_NOW] = 1.010
+    on_ack(c, 0, 2, True)
+    a_now = c.ff[0, K.FF_SS + kdctcp.DS_ALPHA]
+    assert a_now == pytest.approx(0.5 * 15 / 16)  # the window (end 10) is not over
+    assert c.ff[0, K.FF_CWND] == pytest.approx(w * (1 - a_now / 2))
+    assert c.fi[0, K.FI_ECN_RECOVER] == 10
+    # a new window of data (SND.NXT 30), an echo covering past 10 at 1.030 s: 20 ms after
+    # the reduction < 25 ms: no reduction, but the next window of data starts
+    w = c.ff[0, K.FF_CWND]
+    c.fi[0, K.FI_SND_NXT] = c.fi[0, K.FI_MAXSEQ] = 30
+    c.gf[K.GF_NOW] = 1.030
+    on_ack(c, 0, 11, True)
+    assert c.ff[0, K.FF_CWND] == w
+    assert c.fi[0, K.FI_ECN_RECOVER] == 30
+    # the ACK covering 10 closed the observation window 30 ms after the last update:
+    # alpha updated; the next one due at 30 waits until 1.030 + 25 ms
+    assert c.ff[0, K.FF_SS + kprague.PS_ALPHA_STAMP] == 1.030
+    # (F = 1: packets 2..11, all acknowledged by echoing ACKs)
+    assert c.ff[0, K.FF_SS + kdctcp.DS_ALPHA] == pytest.approx(a_now * 15 / 16 + 1 / 16)
+    c.fi[0, K.FI_SND_NXT] = c.fi[0, K.FI_MAXSEQ] = 40
+    c.gf[K.GF_NOW] = 1.040
+    alpha = c.ff[0, K.FF_SS + kdctcp.DS_ALPHA]
+    on_ack(c, 0, 31, False)
+    assert c.ff[0, K.FF_SS + kdctcp.DS_ALPHA] == alpha
+    assert c.fi[0, K.FI_SS + kdctcp.DI_WINDOW_END] == 30   # still due
+    c.gf[K.GF_NOW] = 1.056
+    on_ack(c, 0, 32, False)
+    # now updated, F over the 21 packets acknowledged since 1.030, none marked
+    assert c.ff[0, K.FF_SS + kdctcp.DS_ALPHA] == pytest.approx(alpha * 15 / 16)
+    assert c.ff[0, K.FF_SS + kprague.PS_ALPHA_STAMP] == 1.056
+    assert c.fi[0, K.FI_SS + kdctcp.DI_WINDOW_END] == 40
+
+
+def _two_rtts(source, seconds=6.0, seed=3):
+    net = Network([Link("a", "r", 1e9, 0.002), Link("b", "r", 1e9, 0.008),
+                   Link("r", "d", 20e6, 0.0005, buffer=2000, queue=DualPi2())],
+                  [Flow(["a", "r", "d"], source=source, packet_size=1500),
+                   Flow(["b", "r", "d"], source=source, packet_size=1500)])
+    return simulate(net, seconds, warmup=2.0, seed=seed, progress=False)
+
+
+def test_rtt_scaling_that_never_applies_is_todays_prague_bit_for_bit():
+    # "rate" whose transition is never reached: the scaled path with k = 1 and no time
+    # rule gives the outputs of rtt_scaling="none" (the default) exactly
+    a = _two_rtts(Prague())
+    b = _two_rtts(Prague(rtt_scaling="rate", rtt_transition=10**9))
+    assert Prague().rtt_scaling == "none"
+    np.testing.assert_array_equal(a.throughput, b.throughput)
+    np.testing.assert_array_equal(a.mean_queueing_delay, b.mean_queueing_delay)
+    np.testing.assert_array_equal(a.link_drops["marks"], b.link_drops["marks"])
+
+
+def test_rtt_scaling_is_deterministic_and_changes_the_share():
+    src = Prague(rtt_scaling="rate", rtt_transition=0)
+    a, b = _two_rtts(src), _two_rtts(src)
+    np.testing.assert_array_equal(a.throughput, b.throughput)
+    np.testing.assert_array_equal(a.mean_queueing_delay, b.mean_queueing_delay)
+    none = _two_rtts(Prague())
+    # RTT-dependent: the 5 ms flow takes most; "rate": much closer to an equal share
+    assert none.throughput[0] / none.throughput[1] > 2.0
+    assert a.throughput[0] / a.throughput[1] < 1.5
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("rtt_scaling", "fast", r"Prague\.rtt_scaling must be 'none' .*got 'fast'"),
+    ("rtt_scaling", None, r"Prague\.rtt_scaling must be .*got None"),
+    ("rtt_target", 0.0, r"Prague\.rtt_target must be > 0 \(in s\), got 0.0"),
+    ("rtt_target", float("inf"), r"Prague\.rtt_target must be finite"),
+    ("rtt_transition", -1, r"Prague\.rtt_transition must be >= 0 \(in rounds\), got -1"),
+    ("rtt_transition", 2.5, r"Prague\.rtt_transition must be a whole number"),
+])
+def test_bad_rtt_scaling_values_are_refused_naming_the_field(field, value, match):
+    with pytest.raises(ValueError, match=match):
+        Prague(**{field: value})
