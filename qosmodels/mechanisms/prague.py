@@ -127,3 +127,8 @@ class Prague(Dctcp):
         _flag(n, "ai_reduction", self.ai_reduction)
         set_(self, "pacing_ss_ratio", real(n, "pacing_ss_ratio", self.pacing_ss_ratio, ge=1))
         set_(self, "pacing_ca_ratio", real(n, "pacing_ca_ratio", self.pacing_ca_ratio, ge=1))
+        if self.pacing and self.limited_transmit:
+            raise ScenarioError("Prague.limited_transmit=True with pacing=True is not "
+                                "modelled (limited transmit's packets would leave outside "
+                                "the pacing clock); use pacing=False with it, or "
+                                "limited_transmit=False")
