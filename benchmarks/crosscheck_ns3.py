@@ -183,8 +183,9 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
     ``alpha`` 1, ``alpha`` recorded); ``"cubic"`` :class:`~qosmodels.mechanisms.Cubic` (its
     defaults, which have no ``timer``, ``recovery`` nor ``window_arithmetic`` options: those
     are not passed).  ``limited_transmit`` and ``sack``: the senders' options of those
-    names (RFC 3042; RFC 2018 and 6675).  ``queue`` (default ``"red"`` if ``red`` else ``"droptail"``, or
-    ``"step"`` for DCTCP) is the bottleneck's discipline: :func:`qosmodels_queue`."""
+    names (RFC 3042; RFC 2018 and 6675).  ``queue`` (default ``"red"`` if ``red`` else
+    ``"droptail"``, or ``"step"`` for DCTCP) is the bottleneck's discipline:
+    :func:`qosmodels_queue`."""
     from qosmodels import Flow, Link, Network
     from qosmodels.mechanisms import Cubic, Dctcp
     from qosmodels.sim import TcpNewReno, TcpVegas

@@ -8,7 +8,9 @@ sets of timer rules; the spec's docstring gives the rules and their sources.
 References
 ----------
 V. Jacobson, SIGCOMM 1988; RFC 2001; RFC 2582; RFC 3042, Section 2; RFC 5681,
-Section 3.2; RFC 6298; RFC 6582; RFC 6675, Section 5, step (3); ns-3.44 ``tcp-socket-base.cc``, ``tcp-recovery-ops.cc``, ``tcp-tx-buffer.cc``.
+Section 3.2; RFC 6298; RFC 6582; RFC 6675, Section 5, step (3); ns-3.44
+``tcp-socket-base.cc`` (``DupAck``: ``AddRenoSack`` in ``CA_DISORDER`` with
+``LimitedTransmit``), ``tcp-recovery-ops.cc``, ``tcp-tx-buffer.cc``.
 """
 
 import math
