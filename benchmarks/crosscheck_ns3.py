@@ -23,8 +23,10 @@ ns-3 is changed where its defaults differ):
 
 * TCP: ``TcpNewReno`` with ``TcpClassicRecovery`` (not PRR, ns-3's default),
   SACK off, timestamps off, delayed ACKs off (``DelAckCount`` 1), limited
-  transmit off (RFC 3042; ns-3 enables it by default, qosmodels does not
-  implement it), initial window 1 segment (ns-3 default 10; qosmodels'
+  transmit off (RFC 3042; ns-3 enables it by default, qosmodels' senders have it
+  off by default; ``--limited-transmit`` turns it on in both: qosmodels'
+  ``limited_transmit=True`` and ns-3's ``LimitedTransmit``; ``--sack`` turns SACK on
+  in both, qosmodels' ``sack=True``), initial window 1 segment (ns-3 default 10; qosmodels'
   ``TcpNewReno(initial_window=1)``), minimum RTO 0.2 s (ns-3 default 1 s;
   qosmodels' ``min_rto``), initial RTO 1 s in both, receive buffer of
   ``max_window`` = 1000 segments (ns-3 default 128 KiB, which would cap the
@@ -164,7 +166,8 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
                       timer: str = "reference", recovery: str = "inflation",
                       reverse_links: bool = False, handshake: bool = False,
                       starts=None, variant: str = "newreno", queue: str | None = None,
-                      mark_threshold: float = DCTCP_K, hystart: bool = False, **tcp):
+                      mark_threshold: float = DCTCP_K, hystart: bool = False,
+                      limited_transmit: bool = False, sack: bool = False, **tcp):
     """The dumbbell in qosmodels: ``s_i -> r0`` access links, ``r0 -> r1`` bottleneck.
 
     ``rtt_samples="ack"`` samples the RTT from every new ACK, as ns-3 does;
@@ -179,8 +182,10 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
     ``"dctcp"`` :class:`~qosmodels.mechanisms.Dctcp` (its defaults: ``g = 1/16``, initial
     ``alpha`` 1, ``alpha`` recorded); ``"cubic"`` :class:`~qosmodels.mechanisms.Cubic` (its
     defaults, which have no ``timer``, ``recovery`` nor ``window_arithmetic`` options: those
-    are not passed).  ``queue`` (default ``"red"`` if ``red`` else ``"droptail"``, or
-    ``"step"`` for DCTCP) is the bottleneck's discipline: :func:`qosmodels_queue`."""
+    are not passed).  ``limited_transmit`` and ``sack``: the senders' options of those
+    names (RFC 3042; RFC 2018 and 6675).  ``queue`` (default ``"red"`` if ``red`` else
+    ``"droptail"``, or ``"step"`` for DCTCP) is the bottleneck's discipline:
+    :func:`qosmodels_queue`."""
     from qosmodels import Flow, Link, Network
     from qosmodels.mechanisms import Cubic, Dctcp
     from qosmodels.sim import TcpNewReno, TcpVegas
@@ -193,7 +198,7 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
         tcp = dict(tcp, loss_rule="ns-3", rtt_estimate="smoothed")
         rtt_samples = "ack"
     common = dict(initial_window=INITIAL_WINDOW, max_window=MAX_WINDOW, min_rto=MIN_RTO,
-                  rtt_samples=rtt_samples)
+                  rtt_samples=rtt_samples, limited_transmit=limited_transmit, sack=sack)
     if variant == "cubic":
         source = Cubic(**common)
     else:
@@ -267,7 +272,8 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
                   window_arithmetic: str = "packets", handshake: bool = False,
                   reverse_links: bool = False, starts=None, variant: str = "newreno",
                   queue: str | None = None, mark_threshold: float = DCTCP_K,
-                  scenario: str = "benchmark") -> dict:
+                  scenario: str = "benchmark", limited_transmit: bool = False,
+                  sack: bool = False) -> dict:
     """Run the dumbbell in qosmodels; goodput in bit/s of 1000-byte packets.
 
     Besides goodput and drops: the mean queueing delay of the data packets delivered in
@@ -296,7 +302,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
         net = qosmodels_network(n_flows, red, rtt_samples, timer, recovery,
                                 reverse_links=reverse_links, handshake=handshake, starts=starts,
                                 variant=variant, queue=queue, mark_threshold=mark_threshold,
-                                **tcp)
+                                limited_transmit=limited_transmit, sack=sack, **tcp)
     cwnd = variant in ("dctcp", "cubic")
     cpu1 = time.process_time()
     res = simulate(net, duration, seed=seed, warmup=warmup,
@@ -331,6 +337,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
         simulator="qosmodels", flows=n_flows, queue=queue, variant=variant, scenario=scenario,
         **extra,
         rtt_samples=rtt_samples, timer=timer, recovery=recovery,
+        limited_transmit=limited_transmit, sack=sack,
         window_arithmetic=window_arithmetic, handshake=handshake, reverse_links=reverse_links,
         starts=None if starts is None else [float(x) for x in starts],
         duration=duration, warmup=warmup, seed=seed,
@@ -744,7 +751,8 @@ def ns3_queue_disc(ns, queue: str, device, sc: dict, mark_threshold: float, ns3_
 def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
             red: bool = False, trace: bool = False, starts=None, variant: str = "newreno",
             queue: str | None = None, mark_threshold: float = DCTCP_K,
-            scenario: str = "benchmark", ns3_set=(), cwr_growth: bool = False) -> dict:
+            scenario: str = "benchmark", ns3_set=(), cwr_growth: bool = False,
+            limited_transmit: bool = False, sack: bool = False) -> dict:
     """Run the dumbbell in ns-3 (call in an interpreter where ``from ns import ns`` is ns-3).
 
     With ``red``, the bottleneck gets a ``RedQueueDisc`` (min_th 20, max_th
@@ -793,9 +801,9 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     if variant == "cubic":  # qosmodels' Cubic has Reno's slow start (no HyStart++)
         cfg("ns3::TcpCubic::HyStart", ns.BooleanValue(False))
     cfg("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TcpClassicRecovery.GetTypeId()))
-    cfg("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
+    cfg("ns3::TcpSocketBase::Sack", ns.BooleanValue(bool(sack)))
     cfg("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
-    cfg("ns3::TcpSocketBase::LimitedTransmit", ns.BooleanValue(False))
+    cfg("ns3::TcpSocketBase::LimitedTransmit", ns.BooleanValue(bool(limited_transmit)))
     cfg("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(MIN_RTO)))
     cfg("ns3::RttEstimator::InitialEstimation", ns.TimeValue(ns.Seconds(1.0)))
     cfg("ns3::TcpSocket::DelAckCount", ns.UintegerValue(1))
@@ -920,6 +928,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     return dict(
         simulator="ns-3", flows=n_flows, queue=queue, variant=variant, scenario=scenario,
         ns3_set=[list(x) for x in ns3_set], cwr_growth=cwr_growth,
+        limited_transmit=bool(limited_transmit), sack=bool(sack),
         mark_rate=marks1 / (acc1 + drop1) if acc1 + drop1 else 0.0,  # whole run, as qosmodels
         mark_rate_window=(marks1 - marks0) / arrivals if arrivals else 0.0,
         **measured,
@@ -943,7 +952,8 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
                seed: int = 1, red: bool = False, env: dict | None = None,
                timeout: float | None = None, trace: bool = False, starts=None,
                variant: str = "newreno", queue: str | None = None,
-               scenario: str = "benchmark", ns3_set=(), cwr_growth: bool = False) -> dict:
+               scenario: str = "benchmark", ns3_set=(), cwr_growth: bool = False,
+               limited_transmit: bool = False, sack: bool = False) -> dict:
     """Run one simulator in a fresh process of ``python``; return its measurements."""
     cmd = [python, os.path.abspath(__file__), "--worker", simulator, "--flows", str(flows),
            "--duration", repr(duration), "--warmup", repr(warmup), "--seed", str(seed)]
@@ -957,6 +967,10 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
         cmd += ["--ns3-set", f"{name}={value}"]
     if cwr_growth:
         cmd.append("--ns3-cwr-growth")
+    if limited_transmit:
+        cmd.append("--limited-transmit")
+    if sack:
+        cmd.append("--sack")
     if variant != "newreno":
         cmd += ["--tcp", variant]
     if trace:
@@ -984,18 +998,21 @@ def compare(flows: int, duration: float, warmup: float, seed: int = 1,
             handshake: bool = False, reverse_links: bool = False,
             starts=None, variant: str = "newreno", queue: str | None = None,
             scenario: str = "benchmark", ns3_set=(),
-            cwr_growth: bool = False) -> tuple[dict, dict]:
+            cwr_growth: bool = False, limited_transmit: bool = False,
+            sack: bool = False) -> tuple[dict, dict]:
     """Both simulators on the same dumbbell: ``(qosmodels, ns-3)`` measurements
     (``variant``: a key of :data:`NS3_VARIANTS`, the TCP of every flow; ``queue``: one of
     :data:`QUEUES`, the bottleneck's discipline; ``scenario``: a key of :data:`SCENARIOS`;
     ``ns3_set``: ns-3 defaults changed, see :func:`run_ns3`)."""
     ns3 = run_worker("ns3", ns3_python(python), flows=flows, duration=duration, warmup=warmup,
                      seed=seed, trace=trace, starts=starts, variant=variant, queue=queue,
-                     scenario=scenario, ns3_set=ns3_set, cwr_growth=cwr_growth)
+                     scenario=scenario, ns3_set=ns3_set, cwr_growth=cwr_growth,
+                     limited_transmit=limited_transmit, sack=sack)
     ours = run_qosmodels(flows, duration, warmup, seed, rtt_samples=rtt_samples, timer=timer,
                          recovery=recovery, window_arithmetic=window_arithmetic,
                          handshake=handshake, reverse_links=reverse_links, starts=starts,
-                         variant=variant, queue=queue, scenario=scenario)
+                         variant=variant, queue=queue, scenario=scenario,
+                         limited_transmit=limited_transmit, sack=sack)
     return ours, ns3
 
 
@@ -1043,6 +1060,10 @@ def _table(ours: dict, ns3: dict) -> str:
         f"bottleneck queue {ours['queue']}; "
         f"{'ns-3 defaults changed: ' + str(ns3['ns3_set']) + '; ' if ns3.get('ns3_set') else ''}"
         f"{'ns-3 DCTCP grows in CWR; ' if ns3.get('cwr_growth') else ''}"
+        f"limited transmit (RFC 3042) {'on' if ours.get('limited_transmit') else 'off'} in "
+        f"qosmodels, {'on' if ns3.get('limited_transmit') else 'off'} in ns-3; "
+        f"SACK {'on' if ours.get('sack') else 'off'} in qosmodels, "
+        f"{'on' if ns3.get('sack') else 'off'} in ns-3; "
         f"{ours['duration']:g} s simulated, window from {ours['warmup']:g} s; qosmodels "
         f"rtt_samples={ours['rtt_samples']!r}, timer={ours['timer']!r}, "
         f"recovery={ours['recovery']!r}, window_arithmetic={ours['window_arithmetic']!r}"
@@ -1134,6 +1155,13 @@ def main(argv=None) -> int:
     p.add_argument("--recovery", choices=["inflation", "pipe"], default="inflation",
                    help="qosmodels' TcpNewReno.recovery ('pipe' is ns-3's classic recovery "
                         "without SACK)")
+    p.add_argument("--limited-transmit", action="store_true",
+                   help="limited transmit (RFC 3042) in both simulators: qosmodels' "
+                        "limited_transmit=True, ns-3's LimitedTransmit (its default; off "
+                        "without this flag)")
+    p.add_argument("--sack", action="store_true",
+                   help="SACK in both simulators: qosmodels' sack=True (RFC 6675's recovery; "
+                        "needs --recovery inflation), ns-3's Sack")
     p.add_argument("--window-arithmetic", choices=["packets", "bytes"], default="packets",
                    help="qosmodels' TcpNewReno.window_arithmetic ('bytes': ns-3's whole-byte "
                         f"window of {NS3_SEGMENT}-byte segments)")
@@ -1163,11 +1191,13 @@ def main(argv=None) -> int:
         if a.worker == "ns3":
             out = run_ns3(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.trace, starts,
                           a.tcp, a.queue, scenario=a.scenario, ns3_set=ns3_set,
-                          cwr_growth=a.ns3_cwr_growth)
+                          cwr_growth=a.ns3_cwr_growth, limited_transmit=a.limited_transmit,
+                          sack=a.sack)
         else:
             out = run_qosmodels(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.rtt_samples,
                                 a.timer, a.recovery, a.window_arithmetic, a.handshake,
-                                a.reverse_links, starts, a.tcp, a.queue, scenario=a.scenario)
+                                a.reverse_links, starts, a.tcp, a.queue, scenario=a.scenario,
+                                limited_transmit=a.limited_transmit, sack=a.sack)
         print("RESULT " + json.dumps(out), flush=True)
         return 0
     options = dict(seed=a.seed, python=a.ns3_python, variant=a.tcp,
@@ -1175,7 +1205,8 @@ def main(argv=None) -> int:
                    scenario=a.scenario, ns3_set=ns3_set, cwr_growth=a.ns3_cwr_growth,
                    rtt_samples=a.rtt_samples, timer=a.timer,
                    recovery=a.recovery, trace=a.trace, window_arithmetic=a.window_arithmetic,
-                   handshake=a.handshake, reverse_links=a.reverse_links)
+                   handshake=a.handshake, reverse_links=a.reverse_links,
+                   limited_transmit=a.limited_transmit, sack=a.sack)
     for n in a.flows:
         ours, ns3 = compare_schedules(n, a.duration, a.warmup, a.schedules, **options)
         for k, (x, y) in enumerate(zip(ours, ns3)):

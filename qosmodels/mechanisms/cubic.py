@@ -153,10 +153,18 @@ class Cubic(SourceSpec):
         blocks on the ACKs (RFC 2018) and RFC 6675's scoreboard and recovery.
         Entering the recovery sets ``ssthresh = cwnd = max(beta FlightSize, 2)``
         (Section 4.6); ``cwnd`` stays there until the recovery ends.
-        Not modelled: D-SACK, RACK, FACK, limited transmit, reneging.
+        Not modelled: D-SACK, RACK, FACK, reneging.
     sack_blocks : int
         The most SACK blocks an ACK carries, 1 to 4 (default 3, as with the
         timestamp option Linux sends).
+    limited_transmit : bool
+        Limited transmit, RFC 3042 (default False), as :class:`TcpReno`'s: one new
+        packet on each of the first two duplicate ACKs if the window is full, the
+        receiver's window allows it and at most ``cwnd + 2`` packets would be
+        outstanding; ``cwnd`` unchanged; the packets left out of the FlightSize
+        whose ``beta`` multiple sets ``ssthresh`` (RFC 5681, Section 3.2; here
+        ``min(FlightSize, cwnd)``, see above, which they do not change when the
+        window was full).  With ``sack=True``, RFC 6675's step (3).
 
     References
     ----------
@@ -164,7 +172,7 @@ class Cubic(SourceSpec):
     bounds), 4.3 (Reno-friendly region, eq. 4), 4.4-4.5 (concave and convex
     regions), 4.6 (multiplicative decrease), 4.7 (fast convergence), 4.8
     (timeout), 4.10 (slow start).  S. Ha, I. Rhee, L. Xu, SIGOPS OSR 42(5), 2008.
-    RFC 5681, RFC 6582, RFC 6298.
+    RFC 5681, RFC 6582, RFC 6298; RFC 3042 and RFC 6675, Section 5 (``limited_transmit``).
 
     Examples
     --------
@@ -192,6 +200,7 @@ class Cubic(SourceSpec):
     priority: int = 0
     sack: bool = False
     sack_blocks: int = 3
+    limited_transmit: bool = False
 
     kind: ClassVar[str] = "cubic"
     kernel: ClassVar[str] = "sources.cubic"
@@ -220,3 +229,4 @@ class Cubic(SourceSpec):
                                 f"{self.rtt_samples!r}")
         set_(self, "priority", _priority(name, self.priority))
         _sack(name, self)
+        _flag(name, "limited_transmit", self.limited_transmit)

@@ -189,3 +189,8 @@ class Prague(Dctcp):
         set_(self, "rtt_target", real(n, "rtt_target", self.rtt_target, gt=0, unit="s"))
         set_(self, "rtt_transition", integer(n, "rtt_transition", self.rtt_transition, ge=0,
                                              unit="rounds"))
+        if self.pacing and self.limited_transmit:
+            raise ScenarioError("Prague.limited_transmit=True with pacing=True is not "
+                                "modelled (limited transmit's packets would leave outside "
+                                "the pacing clock); use pacing=False with it, or "
+                                "limited_transmit=False")

@@ -84,13 +84,30 @@ class TcpReno(SourceSpec):
         timer restarts on every new ACK and at the fast retransmit; a timeout empties
         the scoreboard (RFC 6675, Section 5.1).  ``recovery`` must then be
         ``"inflation"`` (unused: RFC 6675 replaces it), and TcpReno and TcpNewReno
-        recover alike.  Not modelled: D-SACK (RFC 2883), RACK (RFC 8985), FACK,
-        limited transmit, receiver reneging.  The flow keeps a ring of 32 times
+        recover alike (``limited_transmit=True`` adds step (3) of RFC 6675, Section 5).
+        Not modelled: D-SACK (RFC 2883), RACK (RFC 8985), FACK, receiver reneging.  The
+        flow keeps a ring of 32 times
         ``max_window`` slots for the scoreboard and the ACKs' options
         (``qosmodels/sim/_kernels/sack.py``).
     sack_blocks : int
         The most SACK blocks an ACK carries, 1 to 4: 3 (default) as with the timestamp
         option, which Linux sends (RFC 2018, Section 3: 4 fit without it).
+    limited_transmit : bool
+        Limited transmit, RFC 3042 (default False, as the reference C simulator; ns-3's
+        ``TcpSocketBase`` has it on by default, and Linux does the same through its
+        duplicate-ACK accounting).  True: on each of the first two duplicate ACKs
+        (outside a recovery, and for NewReno not below the recovery point a timeout
+        set) the sender sends one new packet if its window is full, the receiver's
+        window (``max_window``) allows it and at most ``cwnd + 2`` packets would be
+        outstanding (Section 2); ``cwnd`` is unchanged, and the fast retransmit leaves
+        these packets out of the FlightSize that sets ``ssthresh`` (RFC 5681, Section
+        3.2, step 2).  With ``recovery="pipe"`` it is ns-3's: each such duplicate ACK
+        counts one packet SACKed above SND.UNA (``AddRenoSack``), so the pipe lets one
+        new packet leave.  With ``sack=True`` it is RFC 6675, Section 5, step (3) (a MAY
+        there): on a duplicate ACK below DupThresh with SND.UNA not lost, HighRxt =
+        HighACK and, while ``cwnd - pipe >= 1``, new packets as the receiver's window
+        allows; they too are left out of FlightSize at step (4.2).  Its packets leave
+        as the fast retransmission does, without asking a shaping edge element's gate.
     rtt_samples : {"segment", "ack"}
         Where RTT samples come from.  ``"segment"`` (default, as the reference
         C simulator and BSD TCP without timestamps): one packet is timed at a
@@ -131,7 +148,8 @@ class TcpReno(SourceSpec):
           further duplicate ACK; a NewReno partial ACK deflates it by the
           amount acknowledged and adds one back.
         * ``"pipe"`` (as ns-3's ``TcpClassicRecovery`` without SACK and
-          without limited transmit): ``cwnd = ssthresh`` throughout the
+          without limited transmit, or with it: ``limited_transmit``):
+          ``cwnd = ssthresh`` throughout the
           recovery and the sender sends while the packets it believes in
           flight ("pipe", RFC 6675 Section 2) are fewer than ``cwnd``.  Without
           SACK, ns-3 counts each duplicate ACK from the third on as one
@@ -231,9 +249,9 @@ class TcpReno(SourceSpec):
     ``ProcessAck`` (``NewAck(ackNumber, m_isFirstPartialAck)`` on a partial
     ACK).  For ``recovery="pipe"``: RFC 5681 Section 3.2 (window inflation),
     RFC 6675 Sections 2 and 5 (pipe, ``SetPipe``, ``NextSeg``), RFC 3042
-    (limited transmit, off in the ns-3 configuration); ns-3.44
-    ``tcp-socket-base.cc`` (``DupAck``: ``AddRenoSack`` per duplicate ACK in
-    ``CA_RECOVERY``, none in ``CA_DISORDER`` without limited transmit;
+    (limited transmit, off in the ns-3 configuration unless ``limited_transmit``);
+    ns-3.44 ``tcp-socket-base.cc`` (``DupAck``: ``AddRenoSack`` per duplicate ACK in
+    ``CA_RECOVERY``, and in ``CA_DISORDER`` only with ``LimitedTransmit``;
     ``EnterRecovery``: ``GetSsThresh(BytesInFlight() + segment)`` after
     ``AddRenoSack`` and ``MarkHeadAsLost``; ``ProcessAck``; ``ReTxTimeout``:
     ``GetSsThresh(BytesInFlight())`` then ``ResetRenoSack``; ``AvailableWindow``
@@ -290,6 +308,7 @@ class TcpReno(SourceSpec):
     rtt_av: float | None = None
     sack: bool = False
     sack_blocks: int = 3
+    limited_transmit: bool = False
 
     kind: ClassVar[str] = "reno"
     kernel: ClassVar[str] = "sources.reno"
@@ -332,6 +351,7 @@ class TcpReno(SourceSpec):
                                 f"minus IPv4, TCP and PPP headers), got None")
         self._check_increase(name)
         _sack(name, self)
+        _flag(name, "limited_transmit", self.limited_transmit)
         if self.sack and self.kind not in ("reno", "newreno"):
             raise ScenarioError(f"{name}.sack=True is not modelled (SACK and RFC 6675's "
                                 f"recovery are in TcpReno, TcpNewReno, Cubic and BbrV1); "

@@ -2,8 +2,9 @@
 
 Congestion avoidance by the cubic window ``W_cubic(t) = C (t - K)^3 + W_max``
 and the Reno-friendly estimate ``W_est``, multiplicative decrease by ``beta``
-with fast convergence, NewReno's fast recovery with window inflation (RFC 6582)
-and go-back-N timeouts with RFC 6298's timer; the spec's docstring gives the
+with fast convergence, NewReno's fast recovery with window inflation (RFC 6582),
+limited transmit (RFC 3042, off by default; :func:`.reno.limited_transmit`) and
+go-back-N timeouts with RFC 6298's timer; the spec's docstring gives the
 rules and where RFC 9438 leaves a choice.
 
 A module of its own, as :mod:`.tahoe`: it shares with Reno the state columns,
@@ -13,7 +14,8 @@ arithmetic and three timer rules); Reno's kernel stays untouched.
 
 References
 ----------
-RFC 9438, Sections 4.2-4.8 and 4.10; RFC 5681; RFC 6582, Section 3.2; RFC 6298.
+RFC 9438, Sections 4.2-4.8 and 4.10; RFC 3042; RFC 5681; RFC 6582, Section 3.2; RFC 6298;
+RFC 6675, Section 5.
 """
 
 import math
@@ -38,6 +40,7 @@ from ..layout import (
     FI_RECOVER,
     FI_SND_NXT,
     FI_SND_UNA,
+    FI_SS,
     FI_TIMER0,
     FI_TRACE0,
     FI_WINDOWED,
@@ -47,7 +50,16 @@ from ..layout import (
 from ..sender import arm_timer, transmit
 from ..timers import cancel
 from ..trace import record
-from .reno import ack_rtt, restart_after_timeout, rfc6298_sample
+from .reno import (
+    RENO_LT,
+    ack_rtt,
+    limited_transmit,
+    limited_transmit_sack,
+    lt_restart,
+    lt_sent,
+    restart_after_timeout,
+    rfc6298_sample,
+)
 from .reno import window as cwnd_window
 
 CODE = 13
@@ -83,6 +95,8 @@ CS_T_EPOCH = 2     # t_epoch, s; < 0: no congestion-avoidance stage under way
 CS_CWND_EPOCH = 3  # cwnd_epoch, packets
 CS_WEST = 4        # W_est, packets
 CS_CWND_PRIOR = 5  # cwnd_prior, packets; NaN: not set yet
+# integer state (FI_SS + ...): limited transmit's count in Reno's column (reno.RENO_LT = 3),
+# which the shared functions of :mod:`.reno` read
 
 # trace channels (FI_TRACE0 + ...), recorded in step when ``record``
 TR_ACK = 0
@@ -106,6 +120,8 @@ def setup(spec, ff, fi) -> int:
     ff[FF_SS + CS_CWND_PRIOR] = np.nan
     fi[FI_PER_ACK] = int(spec.rtt_samples == "ack")
     fi[FI_EARLY_TIMER] = 0   # restarted on every new ACK and the fast retransmit
+    if spec.limited_transmit:
+        fi[FI_SS + RENO_LT] = 1
     if spec.sack:  # the ACKs carry SACK blocks; the flow's region (``sack``) is 32 windows
         fi[FI_WINDOWED] |= spec.sack_blocks << SACK_SHIFT
         return 32 * spec.max_window
@@ -229,6 +245,7 @@ def on_timeout(S, f):
     ff, fi = S.ff, S.fi
     if fi[f, FI_WINDOWED] > 1:  # RFC 6675 Section 5.1: the scoreboard is not trusted
         sack.clear(S, f)
+    lt_restart(S, f)
     _decrease(S, f, fi[f, FI_SND_NXT] - fi[f, FI_SND_UNA])
     ff[f, FF_SS + CS_WMAX] = np.nan
     restart_after_timeout(S, f, ff[f, FF_SP + CUB_MAX_RTO])
@@ -254,6 +271,7 @@ def on_ack(S, f, a):
         else:
             r = np.nan  # no sample: NaN in the trace, as for a duplicate ACK
         fi[f, FI_SND_UNA] = a
+        lt_restart(S, f)
         if fi[f, FI_SND_NXT] < a:
             fi[f, FI_SND_NXT] = a
         if fi[f, FI_IN_REC] != 0:
@@ -287,13 +305,17 @@ def on_ack(S, f, a):
             d = fi[f, FI_DUPACKS] + 1
             fi[f, FI_DUPACKS] = d
             if d == 3 and a > fi[f, FI_RECOVER]:
-                _decrease(S, f, fi[f, FI_SND_NXT] - una)
+                # (limited transmit's packets are not in FlightSize: RFC 5681, 3.2)
+                _decrease(S, f, fi[f, FI_SND_NXT] - una - lt_sent(S, f))
+                lt_restart(S, f)
                 ff[f, FF_CWND] = ff[f, FF_SSTHRESH] + 3.0
                 fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
                 fi[f, FI_IN_REC] = 1
                 fi[f, FI_FAST_RTX] += 1
                 transmit(S, f, a)
                 arm_timer(S, f)
+            elif fi[f, FI_SS + RENO_LT] != 0 and d < 3 and a > fi[f, FI_RECOVER]:
+                limited_transmit(S, f, una, ff[f, FF_SP + CUB_MAX_WINDOW])
     _trace(S, f, np.float64(a), r)
 
 
@@ -315,6 +337,7 @@ def on_ack_sack(S, f, a):
         else:
             r = np.nan
         fi[f, FI_SND_UNA] = a
+        lt_restart(S, f)
         if fi[f, FI_SND_NXT] < a:
             fi[f, FI_SND_NXT] = a
         if fi[f, FI_IN_REC] != 0:
@@ -341,7 +364,8 @@ def on_ack_sack(S, f, a):
         d = fi[f, FI_DUPACKS] + 1
         fi[f, FI_DUPACKS] = d
         if (d >= sack.DUP_THRESH or sack.lost_bound(S, f) > una) and una > fi[f, FI_RECOVER]:
-            _decrease(S, f, fi[f, FI_SND_NXT] - una)
+            _decrease(S, f, fi[f, FI_SND_NXT] - una - lt_sent(S, f))
+            lt_restart(S, f)
             ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
             fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
             fi[f, FI_IN_REC] = 1
@@ -349,6 +373,8 @@ def on_ack_sack(S, f, a):
             transmit(S, f, una)
             sack.start_recovery(S, f)
             arm_timer(S, f)
+        elif d < sack.DUP_THRESH and fi[f, FI_SS + RENO_LT] != 0 and una > fi[f, FI_RECOVER]:
+            limited_transmit_sack(S, f, np.int64(wmax))  # RFC 6675 step (3)
     if fi[f, FI_IN_REC] != 0:
         sack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax), fi[f, FI_RECOVER])
     _trace(S, f, np.float64(a), r)

@@ -2,13 +2,15 @@
 
 Slow start, congestion avoidance, fast retransmit and recovery (window
 inflation, or ns-3's classic recovery without SACK with ``recovery="pipe"``),
-the RFC 6298 estimator and three sets of timer rules; the spec's docstring
-gives the rules and their sources.
+limited transmit (RFC 3042, off by default), the RFC 6298 estimator and three
+sets of timer rules; the spec's docstring gives the rules and their sources.
 
 References
 ----------
-V. Jacobson, SIGCOMM 1988; RFC 2001; RFC 2582; RFC 5681; RFC 6298; RFC 6582;
-ns-3.44 ``tcp-socket-base.cc``, ``tcp-recovery-ops.cc``, ``tcp-tx-buffer.cc``.
+V. Jacobson, SIGCOMM 1988; RFC 2001; RFC 2582; RFC 3042, Section 2; RFC 5681,
+Section 3.2; RFC 6298; RFC 6582; RFC 6675, Section 5, step (3); ns-3.44
+``tcp-socket-base.cc`` (``DupAck``: ``AddRenoSack`` in ``CA_DISORDER`` with
+``LimitedTransmit``), ``tcp-recovery-ops.cc``, ``tcp-tx-buffer.cc``.
 """
 
 import math
@@ -27,6 +29,7 @@ from ..layout import (
     FF_SRTT,
     FF_SS,
     FF_SSTHRESH,
+    FI_APP_LIMIT,
     FI_DUPACKS,
     FI_EARLY_TIMER,
     FI_ECN,
@@ -44,6 +47,7 @@ from ..layout import (
     FI_RTT_SEQ,
     FI_SND_NXT,
     FI_SND_UNA,
+    FI_SS,
     FI_TIMER0,
     FI_TIMING,
     FI_WINDOWED,
@@ -97,6 +101,10 @@ PARAMS = (
 
 # float state columns (FF_SS + ...)
 RENO_INCREASE = 0       # f: congestion avoidance adds f per round trip (spec's increase)
+# integer state columns (FI_SS + ...): 0-2 are the modules' on top of this one (DCTCP's,
+# Vegas', the web model's); :mod:`.cubic` keeps limited transmit in the same column
+RENO_LT = 3             # limited transmit (RFC 3042): 0 off; else 1 + the new packets it
+                        # has sent since the last new ACK, timeout or fast retransmit
 
 #: Timer slots of a flow: its retransmission timer.
 TIMERS = 1
@@ -112,6 +120,8 @@ def setup(spec, ff, fi) -> int:
     fi[FI_ECN] = int(spec.ecn)
     fi[FI_PER_ACK] = int(spec.rtt_samples == "ack")
     fi[FI_EARLY_TIMER] = int(spec.timer != "reference")
+    if spec.limited_transmit:
+        fi[FI_SS + RENO_LT] = 1
     if spec.sack:  # the ACKs carry SACK blocks; the flow's region (``sack``) is 32 windows
         fi[FI_WINDOWED] |= spec.sack_blocks << SACK_SHIFT
         return 32 * spec.max_window
@@ -232,6 +242,71 @@ def halved(S, f, flight):
 
 
 @handler
+def lt_sent(S, f):
+    """The new packets limited transmit has sent since the last new ACK, timeout or fast
+    retransmit (0 when it is off): RFC 5681, Section 3.2, step 2 (and RFC 6675, step
+    (4.2)) leaves them out of the FlightSize that sets ssthresh at the fast retransmit."""
+    lt = S.fi[f, FI_SS + RENO_LT]
+    return lt - 1 if lt > 1 else np.int64(0)
+
+
+@handler
+def lt_restart(S, f):
+    """A new ACK, a timeout or a fast retransmit: limited transmit's count back to 0."""
+    if S.fi[f, FI_SS + RENO_LT] > 1:
+        S.fi[f, FI_SS + RENO_LT] = 1
+
+
+@rare_handler
+def limited_transmit(S, f, una, wmax):
+    """RFC 3042, Section 2, on one of the first two duplicate ACKs (the caller's test):
+    one new packet, if the window is full (``min(cwnd, wmax)`` packets outstanding, the
+    packets it allows all sent), previously unsent data is waiting, the receiver's window
+    (``wmax``, the spec's max_window) allows it and at most ``cwnd + 2`` packets would be
+    outstanding; ``cwnd`` unchanged; the packet counted (``RENO_LT``) for
+    :func:`lt_sent`.  The packet leaves through ``transmit`` as a fast retransmission
+    does (a shaping edge element's gate is not asked).  Shared with :mod:`.cubic`."""
+    ff, fi = S.ff, S.fi
+    nxt = fi[f, FI_SND_NXT]
+    if nxt < fi[f, FI_MAXSEQ] or nxt >= fi[f, FI_APP_LIMIT]:  # new data only
+        return
+    c = ff[f, FF_CWND]
+    w = c if c < wmax else wmax
+    out = nxt + 1 - una
+    if out <= np.int64(w) or out > np.int64(wmax) or out > c + 2.0:
+        return
+    if transmit(S, f, nxt):
+        fi[f, FI_SND_NXT] = nxt + 1
+        fi[f, FI_SS + RENO_LT] += 1
+
+
+@rare_handler
+def limited_transmit_sack(S, f, wmax):
+    """RFC 6675, Section 5, step (3), a duplicate ACK below DupThresh with SND.UNA not
+    lost: (3.1) HighRxt = HighACK; (3.2) ``SetPipe()``; (3.3) while ``cwnd - pipe >= 1``,
+    previously unsent data is waiting and the receiver's window (``wmax`` packets above
+    SND.UNA) allows, the next new packet, counted (``RENO_LT``) for :func:`lt_sent`.  (RFC
+    6675 makes step (3) a MAY; here it runs only with limited transmit on.)  Shared with
+    :mod:`.cubic`."""
+    ff, fi = S.ff, S.fi
+    una = fi[f, FI_SND_UNA]
+    sack.resent(S, f, una - 1, 1, una)  # (3.1): HighRxt = SND.UNA - 1
+    pipe = sack.set_pipe(S, f, una)     # (IsLost(SND.UNA) is false: nothing counts as lost)
+    lim = una + wmax
+    if lim > fi[f, FI_APP_LIMIT]:
+        lim = fi[f, FI_APP_LIMIT]
+    nxt = fi[f, FI_SND_NXT]
+    c = ff[f, FF_CWND]
+    while c - pipe >= 1.0 and nxt >= fi[f, FI_MAXSEQ] and nxt < lim:
+        if not transmit(S, f, nxt):
+            break
+        nxt += 1
+        fi[f, FI_SND_NXT] = nxt
+        fi[f, FI_SS + RENO_LT] += 1
+        pipe += 1
+
+
+@handler
 def on_timeout(S, f):
     """The window's reaction to a retransmission timeout (go-back-N is the caller's)."""
     ff, fi = S.ff, S.fi
@@ -242,6 +317,7 @@ def on_timeout(S, f):
     fi[f, FI_HEAD_LOST] = 0
     if fi[f, FI_WINDOWED] > 1:  # RFC 6675 Section 5.1: the scoreboard is not trusted
         sack.clear(S, f)
+    lt_restart(S, f)
     ff[f, FF_SSTHRESH] = halved(S, f, flight)
     restart_after_timeout(S, f, ff[f, FF_SP + TCP_MAX_RTO])
 
@@ -280,6 +356,7 @@ def on_ack(S, f, a, ece):
         if r >= 0.0:
             rtt_sample(S, f, r)
         fi[f, FI_SND_UNA] = a
+        lt_restart(S, f)
         if fi[f, FI_SND_NXT] < a:
             fi[f, FI_SND_NXT] = a
         if fi[f, FI_IN_REC] != 0:
@@ -349,6 +426,9 @@ def on_ack(S, f, a, ece):
                     sk = sk if sk < room else room
                     fi[f, FI_RENO_SACKED] = sk
                     flight -= sk
+                else:  # (limited transmit's packets are not in FlightSize)
+                    flight -= lt_sent(S, f)
+                    lt_restart(S, f)
                 ff[f, FF_SSTHRESH] = halved(S, f, flight)
                 fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
                 fi[f, FI_IN_REC] = 1
@@ -359,6 +439,14 @@ def on_ack(S, f, a, ece):
                     arm_timer(S, f)
                 else:  # the timer runs on from the last new ACK
                     fi[f, FI_FIRST_PARTIAL] = 1
+            elif (fi[f, FI_SS + RENO_LT] != 0 and d < 3
+                  and (a > fi[f, FI_RECOVER] or not newreno)):
+                if pipe:  # ns-3's DupAck with LimitedTransmit: AddRenoSack (send_limit sends)
+                    sk = fi[f, FI_RENO_SACKED] + 1
+                    room = fi[f, FI_MAXSEQ] - una - 1
+                    fi[f, FI_RENO_SACKED] = sk if sk < room else room
+                else:
+                    limited_transmit(S, f, una, ff[f, FF_SP + TCP_MAX_WINDOW])
 
 
 @rare_handler
@@ -381,6 +469,7 @@ def on_ack_sack(S, f, a, ece):
         if r >= 0.0:
             rtt_sample(S, f, r)
         fi[f, FI_SND_UNA] = a
+        lt_restart(S, f)
         if fi[f, FI_SND_NXT] < a:
             fi[f, FI_SND_NXT] = a
         if fi[f, FI_IN_REC] != 0:
@@ -417,13 +506,16 @@ def on_ack_sack(S, f, a, ece):
         if (d >= sack.DUP_THRESH or sack.lost_bound(S, f) > una) and una > fi[f, FI_RECOVER]:
             # step (4)
             fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
-            ff[f, FF_SSTHRESH] = halved(S, f, fi[f, FI_SND_NXT] - una)
+            ff[f, FF_SSTHRESH] = halved(S, f, fi[f, FI_SND_NXT] - una - lt_sent(S, f))
+            lt_restart(S, f)
             ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
             fi[f, FI_IN_REC] = 1
             fi[f, FI_FAST_RTX] += 1
             transmit(S, f, una)
             sack.start_recovery(S, f)
             arm_timer(S, f)
+        elif d < sack.DUP_THRESH and fi[f, FI_SS + RENO_LT] != 0 and una > fi[f, FI_RECOVER]:
+            limited_transmit_sack(S, f, np.int64(wmax))  # step (3)
     if fi[f, FI_IN_REC] != 0:  # step (C)
         sack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax), fi[f, FI_RECOVER])
 
