@@ -16,7 +16,15 @@ from typing import ClassVar
 
 from .._validate import real
 from ..errors import ScenarioError, ScenarioTypeError
-from ._base import SourceSpec, _colour, _flag, _priority, _sack, _tcp_window_and_timer
+from ._base import (
+    SourceSpec,
+    _colour,
+    _delayed_ack,
+    _flag,
+    _priority,
+    _sack,
+    _tcp_window_and_timer,
+)
 
 __all__ = ["Cubic"]
 
@@ -157,6 +165,15 @@ class Cubic(SourceSpec):
     sack_blocks : int
         The most SACK blocks an ACK carries, 1 to 4 (default 3, as with the
         timestamp option Linux sends).
+    delayed_ack : int, packets
+        The receiver's delayed ACKs, as :class:`TcpReno`'s: an ACK for every
+        ``delayed_ack``-th in-order packet or after ``delayed_ack_timeout``; 1 (default)
+        every packet at once.  Slow start grows by one packet per ACK of new data (RFC
+        5681; Linux's per-packet growth is not modelled); in congestion avoidance
+        ``W_est`` counts the packets an ACK acknowledges (RFC 9438 4.3, eq. 4) and the
+        cubic increase ``(target - cwnd) / cwnd`` is per ACK (Section 4.4).
+    delayed_ack_timeout : float, s
+        The delayed-ACK timer, in (0, 0.5]; default 0.2 s (ns-3's ``DelAckTimeout``).
 
     References
     ----------
@@ -192,6 +209,8 @@ class Cubic(SourceSpec):
     priority: int = 0
     sack: bool = False
     sack_blocks: int = 3
+    delayed_ack: int = 1
+    delayed_ack_timeout: float = 0.2
 
     kind: ClassVar[str] = "cubic"
     kernel: ClassVar[str] = "sources.cubic"
@@ -220,3 +239,4 @@ class Cubic(SourceSpec):
                                 f"{self.rtt_samples!r}")
         set_(self, "priority", _priority(name, self.priority))
         _sack(name, self)
+        _delayed_ack(name, self)

@@ -16,7 +16,15 @@ import numpy as np
 
 from .._validate import integer, real
 from ..errors import ScenarioError, ScenarioTypeError
-from ._base import SourceSpec, _colour, _flag, _priority, _sack, _tcp_window_and_timer
+from ._base import (
+    SourceSpec,
+    _colour,
+    _delayed_ack,
+    _flag,
+    _priority,
+    _sack,
+    _tcp_window_and_timer,
+)
 
 __all__ = ["TcpReno", "TcpNewReno"]
 
@@ -91,6 +99,24 @@ class TcpReno(SourceSpec):
     sack_blocks : int
         The most SACK blocks an ACK carries, 1 to 4: 3 (default) as with the timestamp
         option, which Linux sends (RFC 2018, Section 3: 4 fit without it).
+    delayed_ack : int, packets
+        The receiver's delayed ACKs (``qosmodels/sim/_kernels/delack.py``): an ACK for
+        every ``delayed_ack``-th in-order packet (RFC 1122 4.2.3.2, RFC 5681 4.2: "at
+        least every second full-sized segment"; 2 as Linux and ns-3's ``DelAckCount``),
+        or when ``delayed_ack_timeout`` has passed since the first packet it holds; an
+        out-of-order or duplicate packet, or one that fills all or part of a hole, is
+        acknowledged at once (RFC 5681 4.2).  1 (default): every packet at once, as
+        without the option.  The ACK echoes CE if a packet it covers carried it
+        (:class:`Dctcp` and :class:`Prague`: RFC 8257 3.2's two-state echo).  The
+        sender's growth stays RFC 5681's, per ACK that acknowledges new data (slow
+        start: one packet per ACK, not per packet acknowledged: RFC 3465's byte
+        counting and Linux's per-packet growth are not modelled), so with ``m = 2``
+        slow start multiplies the window by about 1.5 per round trip.
+    delayed_ack_timeout : float, s
+        The delayed-ACK timer, in (0, 0.5] (RFC 5681 4.2: an ACK MUST be sent within
+        500 ms); default 0.2 s, ns-3's ``DelAckTimeout`` and Linux's ``TCP_DELACK_MAX``
+        (Linux starts from 0.04 s and adapts; not modelled).  Unused when
+        ``delayed_ack`` is 1.
     rtt_samples : {"segment", "ack"}
         Where RTT samples come from.  ``"segment"`` (default, as the reference
         C simulator and BSD TCP without timestamps): one packet is timed at a
@@ -290,6 +316,8 @@ class TcpReno(SourceSpec):
     rtt_av: float | None = None
     sack: bool = False
     sack_blocks: int = 3
+    delayed_ack: int = 1
+    delayed_ack_timeout: float = 0.2
 
     kind: ClassVar[str] = "reno"
     kernel: ClassVar[str] = "sources.reno"
@@ -332,6 +360,7 @@ class TcpReno(SourceSpec):
                                 f"minus IPv4, TCP and PPP headers), got None")
         self._check_increase(name)
         _sack(name, self)
+        _delayed_ack(name, self)
         if self.sack and self.kind not in ("reno", "newreno"):
             raise ScenarioError(f"{name}.sack=True is not modelled (SACK and RFC 6675's "
                                 f"recovery are in TcpReno, TcpNewReno, Cubic and BbrV1); "
