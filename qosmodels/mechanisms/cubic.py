@@ -79,7 +79,8 @@ class Cubic(SourceSpec):
       retransmit (as :class:`TcpReno`'s ``timer="reference"``).
 
     Slow start (``cwnd < ssthresh``): ``cwnd + 1`` per new ACK (RFC 5681).  The
-    receiver acknowledges every packet cumulatively, no delayed ACKs, no SACK.
+    receiver acknowledges every packet cumulatively (``delayed_ack``: every
+    ``m``-th), SACK blocks with ``sack=True``.
 
     Choices where RFC 9438 leaves a value to the implementation:
 

@@ -64,7 +64,8 @@ def deliver(S, f, n):
 @handler
 def on_data(S, p):
     """Data packet ``p`` reaches its receiver; window flows (and open-loop sources that
-    want feedback) turn it into their ACK."""
+    want feedback) turn it into their ACK, or, with delayed ACKs, may hold it back
+    (:mod:`.delack`)."""
     ff, fi, pi, ooo = S.ff, S.fi, S.pi, S.ooo
     f = pi[p, PI_FLOW] & POS
     if pi[p, PI_MARK] & MARK_CTRL:  # a control packet: the source's receiver side, not data
