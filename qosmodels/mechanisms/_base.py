@@ -182,7 +182,7 @@ def _delayed_ack(owner, spec):
     """Validate, in place, a TCP sender's receiver fields ``delayed_ack`` (``m``, an integer
     >= 1: an ACK for every ``m``-th in-order packet, 1 = every packet at once) and
     ``delayed_ack_timeout`` (s, in (0, 0.5]: RFC 1122 4.2.3.2 and RFC 5681 4.2, "MUST be
-    generated within 500 ms")."""
+    generated within 500 ms"), and its ``ack_counting`` ("ack" or "packets")."""
     set_ = object.__setattr__
     m = spec.delayed_ack
     if isinstance(m, bool) or not isinstance(m, numbers.Real):
@@ -203,6 +203,13 @@ def _delayed_ack(owner, spec):
                             f"the first unacknowledged packet; ns-3 uses 0.2 s, Linux 0.04 s "
                             f"to 0.2 s), got {spec.delayed_ack_timeout!r}")
     set_(spec, "delayed_ack_timeout", t)
+    if not isinstance(spec.ack_counting, str):
+        raise ScenarioTypeError(f"{owner}.ack_counting must be 'ack' or 'packets', got "
+                                f"{spec.ack_counting!r} of type {type(spec.ack_counting).__name__}")
+    if spec.ack_counting not in ("ack", "packets"):
+        raise ScenarioError(f"{owner}.ack_counting must be 'ack' (the window grows once per ACK "
+                            f"of new data, RFC 5681) or 'packets' (once per packet an ACK "
+                            f"acknowledges, as Linux), got {spec.ack_counting!r}")
 
 
 def _colour(owner, spec):

@@ -169,12 +169,18 @@ class Cubic(SourceSpec):
     delayed_ack : int, packets
         The receiver's delayed ACKs, as :class:`TcpReno`'s: an ACK for every
         ``delayed_ack``-th in-order packet or after ``delayed_ack_timeout``; 1 (default)
-        every packet at once.  Slow start grows by one packet per ACK of new data (RFC
-        5681; Linux's per-packet growth is not modelled); in congestion avoidance
-        ``W_est`` counts the packets an ACK acknowledges (RFC 9438 4.3, eq. 4) and the
-        cubic increase ``(target - cwnd) / cwnd`` is per ACK (Section 4.4).
+        every packet at once.  With ``ack_counting="ack"`` (default) slow start grows by
+        one packet per ACK of new data (RFC 5681); in congestion avoidance ``W_est``
+        counts the packets an ACK acknowledges (RFC 9438 4.3, eq. 4) and the cubic
+        increase ``(target - cwnd) / cwnd`` is per ACK (Section 4.4).
+        ``ack_counting="packets"``: both once per packet acknowledged, as if each had its
+        own ACK (Linux's ``tcp_slow_start`` and ``tcp_cong_avoid_ai(tp, ca->cnt,
+        acked)``).
     delayed_ack_timeout : float, s
         The delayed-ACK timer, in (0, 0.5]; default 0.2 s (ns-3's ``DelAckTimeout``).
+    ack_counting : {"ack", "packets"}
+        The window's growth on an ACK of several packets: per ACK (default) or per
+        packet acknowledged (Linux); see ``delayed_ack``.
 
     References
     ----------
@@ -212,6 +218,7 @@ class Cubic(SourceSpec):
     sack_blocks: int = 3
     delayed_ack: int = 1
     delayed_ack_timeout: float = 0.2
+    ack_counting: str = "ack"
 
     kind: ClassVar[str] = "cubic"
     kernel: ClassVar[str] = "sources.cubic"

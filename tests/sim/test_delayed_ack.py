@@ -53,16 +53,26 @@ TCP = (TcpReno, TcpNewReno, Dctcp, Prague, Cubic)
     (dict(delayed_ack=2, delayed_ack_timeout=0.6), ScenarioError,
      r"\.delayed_ack_timeout must be at most 0\.5 s \(RFC 1122.*got 0\.6"),
     (dict(delayed_ack_timeout="0.2"), ScenarioTypeError, r"\.delayed_ack_timeout must be a real"),
+    (dict(ack_counting="bytes"), ScenarioError, r"\.ack_counting must be 'ack' .*got 'bytes'"),
+    (dict(ack_counting=2), ScenarioTypeError, r"\.ack_counting must be 'ack' or 'packets'.*int"),
 ])
 def test_bad_delayed_ack_fields_are_refused_naming_the_field(cls, kw, exc, match):
     with pytest.raises(exc, match=cls.__name__ + match):
         cls(**kw)
 
 
+def test_ack_counting_by_packets_is_refused_where_the_growth_is_not_modelled():
+    from qosmodels.mechanisms import TcpVegas
+
+    with pytest.raises(ScenarioError, match=r"TcpVegas\.ack_counting='packets' is modelled for "
+                                            r"TcpReno, TcpNewReno, Dctcp, Prague and Cubic"):
+        TcpVegas(ack_counting="packets")
+
+
 @pytest.mark.parametrize("cls", TCP)
 def test_delayed_acks_are_off_by_default_and_an_integral_float_is_accepted(cls):
     src = cls()
-    assert (src.delayed_ack, src.delayed_ack_timeout) == (1, 0.2)
+    assert (src.delayed_ack, src.delayed_ack_timeout, src.ack_counting) == (1, 0.2, "ack")
     src = cls(delayed_ack=2.0, delayed_ack_timeout=0.5)
     assert src.delayed_ack == 2 and isinstance(src.delayed_ack, int)
 
@@ -113,6 +123,22 @@ def test_a_hand_traced_ack_sequence_with_the_timer_firing():
                     record=Record(interval=0.05))
     a1 = res1.traces["cubic_ack[f0]"]
     assert a1.index.values[0] == pytest.approx(0.028) and list(a1.values[:3]) == [1, 2, 3]
+
+
+def test_a_hand_traced_ack_sequence_growing_per_packet_acknowledged():
+    # As above with ack_counting="packets": slow start adds a packet per packet acknowledged.
+    #   ACK 1 (packet 0, by the timer) at 0.128: cwnd 2; packets 1, 2 arrive 0.146, 0.154:
+    #   ACK 3 at 0.164, cwnd 4; packets 3-6 leave at 0.164, arrive 0.182, 0.190, 0.198,
+    #   0.206: ACK 5 at 0.200 (cwnd 6 = max_window), ACK 7 at 0.216; packets 7-10 leave
+    #   from 0.200 (arrivals 0.218, 0.226, 0.234, 0.242), 11-12 from 0.216: ACK 9 at 0.236
+    src = Cubic(record=True, max_window=6, delayed_ack=2, delayed_ack_timeout=0.1,
+                ack_counting="packets")
+    res = simulate(_one_link(src), 0.25, seed=0, record=Record(interval=0.05))
+    ack, cwnd = res.traces["cubic_ack[f0]"], res.traces["cubic_cwnd[f0]"]
+    np.testing.assert_allclose(ack.index.values, [0.128, 0.164, 0.200, 0.216, 0.236],
+                               atol=1e-12)
+    np.testing.assert_array_equal(ack.values, [1, 3, 5, 7, 9])
+    np.testing.assert_array_equal(cwnd.values, [2, 4, 6, 6, 6])
 
 
 def test_three_packets_per_ack_and_the_timer_for_the_rest():
@@ -315,6 +341,31 @@ def test_loss_recovery_with_delayed_acks(sack):
 
 
 # ------------------------------------------------------------------ the senders' growth
+@pytest.mark.parametrize("cls", [TcpNewReno, Dctcp])
+def test_an_ack_covering_two_packets_grows_the_window_per_packet_when_asked(cls):
+    # ack_counting="packets": the growth once per packet acknowledged (Linux's
+    # tcp_slow_start / tcp_cong_avoid_ai): slow start 4 -> 6 on an ACK of two packets, then
+    # one packet of slow start and one of congestion avoidance across ssthresh = 7
+    from qosmodels.sim._kernels.sources import dctcp as kdctcp
+    from qosmodels.sim._kernels.sources import reno
+
+    c = compile_scenario(_one_link(cls(max_window=100, delayed_ack=2,
+                                       ack_counting="packets")), 1.0, seed=0)
+    on_ack = jitcall(kdctcp.on_ack) if cls is Dctcp else jitcall(reno.on_ack)
+    c.ff[0, K.FF_CWND], c.ff[0, K.FF_SSTHRESH] = 4.0, 7.0
+    c.fi[0, K.FI_SND_NXT] = c.fi[0, K.FI_MAXSEQ] = 12
+    c.fi[0, K.FI_SS] = 100
+    on_ack(c, 0, 2, False)
+    assert c.ff[0, K.FF_CWND] == 6.0
+    on_ack(c, 0, 4, False)   # 6 -> 7 (slow start), then 7 + 1/7
+    assert c.ff[0, K.FF_CWND] == pytest.approx(7.0 + 1.0 / 7.0, rel=1e-15)
+    w = c.ff[0, K.FF_CWND]
+    on_ack(c, 0, 7, False)   # three packets of congestion avoidance
+    for _ in range(3):
+        w += 1.0 / w
+    assert c.ff[0, K.FF_CWND] == pytest.approx(w, rel=1e-15)
+
+
 @pytest.mark.parametrize("cls", [TcpNewReno, Dctcp])
 def test_an_ack_covering_two_packets_grows_the_window_as_rfc_5681_says(cls):
     # RFC 5681 3.1: in slow start cwnd grows by at most one segment per ACK of new data,

@@ -72,6 +72,7 @@ from .layout import (
     FI_DA_M,
     FI_DA_SLOT,
     FI_EDGE,
+    FI_GROW_PACKETS,
     FI_RCV_NXT,
     FI_TIMER0,
     FI_WINDOWED,
@@ -105,6 +106,9 @@ def setup(spec, ff, fi, slot) -> None:
     fi[FI_DA_DCTCP] = 0
     fi[FI_DA_SLOT] = slot if m > 1 else -1
     ff[FF_DA_TIMEOUT] = float(spec.delayed_ack_timeout) if m > 1 else 0.0
+    # (the sender's side of ACKs covering several packets: ``ack_counting``, read by the
+    # Reno-family and Cubic kernels' ``grow``)
+    fi[FI_GROW_PACKETS] = int(getattr(spec, "ack_counting", "ack") == "packets")
 
 
 def timers(spec) -> int:

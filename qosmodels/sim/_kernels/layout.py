@@ -148,7 +148,9 @@ FI_DA_CE = FI_DA_HELD + 1      # DCTCP echo: the CE state (RFC 8257 3.2); else a
 FI_DA_DCTCP = FI_DA_CE + 1     # 1: DCTCP's two-state echo; 0: ECE if a covered packet had CE
 FI_DA_HIGH = FI_DA_DCTCP + 1   # one past the highest sequence number received (a hole below it)
 FI_DA_SLOT = FI_DA_HIGH + 1    # the delayed-ACK timer's slot among the flow's (``timers``), -1: none
-N_FI = FI_DA_SLOT + 1
+FI_GROW_PACKETS = FI_DA_SLOT + 1  # 1: the sender grows per packet an ACK acknowledges (Linux),
+                                 # 0: per ACK of new data (RFC 5681); ``ack_counting``
+N_FI = FI_GROW_PACKETS + 1
 
 #: ``FI_WINDOWED >> SACK_SHIFT``: the SACK blocks (RFC 2018) the flow's ACKs carry, 0: no
 #: SACK (``sack.py`` lays out such a flow's ``stime`` region)
