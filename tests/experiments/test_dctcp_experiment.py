@@ -17,7 +17,7 @@ def quick():
 
 def test_no_row_fails_and_only_the_declared_alpha_rows_differ(quick):
     assert [c.quantity for c in quick.checks if c.verdict == "fails"] == []
-    assert len(quick.checks) == 4 * (len(ex.FLOWS) + len(ex.DELAYED_FLOWS))
+    assert len(quick.checks) == 4 * (len(ex.FLOWS) + 2 * len(ex.DELAYED_FLOWS))
     known = sorted(c.quantity for c in quick.checks if c.verdict == "known difference")
     assert known == sorted([f"N = {n}: alpha" for n, q in ex.KNOWN]
                            + [f"N = {n}, delayed ACKs (m = 2): {q}" for n, q in ex.DELAYED_KNOWN])
@@ -33,6 +33,10 @@ def test_the_delayed_ack_rows_are_labelled_and_their_alpha_is_the_fraction_marke
         r = rows[f"N = {n}, delayed ACKs (m = 2): alpha"]
         assert "delayed_ack=2" in r.packets.method
         assert 0.5 < r.packets.value / r.expected < 0.75
+        # growing per packet acknowledged (Linux) brings alpha back near the analysis
+        # (measured, quick: 0.1775, 0.3965, 0.6084 against 0.198, 0.433, 0.769)
+        g = rows[f"N = {n}, delayed ACKs (m = 2), growth per packet acknowledged: alpha"]
+        assert g.verdict == "reproduced" and g.packets.value > r.packets.value * 1.15
     m = ex.measure(2, True, delayed_ack=2)
     assert m["alpha"] == pytest.approx(m["marked"], rel=0.05)
     assert m["drops"] == 0
