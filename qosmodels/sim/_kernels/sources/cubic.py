@@ -199,10 +199,16 @@ def _grow(S, f, c, newly):
     acknowledged; with ``ack_counting="packets"`` (``FI_GROW_PACKETS``) both once per packet
     acknowledged, as if each had its own ACK (Linux's ``tcp_slow_start`` and CUBIC's
     ``tcp_cong_avoid_ai(tp, ca->cnt, acked)`` count the packets)."""
-    if S.fi[f, FI_GROW_PACKETS] == 0:
-        if c < S.ff[f, FF_SSTHRESH]:
-            return c + 1.0
-        return _avoid(S, f, c, np.float64(newly))
+    if S.fi[f, FI_GROW_PACKETS] != 0:
+        return _grow_per_packet(S, f, c, newly)
+    if c < S.ff[f, FF_SSTHRESH]:
+        return c + 1.0
+    return _avoid(S, f, c, np.float64(newly))
+
+
+@rare_handler
+def _grow_per_packet(S, f, c, newly):
+    """:func:`_grow` with ``ack_counting="packets"`` (a real function, off the per-ACK path)."""
     for _ in range(newly):
         if c < S.ff[f, FF_SSTHRESH]:
             c += 1.0

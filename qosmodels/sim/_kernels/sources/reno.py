@@ -228,10 +228,17 @@ def grow(S, f, c, newly):
     growth once per packet acknowledged, as if each had its own ACK (Linux's
     ``tcp_slow_start`` and ``tcp_cong_avoid_ai`` count the packets an ACK acknowledges;
     RFC 3465 without its limit L)."""
-    if S.fi[f, FI_GROW_PACKETS] == 0:
-        if c < S.ff[f, FF_SSTHRESH]:
-            return c + 1.0
-        return ca_increase(S, f, c)
+    if S.fi[f, FI_GROW_PACKETS] != 0:
+        return grow_per_packet(S, f, c, newly)
+    if c < S.ff[f, FF_SSTHRESH]:
+        return c + 1.0
+    return ca_increase(S, f, c)
+
+
+@rare_handler
+def grow_per_packet(S, f, c, newly):
+    """:func:`grow` with ``ack_counting="packets"``: RFC 5681's growth once per packet
+    acknowledged (a real function, off the per-ACK path most flows take)."""
     for _ in range(newly):
         if c < S.ff[f, FF_SSTHRESH]:
             c += 1.0
