@@ -11,6 +11,8 @@ without loading Numba.
 from __future__ import annotations
 
 import abc
+import math
+import numbers
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -174,6 +176,40 @@ def _sack(owner, spec):
     object.__setattr__(spec, "sack_blocks",
                        integer(owner, "sack_blocks", spec.sack_blocks, ge=1, le=4,
                                unit="blocks"))
+
+
+def _delayed_ack(owner, spec):
+    """Validate, in place, a TCP sender's receiver fields ``delayed_ack`` (``m``, an integer
+    >= 1: an ACK for every ``m``-th in-order packet, 1 = every packet at once) and
+    ``delayed_ack_timeout`` (s, in (0, 0.5]: RFC 1122 4.2.3.2 and RFC 5681 4.2, "MUST be
+    generated within 500 ms"), and its ``ack_counting`` ("ack" or "packets")."""
+    set_ = object.__setattr__
+    m = spec.delayed_ack
+    if isinstance(m, bool) or not isinstance(m, numbers.Real):
+        raise ScenarioTypeError(f"{owner}.delayed_ack must be an integer >= 1 (1: an ACK for "
+                                f"every packet, 2: for every second one, as RFC 5681 4.2 "
+                                f"allows), got {m!r} of type {type(m).__name__}")
+    if not isinstance(m, numbers.Integral) and (not math.isfinite(m) or m != int(m)):
+        raise ScenarioError(f"{owner}.delayed_ack must be a whole number of packets (an ACK "
+                            f"for every m-th packet; 2 as Linux and ns-3), got {m!r}")
+    if m < 1:
+        raise ScenarioError(f"{owner}.delayed_ack must be >= 1 (1: an ACK for every packet, "
+                            f"the default; 2: for every second one), got {m!r}")
+    set_(spec, "delayed_ack", int(m))
+    t = real(owner, "delayed_ack_timeout", spec.delayed_ack_timeout, gt=0, unit="s")
+    if t > 0.5:
+        raise ScenarioError(f"{owner}.delayed_ack_timeout must be at most 0.5 s (RFC 1122 "
+                            f"4.2.3.2 and RFC 5681 4.2: an ACK MUST be sent within 500 ms of "
+                            f"the first unacknowledged packet; ns-3 uses 0.2 s, Linux 0.04 s "
+                            f"to 0.2 s), got {spec.delayed_ack_timeout!r}")
+    set_(spec, "delayed_ack_timeout", t)
+    if not isinstance(spec.ack_counting, str):
+        raise ScenarioTypeError(f"{owner}.ack_counting must be 'ack' or 'packets', got "
+                                f"{spec.ack_counting!r} of type {type(spec.ack_counting).__name__}")
+    if spec.ack_counting not in ("ack", "packets"):
+        raise ScenarioError(f"{owner}.ack_counting must be 'ack' (the window grows once per ACK "
+                            f"of new data, RFC 5681) or 'packets' (once per packet an ACK "
+                            f"acknowledges, as Linux), got {spec.ack_counting!r}")
 
 
 def _colour(owner, spec):

@@ -16,7 +16,15 @@ from typing import ClassVar
 
 from .._validate import real
 from ..errors import ScenarioError, ScenarioTypeError
-from ._base import SourceSpec, _colour, _flag, _priority, _sack, _tcp_window_and_timer
+from ._base import (
+    SourceSpec,
+    _colour,
+    _delayed_ack,
+    _flag,
+    _priority,
+    _sack,
+    _tcp_window_and_timer,
+)
 
 __all__ = ["Cubic"]
 
@@ -71,7 +79,8 @@ class Cubic(SourceSpec):
       retransmit (as :class:`TcpReno`'s ``timer="reference"``).
 
     Slow start (``cwnd < ssthresh``): ``cwnd + 1`` per new ACK (RFC 5681).  The
-    receiver acknowledges every packet cumulatively, no delayed ACKs, no SACK.
+    receiver acknowledges every packet cumulatively (``delayed_ack``: every
+    ``m``-th), SACK blocks with ``sack=True``.
 
     Choices where RFC 9438 leaves a value to the implementation:
 
@@ -165,6 +174,21 @@ class Cubic(SourceSpec):
         whose ``beta`` multiple sets ``ssthresh`` (RFC 5681, Section 3.2; here
         ``min(FlightSize, cwnd)``, see above, which they do not change when the
         window was full).  With ``sack=True``, RFC 6675's step (3).
+    delayed_ack : int, packets
+        The receiver's delayed ACKs, as :class:`TcpReno`'s: an ACK for every
+        ``delayed_ack``-th in-order packet or after ``delayed_ack_timeout``; 1 (default)
+        every packet at once.  With ``ack_counting="ack"`` (default) slow start grows by
+        one packet per ACK of new data (RFC 5681); in congestion avoidance ``W_est``
+        counts the packets an ACK acknowledges (RFC 9438 4.3, eq. 4) and the cubic
+        increase ``(target - cwnd) / cwnd`` is per ACK (Section 4.4).
+        ``ack_counting="packets"``: both once per packet acknowledged, as if each had its
+        own ACK (Linux's ``tcp_slow_start`` and ``tcp_cong_avoid_ai(tp, ca->cnt,
+        acked)``).
+    delayed_ack_timeout : float, s
+        The delayed-ACK timer, in (0, 0.5]; default 0.2 s (ns-3's ``DelAckTimeout``).
+    ack_counting : {"ack", "packets"}
+        The window's growth on an ACK of several packets: per ACK (default) or per
+        packet acknowledged (Linux); see ``delayed_ack``.
 
     References
     ----------
@@ -201,6 +225,9 @@ class Cubic(SourceSpec):
     sack: bool = False
     sack_blocks: int = 3
     limited_transmit: bool = False
+    delayed_ack: int = 1
+    delayed_ack_timeout: float = 0.2
+    ack_counting: str = "ack"
 
     kind: ClassVar[str] = "cubic"
     kernel: ClassVar[str] = "sources.cubic"
@@ -230,3 +257,4 @@ class Cubic(SourceSpec):
         set_(self, "priority", _priority(name, self.priority))
         _sack(name, self)
         _flag(name, "limited_transmit", self.limited_transmit)
+        _delayed_ack(name, self)

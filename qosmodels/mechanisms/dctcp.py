@@ -48,8 +48,13 @@ class Dctcp(TcpNewReno):
 
     The receiver acknowledges every data packet and sets the echo on the ACK
     of each CE-marked packet: with an ACK per packet this is RFC 8257's
-    Section 3.2 echo exactly (its two-state machine exists for delayed ACKs,
-    which this simulator's receivers do not model; left as future work).
+    Section 3.2 echo exactly.  With ``delayed_ack = m > 1`` (:class:`TcpReno`'s
+    field) it runs Section 3.2's two-state machine: every ACK echoes
+    ``DCTCP.CE``; a packet whose CE differs from it first makes the receiver
+    acknowledge the packets it holds with the old state, then is acknowledged
+    at once with the new one (Linux's ``dctcp_ece_ack_update``), so every ACK
+    covers packets of one CE value and ``DCTCP.BytesMarked`` stays exact
+    (``qosmodels/sim/_kernels/delack.py``).
 
     Choices where RFC 8257 and the paper leave a value open, declared here:
 

@@ -16,7 +16,15 @@ import numpy as np
 
 from .._validate import integer, real
 from ..errors import ScenarioError, ScenarioTypeError
-from ._base import SourceSpec, _colour, _flag, _priority, _sack, _tcp_window_and_timer
+from ._base import (
+    SourceSpec,
+    _colour,
+    _delayed_ack,
+    _flag,
+    _priority,
+    _sack,
+    _tcp_window_and_timer,
+)
 
 __all__ = ["TcpReno", "TcpNewReno"]
 
@@ -108,6 +116,34 @@ class TcpReno(SourceSpec):
         HighACK and, while ``cwnd - pipe >= 1``, new packets as the receiver's window
         allows; they too are left out of FlightSize at step (4.2).  Its packets leave
         as the fast retransmission does, without asking a shaping edge element's gate.
+    delayed_ack : int, packets
+        The receiver's delayed ACKs (``qosmodels/sim/_kernels/delack.py``): an ACK for
+        every ``delayed_ack``-th in-order packet (RFC 1122 4.2.3.2, RFC 5681 4.2: "at
+        least every second full-sized segment"; 2 as Linux and ns-3's ``DelAckCount``),
+        or when ``delayed_ack_timeout`` has passed since the first packet it holds; an
+        out-of-order or duplicate packet, or one that fills all or part of a hole, is
+        acknowledged at once (RFC 5681 4.2).  1 (default): every packet at once, as
+        without the option.  The ACK echoes CE if a packet it covers carried it
+        (:class:`Dctcp` and :class:`Prague`: RFC 8257 3.2's two-state echo).  The
+        sender's growth is RFC 5681's, per ACK that acknowledges new data (slow
+        start: one packet per ACK, not per packet acknowledged), so with ``m = 2``
+        slow start multiplies the window by about 1.5 per round trip and congestion
+        avoidance adds half a packet per round trip, unless ``ack_counting="packets"``
+        (Linux's growth per packet acknowledged).
+    delayed_ack_timeout : float, s
+        The delayed-ACK timer, in (0, 0.5] (RFC 5681 4.2: an ACK MUST be sent within
+        500 ms); default 0.2 s, ns-3's ``DelAckTimeout`` and Linux's ``TCP_DELACK_MAX``
+        (Linux starts from 0.04 s and adapts; not modelled).  Unused when
+        ``delayed_ack`` is 1.
+    ack_counting : {"ack", "packets"}
+        How the window grows on an ACK that acknowledges several packets (a delayed ACK,
+        or one after ACK losses).  ``"ack"`` (default, RFC 5681 3.1): once per ACK of
+        new data, as described under ``delayed_ack``.  ``"packets"``: once per packet
+        acknowledged, as if each had its own ACK (slow start one packet per packet,
+        congestion avoidance ``f/cwnd`` per packet), as Linux's ``tcp_slow_start`` and
+        ``tcp_cong_avoid_ai`` count them (RFC 3465's byte counting without its limit
+        ``L``); Linux's Reno, DCTCP and Prague grow so.  TcpReno, TcpNewReno, Dctcp and
+        Prague only.
     rtt_samples : {"segment", "ack"}
         Where RTT samples come from.  ``"segment"`` (default, as the reference
         C simulator and BSD TCP without timestamps): one packet is timed at a
@@ -309,6 +345,9 @@ class TcpReno(SourceSpec):
     sack: bool = False
     sack_blocks: int = 3
     limited_transmit: bool = False
+    delayed_ack: int = 1
+    delayed_ack_timeout: float = 0.2
+    ack_counting: str = "ack"
 
     kind: ClassVar[str] = "reno"
     kernel: ClassVar[str] = "sources.reno"
@@ -352,6 +391,11 @@ class TcpReno(SourceSpec):
         self._check_increase(name)
         _sack(name, self)
         _flag(name, "limited_transmit", self.limited_transmit)
+        _delayed_ack(name, self)
+        if self.ack_counting != "ack" and self.kind not in ("reno", "newreno", "dctcp", "prague"):
+            raise ScenarioError(f"{name}.ack_counting={self.ack_counting!r} is modelled for "
+                                f"TcpReno, TcpNewReno, Dctcp, Prague and Cubic (their window "
+                                f"growth); use ack_counting='ack'")
         if self.sack and self.kind not in ("reno", "newreno"):
             raise ScenarioError(f"{name}.sack=True is not modelled (SACK and RFC 6675's "
                                 f"recovery are in TcpReno, TcpNewReno, Cubic and BbrV1); "

@@ -554,6 +554,10 @@ def _flow_rows(network):
         fi[i, K.FI_ECN_RECOVER] = -1
         fi[i, K.FI_APP_LIMIT] = _GREEDY
         fi[i, K.FI_MARK0] = K.MARK_GREEN if src.green else 0
+        # the receiver's delayed ACKs (off unless the source asks), its timer after the source's
+        from ._kernels import delack
+
+        delack.setup(src, ff[i], fi[i], getattr(kmod, "TIMERS", 0))
         window = kmod.setup(src, ff[i], fi[i])  # the mechanism's initial state; its window
         if provides(kmod, "source", "setup_flow"):  # its state that depends on the network
             kmod.setup_flow(src, network, i, ff[i], fi[i])
@@ -631,6 +635,10 @@ def _timers(network, record, li, fi, ei):
             owner_rows[j, ch_col] = n_ch
             n_ch += k
         n = getattr(kernel_module(spec), "TIMERS", 0)
+        if kind == K.OWNER_FLOW:  # the receiver's delayed-ACK timer, if it has one
+            from ._kernels import delack
+
+            n += delack.timers(spec)
         if n:
             owner_rows[j, tm_col] = len(slots)
             slots.extend((kind, j, t) for t in range(n))

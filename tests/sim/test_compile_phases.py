@@ -49,14 +49,47 @@ def digest(a) -> str:
     return h.hexdigest()
 
 
+def _stored_columns(field, a):
+    """``a`` without the columns appended to the flows' rows after the digests were written
+    (the receiver's delayed ACKs, session 44: ``FF_DA_TIMEOUT``, ``FI_DA_M`` ..
+    ``FI_GROW_PACKETS``, the last columns of ``ff`` and ``fi``); their values in the
+    fingerprint scenarios are checked by :func:`test_the_appended_columns_hold_their_off_values`."""
+    from qosmodels.sim._kernels import layout as K
+
+    if field == "ff":
+        return a[:, :K.FF_DA_TIMEOUT]
+    if field == "fi":
+        return a[:, :K.FI_DA_M]
+    return a
+
+
+def _scenarios():
+    for name, net, duration, warmup, seed in _fingerprint().scenarios():
+        yield name, compile_scenario(net, duration, seed=seed, warmup=warmup,
+                                     record=Record(interval=0.5, cwnd=True))
+
+
 def digests() -> dict[str, dict[str, str]]:
     """``{scenario: {field: digest}}`` of every fingerprint scenario's compiled arrays."""
     out = {}
-    for name, net, duration, warmup, seed in _fingerprint().scenarios():
-        c = compile_scenario(net, duration, seed=seed, warmup=warmup,
-                             record=Record(interval=0.5, cwnd=True))
-        out[name] = {field: digest(getattr(c, field)) for field in Compiled._fields}
+    for name, c in _scenarios():
+        out[name] = {field: digest(_stored_columns(field, getattr(c, field)))
+                     for field in Compiled._fields}
     return out
+
+
+def test_the_appended_columns_hold_their_off_values():
+    # no fingerprint scenario asks for delayed ACKs or per-packet growth: the columns
+    # appended for them are the last ones, and hold what ``delack.setup`` writes for "off"
+    from qosmodels.sim._kernels import layout as K
+
+    assert K.N_FF == K.FF_DA_TIMEOUT + 1 and K.N_FI == K.FI_GROW_PACKETS + 1
+    for name, c in _scenarios():
+        assert np.all(c.ff[:, K.FF_DA_TIMEOUT] == 0.0), name
+        fi = c.fi[:, K.FI_DA_M:]
+        off = [1, 0, 0, 0, 0, -1, 0]  # M, HELD, CE, DCTCP, HIGH, SLOT, GROW_PACKETS
+        assert fi.shape[1] == len(off)
+        np.testing.assert_array_equal(fi, np.tile(off, (fi.shape[0], 1)), err_msg=name)
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ The generic parts live here; what differs between sources is reached through
 """
 
 from ._jit import POS, handler, rare_handler
+from .delack import on_timer as delack_timer
 from .dispatch import (
     source_echo,
     source_next_tick,
@@ -23,6 +24,7 @@ from .layout import (
     FI_ACTIVE,
     FI_APP_LIMIT,
     FI_CODE,
+    FI_DA_SLOT,
     FI_EDGE,
     FI_SENT,
     FI_SND_NXT,
@@ -141,6 +143,9 @@ def on_timer(S, f, k):
     """Flow ``f``'s timer slot ``k`` has come due; slot 0 is the retransmission timer, the
     others the source's own (``source_timer``)."""
     fi = S.fi
+    if k == fi[f, FI_DA_SLOT]:  # the receiver's delayed-ACK timer (.delack)
+        delack_timer(S, f)
+        return
     if fi[f, FI_ACTIVE] == 0:
         return
     if k != 0:

@@ -76,7 +76,8 @@ FF_ES = FF_RTT_SUM_W + 1        # the flow's edge element's float state for it (
 N_ES = 8                        # FF_ES .. FF_ES + N_ES - 1, named by the edge's kernel module
 FF_QD_SQ = FF_ES + N_ES         # sum of squared queueing delays of FF_QD_SUM's packets, s^2
 FF_QD_MAX = FF_QD_SQ + 1        # the largest of those queueing delays, s
-N_FF = FF_QD_MAX + 1
+FF_DA_TIMEOUT = FF_QD_MAX + 1   # the receiver's delayed-ACK timeout (``delack``), s
+N_FF = FF_DA_TIMEOUT + 1
 
 # ----------------------------------------------------------------- flows, integer columns
 FI_CODE = 0
@@ -140,7 +141,16 @@ FI_EDGE_HELD = FI_EDGE_DROPS + 1   # data packets the edge held back (shaping)
 FI_EDGE_BLOCKED = FI_EDGE_HELD + 1  # times the edge kept a window sender from sending (shaping)
 FI_MARK0 = FI_EDGE_BLOCKED + 1     # the mark bits each data packet starts with (MARK_GREEN: an
                                    # ABE Green flow)
-N_FI = FI_MARK0 + 1
+# the receiver's delayed ACKs (``delack``; RFC 1122 4.2.3.2, RFC 5681 4.2)
+FI_DA_M = FI_MARK0 + 1         # an ACK for every m-th in-order packet; 0 or 1: every packet at once
+FI_DA_HELD = FI_DA_M + 1       # packets received and not yet acknowledged
+FI_DA_CE = FI_DA_HELD + 1      # DCTCP echo: the CE state (RFC 8257 3.2); else a held packet had CE
+FI_DA_DCTCP = FI_DA_CE + 1     # 1: DCTCP's two-state echo; 0: ECE if a covered packet had CE
+FI_DA_HIGH = FI_DA_DCTCP + 1   # one past the highest sequence number received (a hole below it)
+FI_DA_SLOT = FI_DA_HIGH + 1    # the delayed-ACK timer's slot among the flow's (``timers``), -1: none
+FI_GROW_PACKETS = FI_DA_SLOT + 1  # 1: the sender grows per packet an ACK acknowledges (Linux),
+                                 # 0: per ACK of new data (RFC 5681); ``ack_counting``
+N_FI = FI_GROW_PACKETS + 1
 
 #: ``FI_WINDOWED >> SACK_SHIFT``: the SACK blocks (RFC 2018) the flow's ACKs carry, 0: no
 #: SACK (``sack.py`` lays out such a flow's ``stime`` region)

@@ -3,6 +3,7 @@
 import numpy as np
 
 from ._jit import POS, handler
+from .delack import arrive, echo
 from .dispatch import receiver_control, receiver_echo, receiver_feedback
 from .dispatch_edges import edge_echo
 from .layout import (
@@ -18,6 +19,7 @@ from .layout import (
     FI_ARRIVED,
     FI_ARRIVED_W,
     FI_CODE,
+    FI_DA_M,
     FI_DELIV_W,
     FI_DELIVERED,
     FI_EDGE,
@@ -62,7 +64,8 @@ def deliver(S, f, n):
 @handler
 def on_data(S, p):
     """Data packet ``p`` reaches its receiver; window flows (and open-loop sources that
-    want feedback) turn it into their ACK."""
+    want feedback) turn it into their ACK, or, with delayed ACKs, may hold it back
+    (:mod:`.delack`)."""
     ff, fi, pi, ooo = S.ff, S.fi, S.pi, S.ooo
     f = pi[p, PI_FLOW] & POS
     if pi[p, PI_MARK] & MARK_CTRL:  # a control packet: the source's receiver side, not data
@@ -91,6 +94,7 @@ def on_data(S, p):
     else:
         seq = pi[p, PI_SEQ]
         rn = fi[f, FI_RCV_NXT]
+        rn0 = rn
         off = fi[f, FI_OOO_OFF] & POS
         mask = fi[f, FI_OOO_MASK] & POS
         # goodput counts each packet once, when its first copy arrives (in order or
@@ -109,6 +113,9 @@ def on_data(S, p):
             elif ooo[off + (seq & mask)] == 0:
                 ooo[off + (seq & mask)] = 1
                 deliver(S, f, 1)
+        if fi[f, FI_DA_M] > 1 and arrive(S, f, p, seq, rn0):  # a delayed ACK (.delack)
+            release(S, p)
+            return
         if fi[f, FI_WINDOWED] > 1:  # the SACK option (RFC 2018) the ACK carries
             report(S, f, p, seq, rn)
         pi[p, PI_SEQ] = rn  # the cumulative acknowledgement
@@ -116,6 +123,8 @@ def on_data(S, p):
     pi[p, PI_KIND] = KIND_ACK
     pi[p, PI_HOP] = 0
     pi[p, PI_MARK] = receiver_echo(S, fi[f, FI_CODE], f, p)
+    if fi[f, FI_DA_M] > 1:  # (after the source's echo, which reads the data packet's marks)
+        pi[p, PI_MARK] = echo(S, f, pi[p, PI_MARK])
     S.pf[p, PF_BITS] = ff[f, FF_ACK_BITS]
     S.pf[p, PF_QDELAY] = 0.0
     fi[f, FI_ACKS_SENT] += 1

@@ -34,6 +34,7 @@ from ..layout import (
     FI_DUPACKS,
     FI_EARLY_TIMER,
     FI_FAST_RTX,
+    FI_GROW_PACKETS,
     FI_IN_REC,
     FI_MAXSEQ,
     FI_PER_ACK,
@@ -208,6 +209,31 @@ def _avoid(S, f, c, acked):
 
 
 @handler
+def _grow(S, f, c, newly):
+    """The window after a new ACK of ``newly`` packets outside recovery, ``cwnd`` being
+    ``c``: slow start one packet per ACK (RFC 5681), else :func:`_avoid` with the packets
+    acknowledged; with ``ack_counting="packets"`` (``FI_GROW_PACKETS``) both once per packet
+    acknowledged, as if each had its own ACK (Linux's ``tcp_slow_start`` and CUBIC's
+    ``tcp_cong_avoid_ai(tp, ca->cnt, acked)`` count the packets)."""
+    if S.fi[f, FI_GROW_PACKETS] != 0:
+        return _grow_per_packet(S, f, c, newly)
+    if c < S.ff[f, FF_SSTHRESH]:
+        return c + 1.0
+    return _avoid(S, f, c, np.float64(newly))
+
+
+@rare_handler
+def _grow_per_packet(S, f, c, newly):
+    """:func:`_grow` with ``ack_counting="packets"`` (a real function, off the per-ACK path)."""
+    for _ in range(newly):
+        if c < S.ff[f, FF_SSTHRESH]:
+            c += 1.0
+        else:
+            c = _avoid(S, f, c, 1.0)
+    return c
+
+
+@handler
 def _decrease(S, f, flight):
     """A congestion event: W_max (fast convergence, Section 4.7), cwnd_prior and
     ssthresh (Section 4.6) from ``min(flight, cwnd)``, so that the window is reduced
@@ -285,11 +311,7 @@ def on_ack(S, f, a):
                 resend_head = True
         else:
             fi[f, FI_DUPACKS] = 0
-            c = ff[f, FF_CWND]
-            if c < ff[f, FF_SSTHRESH]:
-                c += 1.0
-            else:
-                c = _avoid(S, f, c, np.float64(newly))
+            c = _grow(S, f, ff[f, FF_CWND], newly)
             wmax = ff[f, FF_SP + CUB_MAX_WINDOW]
             ff[f, FF_CWND] = c if c < wmax else wmax
         if resend_head:
@@ -346,11 +368,7 @@ def on_ack_sack(S, f, a):
                 fi[f, FI_DUPACKS] = 0
         else:
             fi[f, FI_DUPACKS] = 0
-            c = ff[f, FF_CWND]
-            if c < ff[f, FF_SSTHRESH]:
-                c += 1.0
-            else:
-                c = _avoid(S, f, c, np.float64(newly))
+            c = _grow(S, f, ff[f, FF_CWND], newly)
             ff[f, FF_CWND] = c if c < wmax else wmax
         if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
             cancel(S, fi[f, FI_TIMER0] & POS)

@@ -19,6 +19,8 @@ from ..layout import (
     FF_SP,
     FF_SS,
     FF_SSTHRESH,
+    FI_DA_DCTCP,
+    FI_DA_M,
     FI_ECN,
     FI_ECN_RECOVER,
     FI_IN_REC,
@@ -57,6 +59,7 @@ def setup(spec, ff, fi) -> int:
     ff[FF_SS + DS_ACKED] = 0.0
     ff[FF_SS + DS_MARKED] = 0.0
     fi[FI_SS + DI_WINDOW_END] = 0   # SND.UNA at the start (RFC 8257, Section 3.3)
+    fi[FI_DA_DCTCP] = int(fi[FI_DA_M] > 1)  # delayed ACKs: RFC 8257 3.2's echo (``delack``)
     return window
 
 

@@ -36,6 +36,7 @@ from ..layout import (
     FI_ECN_RECOVER,
     FI_FAST_RTX,
     FI_FIRST_PARTIAL,
+    FI_GROW_PACKETS,
     FI_HEAD_LOST,
     FI_IN_REC,
     FI_MAXSEQ,
@@ -230,6 +231,33 @@ def ca_increase(S, f, c):
 
 
 @handler
+def grow(S, f, c, newly):
+    """The window after a new ACK of ``newly`` packets outside recovery, ``cwnd`` being
+    ``c``: RFC 5681 3.1's growth per ACK (slow start one packet, congestion avoidance
+    :func:`ca_increase`), or with ``ack_counting="packets"`` (``FI_GROW_PACKETS``) that
+    growth once per packet acknowledged, as if each had its own ACK (Linux's
+    ``tcp_slow_start`` and ``tcp_cong_avoid_ai`` count the packets an ACK acknowledges;
+    RFC 3465 without its limit L)."""
+    if S.fi[f, FI_GROW_PACKETS] != 0:
+        return grow_per_packet(S, f, c, newly)
+    if c < S.ff[f, FF_SSTHRESH]:
+        return c + 1.0
+    return ca_increase(S, f, c)
+
+
+@rare_handler
+def grow_per_packet(S, f, c, newly):
+    """:func:`grow` with ``ack_counting="packets"``: RFC 5681's growth once per packet
+    acknowledged (a real function, off the per-ACK path most flows take)."""
+    for _ in range(newly):
+        if c < S.ff[f, FF_SSTHRESH]:
+            c += 1.0
+        else:
+            c = ca_increase(S, f, c)
+    return c
+
+
+@handler
 def halved(S, f, flight):
     """ssthresh = max(flight/2, 2); with window_arithmetic="bytes" ns-3's
     TcpNewReno::GetSsThresh, max(2 S, bytesInFlight / 2) in integer bytes."""
@@ -376,11 +404,7 @@ def on_ack(S, f, a, ece):
                     fi[f, FI_FIRST_PARTIAL] = 0
         else:
             fi[f, FI_DUPACKS] = 0
-            c = ff[f, FF_CWND]
-            if c < ff[f, FF_SSTHRESH]:
-                c += 1.0
-            else:
-                c = ca_increase(S, f, c)
+            c = grow(S, f, ff[f, FF_CWND], newly)
             wmax = ff[f, FF_SP + TCP_MAX_WINDOW]
             ff[f, FF_CWND] = c if c < wmax else wmax
         if resend_head:  # (one call site: transmit is inlined at each)
@@ -478,11 +502,7 @@ def on_ack_sack(S, f, a, ece):
                 fi[f, FI_DUPACKS] = 0
         else:
             fi[f, FI_DUPACKS] = 0  # step (1)
-            c = ff[f, FF_CWND]
-            if c < ff[f, FF_SSTHRESH]:
-                c += 1.0
-            else:
-                c = ca_increase(S, f, c)
+            c = grow(S, f, ff[f, FF_CWND], a - una)
             ff[f, FF_CWND] = c if c < wmax else wmax
         if ece and fi[f, FI_IN_REC] == 0 and a > fi[f, FI_ECN_RECOVER]:
             ff[f, FF_SSTHRESH] = halved(S, f, fi[f, FI_SND_NXT] - a)
