@@ -57,7 +57,8 @@ cost one scattered cache line per flow, history and step):
   (a full buffer).
 
 Indices the compiler knows to be non-negative (``& POS``) need no negative-index
-wraparound code.  The step is split into jitted functions, one concept each, called once
+wraparound code; the per-hop and per-flow indices and lags, read every step, are int32
+(half the bytes streamed; widened to int64 before ``& POS``).  The step is split into jitted functions, one concept each, called once
 per step (:func:`transfer` once per link; a call per step, not per flow, costs nothing
 measurable): :func:`set_lags` (when a delay changes), :func:`gather` and :func:`measure`
 (the delayed measurements), :func:`predict`, the network (:func:`transfer`,
@@ -388,7 +389,7 @@ def correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, 
                    est_a, target, kappa)
         if n < 0:
             continue
-        hl = last_j[i] & POS  # the flow's last hop, in link order
+        hl = np.int64(last_j[i]) & POS  # the flow's last hop, in link order
         if estimator == EST_MONACO:
             b = n1 - eg_k[i]
             r_in = (pair_t(hist_s, hl, b, eg_f[i], n1, smask)[0]
@@ -403,6 +404,15 @@ def correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, 
 
 
 # ------------------------------------------------------------------ the network
+@njit(inline="always", **_JIT)
+def same_step(l, lk_k, lk_f):
+    # link l's next hops read the lines it writes this step (a zero delay, or under
+    # coarse_dt a delay shorter than one step: lag k = 1 with a fraction): its transfer
+    # follows its queue, and link_order processes those next hops after it
+    k = lk_k[l]
+    return k == 0 or (k == 1 and lk_f[l] > 0.0)
+
+
 @njit(**_JIT)
 def transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in):
     """The lines of link l's hops, read a link delay ago, into the inputs of the hops that
@@ -471,7 +481,7 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
         lam = 0.0
         for j in range(p0, p1):
             if j_prev[j] < 0:
-                v = sent[j_flow[j] & POS]
+                v = sent[np.int64(j_flow[j]) & POS]
             else:
                 v = h_in[j, 0]
             if v < offered[j]:
@@ -497,7 +507,7 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
             acc_in = inc[j] * keep
             hist_a[(r1 + 1 + j - p0) & POS] = hist_a[(r0 + 1 + j - p0) & POS] + acc_in
             if acc_in < inc[j]:
-                fh = j_flow[j] & POS
+                fh = np.int64(j_flow[j]) & POS
                 loss[fh] += inc[j] - acc_in
                 loss_step[fh] = n1
         departed[l] += served
@@ -531,10 +541,10 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
             hist_s[c1, j, 1] = sj
             hist_s[c1, j, 2] = wj
             if j_next[j] < 0:  # a last hop: the egress accumulation and queueing delay
-                c = e_col[j_flow[j] & POS]
+                c = e_col[np.int64(j_flow[j]) & POS]
                 hist_e[s1, c, 0] = sj
                 hist_e[s1, c, 1] = wj
-        if lk_k[l] == 0:  # a zero-delay link: its next hops read this step's lines
+        if same_step(l, lk_k, lk_f):  # (a zero-delay link): next hops read this step's lines
             transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
     return STATUS_OK, -1
 
@@ -625,7 +635,7 @@ def save(
             out_est[row, i] = w[i] / rtt[i] * est_tq[i] if active[i] else 0.0
         else:
             out_est[row, i] = est_a[i]
-        hl = last_j[i] & POS
+        hl = np.int64(last_j[i]) & POS
         d, a = pair_t(hist_s, hl, nrow - eg_k[i], eg_f[i], nrow, smask)
         out_deliv[row, i] = d
         out_acc[row, i] = a
@@ -728,7 +738,7 @@ def integrate(
             predict(dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate)
             # ---- the network: the delayed inputs, the queues, the marks, AVD
             for l in range(n_links):
-                if lk_k[l] > 0:
+                if not same_step(l, lk_k, lk_f):
                     transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
             status, l = queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask,
                                j_prev, j_flow, j_next, lk_k, lk_f, sent, h_in,
@@ -786,10 +796,13 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     # input (before drops) and its increment; (h_in) the previous hop's line (see hist_s)
     # arriving now: departures D, partial sums S, bits, and W, s (zero for first hops)
     z.update({name: np.zeros(H) for name in ("offered", "inc", "ack_f", "rev_f")})
-    for name, n in (("ptr", L), ("lk_k", L), ("loss_step", F), ("ep_count", F), ("drev_k", F),
-                    ("rttp_k", F), ("eg_k", F), ("ek", F), ("xk", F), ("ack_k", H),
-                    ("rev_k", H)):
+    for name, n in (("ptr", L), ("lk_k", L), ("loss_step", F), ("ep_count", F)):
         z[name] = np.zeros(n, np.int64)
+    # the per-flow and per-hop lags in whole steps, read every step: int32 (a ring is far
+    # shorter than 2**31 steps)
+    for name, n in (("drev_k", F), ("rttp_k", F), ("eg_k", F), ("ek", F), ("xk", F),
+                    ("ack_k", H), ("rev_k", H)):
+        z[name] = np.zeros(n, np.int32)
     kk = max(vegas_k, 1)
     z.update(
         delay=delay0.copy(),
