@@ -78,6 +78,11 @@ import numpy as np
 from numba import njit
 
 from ._mgt_kernel import pie_update
+from ._prefetch import prefetch_range
+
+#: How many links ahead :func:`transfer` and :func:`queues` prefetch a link's history rows
+#: (:mod:`qosmodels.fluid._prefetch`; 2-4 measured alike, 1 and 8 slower, issue 37).
+AHEAD = 3
 
 #: The largest int64: ``x & (m & POS)`` is known to the compiler to be >= 0.
 POS = 0x7FFFFFFFFFFFFFFF
@@ -435,6 +440,32 @@ def transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in):
 
 
 @njit(inline="always", **_JIT)
+def lines_ahead(l, n1, smask, link_hop_ptr, lk_k, hist_s):
+    # prefetch the two rows of link l's lines that transfer(l) will read
+    b = n1 - lk_k[l]
+    n_hops = hist_s.shape[1]
+    p0 = link_hop_ptr[l]
+    p1 = link_hop_ptr[l + 1]
+    for r in (b & smask, (b + 1) & smask):
+        prefetch_range(hist_s, (r * n_hops + p0) * 3, (r * n_hops + p1) * 3)
+
+
+@njit(inline="always", **_JIT)
+def queue_ahead(l, n, smask, link_hop_ptr, a_off, a_mask, ptr, hist_a, hist_s):
+    # prefetch what queues() will touch first at link l: its arrival rows of steps n and
+    # n + 1, those around its last departure position, and its lines' row of step n + 1
+    p0 = link_hop_ptr[l]
+    p1 = link_hop_ptr[l + 1]
+    wl = p1 - p0 + 1
+    am = a_mask[l]
+    for k in (n, n + 1, ptr[l], ptr[l] + 1):
+        r = a_off[l] + (k & am) * wl
+        prefetch_range(hist_a, r, r + wl)
+    r = ((n + 1) & smask) * hist_s.shape[1]
+    prefetch_range(hist_s, (r + p0) * 3, (r + p1) * 3)
+
+
+@njit(inline="always", **_JIT)
 def depart(l, n1, departed, ptr, hist_a, a_off, am, wl):
     # the step position (k, fr) at which link l's cumulative arrivals equalled its
     # cumulative departures: a forward search from the last one, linear between steps
@@ -468,7 +499,11 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
     n1 = n + 1
     t1 = n1 * dt
     c1 = n1 & smask
-    for o in range(cap.shape[0]):
+    n_links = cap.shape[0]
+    for o in range(n_links):
+        if o + AHEAD < n_links:
+            queue_ahead(link_order[o + AHEAD], n, smask, link_hop_ptr, a_off, a_mask, ptr,
+                        hist_a, hist_s)
         # (indices and-ed with POS: known >= 0, no wraparound code; they are >= 0)
         l = link_order[o] & POS
         p0 = link_hop_ptr[l] & POS
@@ -738,6 +773,8 @@ def integrate(
             predict(dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate)
             # ---- the network: the delayed inputs, the queues, the marks, AVD
             for l in range(n_links):
+                if l + AHEAD < n_links:
+                    lines_ahead(l + AHEAD, n1, smask, link_hop_ptr, lk_k, hist_s)
                 if not same_step(l, lk_k, lk_f):
                     transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
             status, l = queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask,
