@@ -78,11 +78,13 @@ import numpy as np
 from numba import njit
 
 from ._mgt_kernel import pie_update
-from ._prefetch import prefetch_range
+from ._prefetch import prefetch, prefetch_range
 
 #: How many links ahead :func:`transfer` and :func:`queues` prefetch a link's history rows
 #: (:mod:`qosmodels.fluid._prefetch`; 2-4 measured alike, 1 and 8 slower, issue 37).
 AHEAD = 3
+#: How many flows ahead :func:`measure` prefetches a flow's marking probabilities.
+AHEAD_FLOWS = 8
 
 #: The largest int64: ``x & (m & POS)`` is known to the compiler to be >= 0.
 POS = 0x7FFFFFFFFFFFFFFF
@@ -283,6 +285,17 @@ def gather(n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e, hi
             g[i, 3] = at_t(hist_loss, r, b, xf[r], nmax, mask)
 
 
+@njit(inline="always", **_JIT)
+def marks_ahead(i, n1, mask, route_ptr, hop_link, red, ack_k, hist_p):
+    # prefetch the marking probabilities measure() will read for flow i (one per RED hop,
+    # each at its own lag: scattered reads)
+    ring = hist_p.shape[1]
+    for h in range(route_ptr[i], route_ptr[i + 1]):
+        l = hop_link[h]
+        if red[l]:
+            prefetch(hist_p, l * ring + ((n1 - ack_k[h]) & mask))
+
+
 @njit(**_JIT)
 def measure(
     t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f, rev_k,
@@ -304,6 +317,8 @@ def measure(
         qb = 0.0
         pnot = 1.0
         if hop_terms:
+            if i + AHEAD_FLOWS < n_flows:  # (random reads: ask for a later flow's now)
+                marks_ahead(i + AHEAD_FLOWS, n1, mask, route_ptr, hop_link, red, ack_k, hist_p)
             for h in range(h0, h1):
                 l = hop_link[h]
                 b = n1 - ack_k[h]
