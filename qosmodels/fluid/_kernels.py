@@ -18,7 +18,10 @@ The scheme, step ``n -> n + 1`` of size ``dt``:
   are dropped in proportion to each flow's arrivals in the step.
 * A hop's input is the previous hop's departures delayed by the previous
   link's propagation delay: ``A_{h+1}(t) = D_h(t - d_h)`` (kept non-decreasing
-  when a delay changes), read from a ring buffer of history.
+  when a delay changes), read from a ring buffer of history.  A zero-delay link's
+  next hops (and, under ``coarse_dt``, those of a link shorter than ``dt``) read
+  the departures it computed in the same step (:func:`same_step`): such links are
+  processed before their next hops (``link_order``).
 * The accumulation of eq (1) is a sum over the path of queues shifted by the
   propagation delays between routers.  It is carried along the path like the
   data: ``S_h(t) = S_{h-1}(t - d_{h-1}) + q_h(t)``, so the accumulation at the
@@ -58,7 +61,13 @@ cost one scattered cache line per flow, history and step):
 
 Indices the compiler knows to be non-negative (``& POS``) need no negative-index
 wraparound code; the per-hop and per-flow indices and lags, read every step, are int32
-(half the bytes streamed; widened to int64 before ``& POS``).  The step is split into jitted functions, one concept each, called once
+(half the bytes streamed; widened to int64 before ``& POS``).  Each link's slice of an old
+row of ``hist_s`` or ``hist_a`` is too short for the hardware prefetcher (about 12 cache
+lines, a different row per link): :func:`transfer` and :func:`queues` prefetch the rows of
+the link ``AHEAD`` places on, and :func:`measure` the marking probabilities of the flow
+``AHEAD_FLOWS`` on (:mod:`qosmodels.fluid._prefetch`; hints only, no value changes).
+
+The step is split into jitted functions, one concept each, called once
 per step (:func:`transfer` once per link; a call per step, not per flow, costs nothing
 measurable): :func:`set_lags` (when a delay changes), :func:`gather` and :func:`measure`
 (the delayed measurements), :func:`predict`, the network (:func:`transfer`,

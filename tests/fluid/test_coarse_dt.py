@@ -5,8 +5,9 @@ hops read the lines it wrote in the same step, so it is processed before them). 
 here: with every delay above ``dt`` the option changes nothing, bit for bit; the links are
 ordered behind the short ones; the coarse step's error against a fine step of the default
 scheme (3 us, a hundredth of the short link's delay) shrinks about as dt squared, and is
-small at a step 3.3 times the short link's delay; and the refusals.  The references are runs of the default scheme at
-a fine step (a convergence check of one model, as ``test_convergence_order_is_two``).
+small at a step 3.3 times the short link's delay; and the refusals.  The references are runs
+of the default scheme at a fine step (a convergence check of one model, as
+``test_convergence_order_is_two``).
 """
 
 from __future__ import annotations
