@@ -35,11 +35,13 @@ With ``--scale`` it times instead the fluid models at scale (issue 37): the ACC 
 subprocess of its own: the kernel is compiled or loaded on a small network first (not
 timed), then ``solve_fluid`` is timed (wall and CPU) and the subprocess's peak resident
 memory read (``ru_maxrss``), with the model's own estimate of its delay histories and
-saved samples.
+saved samples.  ``--dt`` (with ``--coarse``: ``coarse_dt=True``, a step above the shortest
+link's delay) and ``--save-dt`` pass those options to both models (default: the solver's).
 
 Usage::
 
     python benchmarks/bench_fluid.py --scale [--t-end 50] [--flows 10000 --links 1000]
+    python benchmarks/bench_fluid.py --scale --dt 0.002 --coarse --save-dt 0.25
     python benchmarks/bench_fluid.py                 # everything, prints a Markdown table
     python benchmarks/bench_fluid.py --install       # pip-install jitcdde first if missing
     python benchmarks/bench_fluid.py --skip-jitcdde  # Numba and solve_ivp only
@@ -134,7 +136,8 @@ def work_ivp(name: str) -> dict:
     return dict(total=total, q_all=whole, q_late=late)
 
 
-def work_scale(model: str, flows: int, links: int, t_end: float) -> dict:
+def work_scale(model: str, flows: int, links: int, t_end: float, dt: float | None = None,
+               coarse: bool = False, save_dt: float | None = None) -> dict:
     """One fluid model at scale: compile on a small network, then time ``solve_fluid``."""
     import resource
 
@@ -146,16 +149,18 @@ def work_scale(model: str, flows: int, links: int, t_end: float) -> dict:
             return dict(kappa=KAPPA)
         return dict(control="Reno", red_links=[link.name for link in net.links])
 
+    step = dict(dt=dt, coarse_dt=coarse, save_dt=save_dt)
+
     small = random_network(50, 10, seed=1)
     solve_fluid(small, 1.0, **options(small))  # compile or load the kernel: not timed
     net = random_network(flows, links, seed=SEED)
-    comp = compile_fluid(net, t_end=t_end, **options(net))
+    comp = compile_fluid(net, t_end=t_end, **options(net), **step)
     L, F, H = net.n_links, net.n_flows, len(net.route_links)
     hist = (comp.ring * (3 * L + 5 * F) + 3 * comp.ring_s * H + int(comp.a_off[-1])) * 8
     saved = 8 * (comp.n_steps // comp.save_every + 1) * (7 * F + 4 * L + 1)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     t0, c0 = time.perf_counter(), time.process_time()
-    r = solve_fluid(net, t_end, **options(net))
+    r = solve_fluid(net, t_end, **options(net), **step)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     late = r.t >= 0.8 * t_end
@@ -167,7 +172,8 @@ def work_scale(model: str, flows: int, links: int, t_end: float) -> dict:
                 mean_total_rate_late_bps=float(r.rates[late].sum(axis=1).mean()))
 
 
-def run_scale(flows: int, links: int, t_end: float) -> int:
+def run_scale(flows: int, links: int, t_end: float, dt: float | None = None,
+              coarse: bool = False, save_dt: float | None = None) -> int:
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python "
           f"{platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')} UTC, load average "
           f"{os.getloadavg()[0]:.1f}", flush=True)
@@ -175,7 +181,7 @@ def run_scale(flows: int, links: int, t_end: float) -> int:
     for model in ("acc", "reno"):
         code = (f"import json, sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); "
                 f"import bench_fluid as b; print('RESULT' + json.dumps(b.work_scale("
-                f"{model!r}, {flows}, {links}, {t_end})))")
+                f"{model!r}, {flows}, {links}, {t_end}, {dt!r}, {coarse!r}, {save_dt!r})))")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         line = [x for x in out.stdout.splitlines() if x.startswith("RESULT")]
         if not line:
@@ -223,9 +229,15 @@ def main(argv=None) -> int:
     ap.add_argument("--t-end", type=float, default=T_END, help="model time of --scale, s")
     ap.add_argument("--flows", type=int, default=10_000, help="flows of --scale")
     ap.add_argument("--links", type=int, default=1_000, help="links of --scale")
+    ap.add_argument("--dt", type=float, help="integration step of --scale, s (default: the "
+                    "solver's, 0.9 x the shortest link delay)")
+    ap.add_argument("--coarse", action="store_true",
+                    help="--scale with coarse_dt=True (a --dt above the shortest link delay)")
+    ap.add_argument("--save-dt", type=float, help="sampling interval of --scale's results, s")
     args = ap.parse_args(argv)
     if args.scale:
-        return run_scale(args.flows, args.links, args.t_end)
+        return run_scale(args.flows, args.links, args.t_end, args.dt, args.coarse,
+                         args.save_dt)
 
     have_jitcdde = True
     try:

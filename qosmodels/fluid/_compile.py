@@ -56,12 +56,13 @@ class CompiledFluid(NamedTuple):
     buf: np.ndarray  # (L,) bits
     link_order: np.ndarray  # (L,) int64, processing order
     link_hop_ptr: np.ndarray  # (L + 1,) int64
-    j_prev: np.ndarray  # (H,) int64: position of the same flow's previous hop, -1 for its first
-    j_flow: np.ndarray  # (H,) int64: the flow of the hop at position j
-    j_next: np.ndarray  # (H,) int64: position of the same flow's next hop, -1 for its last
+    # (per-hop and per-flow indices are int32, streamed every step: half the bytes of int64)
+    j_prev: np.ndarray  # (H,) int32: position of the same flow's previous hop, -1 for its first
+    j_flow: np.ndarray  # (H,) int32: the flow of the hop at position j
+    j_next: np.ndarray  # (H,) int32: position of the same flow's next hop, -1 for its last
     hop_pos: np.ndarray  # (H,) int64: position j of each hop in link order
-    last_j: np.ndarray  # (F,) int64: position of each flow's last hop
-    # (F,) int64 each: the flows in the column order of the time-major per-flow histories
+    last_j: np.ndarray  # (F,) int32: position of each flow's last hop
+    # (F,) int32 each: the flows in the column order of the time-major per-flow histories
     # (sorted by the lag of their reads, so that the flows of one lag read one contiguous
     # slice), and each flow's column: e_* for the egress accumulation (lag: the last link's
     # delay + the reverse path), x_* for the rate and losses (lag: the propagation round trip)
@@ -135,7 +136,8 @@ def _per_flow(name: str, value, n: int, *, gt=None, ge=None, unit="") -> np.ndar
 
 
 def _link_order(net: Network, zero: np.ndarray) -> np.ndarray:
-    """Links ordered so that a hop behind a zero-delay link comes after that link."""
+    """Links ordered so that a hop behind a zero-delay link (``zero``: also a link shorter
+    than one step, under ``coarse_dt``) comes after that link."""
     n = net.n_links
     succ: list[set[int]] = [set() for _ in range(n)]
     indeg = np.zeros(n, dtype=np.int64)
@@ -156,8 +158,9 @@ def _link_order(net: Network, zero: np.ndarray) -> np.ndarray:
     if len(order) < n:
         loop = [net.link_names[l] for l in range(n) if indeg[l] > 0]
         raise ScenarioError(
-            f"the flows' routes chain zero-delay links in a cycle ({loop}); the fluid model "
-            f"needs a positive propagation delay somewhere on every such cycle"
+            f"the flows' routes chain zero-delay links in a cycle ({loop}; with "
+            f"coarse_dt=True, links shorter than dt count as zero-delay); the fluid model "
+            f"needs a delay of at least dt somewhere on every such cycle (or a smaller dt)"
         )
     return np.array(order, dtype=np.int64)
 
@@ -170,8 +173,8 @@ def _column_orders(net: Network, delay0, hop_link, hop_rev, hop_flow):
     drev = np.bincount(hop_flow, weights=rev, minlength=net.n_flows)
     fwd = np.bincount(hop_flow, weights=delay0[hop_link], minlength=net.n_flows)
     egress = delay0[hop_link[net.route_ptr[1:] - 1]] + drev  # the accumulation's lag
-    return (np.argsort(egress, kind="stable").astype(np.int64),
-            np.argsort(fwd + drev, kind="stable").astype(np.int64))  # the round trip's
+    return (np.argsort(egress, kind="stable").astype(np.int32),
+            np.argsort(fwd + drev, kind="stable").astype(np.int32))  # the round trip's
 
 
 def _marking(net: Network, red, red_links, ctrl: int, mean_pkt, cap) -> dict:
@@ -242,6 +245,7 @@ def compile_fluid(
     red: Red | None = None,
     save_dt: float | None = None,
     max_steps: int | None = None,
+    coarse_dt: bool = False,
 ) -> CompiledFluid:
     """Validate the options and lower ``network`` to a :class:`CompiledFluid`.
 
@@ -302,16 +306,38 @@ def compile_fluid(
             f"fluid model needs rtt_p > 0 (give its links a positive delay)"
         )
     d_min = min(positive)
+    if not isinstance(coarse_dt, (bool, np.bool_)):
+        raise ScenarioTypeError(f"solve_fluid.coarse_dt must be True or False, got {coarse_dt!r}")
+    if coarse_dt and dt is None:
+        raise ScenarioError("solve_fluid(coarse_dt=True) needs an explicit dt (the default dt "
+                            "is already below every link's delay); pass dt=... in seconds")
     if dt is None:
         dt = min(0.9 * d_min, 1e-3)
+    elif coarse_dt:
+        dt = v.real("solve_fluid", "dt", dt, gt=0, unit="s")
+        short_rtt = float(rttp.min())
+        if not dt < short_rtt:
+            raise ScenarioError(
+                f"solve_fluid.dt must be below the shortest round-trip propagation delay "
+                f"({short_rtt!r} s) even with coarse_dt=True, got {dt!r}; the feedback is read "
+                f"from the history at a resolution of dt")
     else:
         dt = v.real("solve_fluid", "dt", dt, gt=0, unit="s")
         if not dt < d_min:
             raise ScenarioError(
                 f"solve_fluid.dt must be below the smallest positive propagation delay of the "
                 f"flows' links ({d_min!r} s), got {dt!r}; the delays are read from the history "
-                f"at a resolution of dt"
+                f"at a resolution of dt (coarse_dt=True allows it, see solve_fluid)"
             )
+    # links whose delay is under one step (only with coarse_dt; the kernel's test of a lag,
+    # delay * (1 / dt) < 1, in the same arithmetic): their next hops read the line written in
+    # the same step, so they are ordered like zero-delay links
+    inv_dt = 1.0 / dt
+    short = zero.copy()
+    for l in range(L):
+        short[l] |= delay0[l] * inv_dt < 1.0
+    for _, l, d in evs:
+        short[l] |= d * inv_dt < 1.0
     if save_dt is None:
         save_every = max(1, int(round(max(0.01, t_end / DEFAULT_SAVES) / dt)))
     else:
@@ -404,11 +430,12 @@ def compile_fluid(
     return CompiledFluid(
         n_steps=n_steps, dt=float(dt), save_every=save_every, ring=ring, ring_s=ring_s,
         a_off=a_off, a_mask=a_len - 1,
-        cap=cap, delay0=delay0, buf=buf, link_order=_link_order(net, zero),
-        link_hop_ptr=link_hop_ptr, j_prev=j_prev,
-        j_flow=hop_flow[order], j_next=j_next, hop_pos=hop_pos,
-        last_j=hop_pos[net.route_ptr[1:] - 1], e_order=e_order, e_col=np.argsort(e_order),
-        x_order=x_order, x_col=np.argsort(x_order), avd=avd,
+        cap=cap, delay0=delay0, buf=buf, link_order=_link_order(net, short),
+        link_hop_ptr=link_hop_ptr, j_prev=j_prev.astype(np.int32),
+        j_flow=hop_flow[order].astype(np.int32), j_next=j_next.astype(np.int32),
+        hop_pos=hop_pos, last_j=hop_pos[net.route_ptr[1:] - 1].astype(np.int32),
+        e_order=e_order, e_col=np.argsort(e_order).astype(np.int32),
+        x_order=x_order, x_col=np.argsort(x_order).astype(np.int32), avd=avd,
         avd_gamma=avd_gamma, avd_alpha=avd_alpha, **marking,
         hop_flow=hop_flow, hop_link=hop_link.copy(), hop_rev=hop_rev.copy(),
         route_ptr=net.route_ptr.astype(np.int64).copy(), start=start, stop=stop,

@@ -18,7 +18,10 @@ The scheme, step ``n -> n + 1`` of size ``dt``:
   are dropped in proportion to each flow's arrivals in the step.
 * A hop's input is the previous hop's departures delayed by the previous
   link's propagation delay: ``A_{h+1}(t) = D_h(t - d_h)`` (kept non-decreasing
-  when a delay changes), read from a ring buffer of history.
+  when a delay changes), read from a ring buffer of history.  A zero-delay link's
+  next hops (and, under ``coarse_dt``, those of a link shorter than ``dt``) read
+  the departures it computed in the same step (:func:`same_step`): such links are
+  processed before their next hops (``link_order``).
 * The accumulation of eq (1) is a sum over the path of queues shifted by the
   propagation delays between routers.  It is carried along the path like the
   data: ``S_h(t) = S_{h-1}(t - d_{h-1}) + q_h(t)``, so the accumulation at the
@@ -57,7 +60,14 @@ cost one scattered cache line per flow, history and step):
   (a full buffer).
 
 Indices the compiler knows to be non-negative (``& POS``) need no negative-index
-wraparound code.  The step is split into jitted functions, one concept each, called once
+wraparound code; the per-hop and per-flow indices and lags, read every step, are int32
+(half the bytes streamed; widened to int64 before ``& POS``).  Each link's slice of an old
+row of ``hist_s`` or ``hist_a`` is too short for the hardware prefetcher (about 12 cache
+lines, a different row per link): :func:`transfer` and :func:`queues` prefetch the rows of
+the link ``AHEAD`` places on, and :func:`measure` the marking probabilities of the flow
+``AHEAD_FLOWS`` on (:mod:`qosmodels.fluid._prefetch`; hints only, no value changes).
+
+The step is split into jitted functions, one concept each, called once
 per step (:func:`transfer` once per link; a call per step, not per flow, costs nothing
 measurable): :func:`set_lags` (when a delay changes), :func:`gather` and :func:`measure`
 (the delayed measurements), :func:`predict`, the network (:func:`transfer`,
@@ -77,6 +87,13 @@ import numpy as np
 from numba import njit
 
 from ._mgt_kernel import pie_update
+from ._prefetch import prefetch, prefetch_range
+
+#: How many links ahead :func:`transfer` and :func:`queues` prefetch a link's history rows
+#: (:mod:`qosmodels.fluid._prefetch`; 2-4 measured alike, 1 and 8 slower, issue 37).
+AHEAD = 3
+#: How many flows ahead :func:`measure` prefetches a flow's marking probabilities.
+AHEAD_FLOWS = 8
 
 #: The largest int64: ``x & (m & POS)`` is known to the compiler to be >= 0.
 POS = 0x7FFFFFFFFFFFFFFF
@@ -277,6 +294,17 @@ def gather(n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e, hi
             g[i, 3] = at_t(hist_loss, r, b, xf[r], nmax, mask)
 
 
+@njit(inline="always", **_JIT)
+def marks_ahead(i, n1, mask, route_ptr, hop_link, red, ack_k, hist_p):
+    # prefetch the marking probabilities measure() will read for flow i (one per RED hop,
+    # each at its own lag: scattered reads)
+    ring = hist_p.shape[1]
+    for h in range(route_ptr[i], route_ptr[i + 1]):
+        l = hop_link[h]
+        if red[l]:
+            prefetch(hist_p, l * ring + ((n1 - ack_k[h]) & mask))
+
+
 @njit(**_JIT)
 def measure(
     t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f, rev_k,
@@ -298,6 +326,8 @@ def measure(
         qb = 0.0
         pnot = 1.0
         if hop_terms:
+            if i + AHEAD_FLOWS < n_flows:  # (random reads: ask for a later flow's now)
+                marks_ahead(i + AHEAD_FLOWS, n1, mask, route_ptr, hop_link, red, ack_k, hist_p)
             for h in range(h0, h1):
                 l = hop_link[h]
                 b = n1 - ack_k[h]
@@ -388,7 +418,7 @@ def correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, 
                    est_a, target, kappa)
         if n < 0:
             continue
-        hl = last_j[i] & POS  # the flow's last hop, in link order
+        hl = np.int64(last_j[i]) & POS  # the flow's last hop, in link order
         if estimator == EST_MONACO:
             b = n1 - eg_k[i]
             r_in = (pair_t(hist_s, hl, b, eg_f[i], n1, smask)[0]
@@ -403,6 +433,15 @@ def correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, 
 
 
 # ------------------------------------------------------------------ the network
+@njit(inline="always", **_JIT)
+def same_step(l, lk_k, lk_f):
+    # link l's next hops read the lines it writes this step (a zero delay, or under
+    # coarse_dt a delay shorter than one step: lag k = 1 with a fraction): its transfer
+    # follows its queue, and link_order processes those next hops after it
+    k = lk_k[l]
+    return k == 0 or (k == 1 and lk_f[l] > 0.0)
+
+
 @njit(**_JIT)
 def transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in):
     """The lines of link l's hops, read a link delay ago, into the inputs of the hops that
@@ -422,6 +461,32 @@ def transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in):
         h_in[j, 1] = a + fr * (hist_s[b1, jp, 1] - a)
         a = hist_s[b0, jp, 2]
         h_in[j, 2] = a + fr * (hist_s[b1, jp, 2] - a)
+
+
+@njit(inline="always", **_JIT)
+def lines_ahead(l, n1, smask, link_hop_ptr, lk_k, hist_s):
+    # prefetch the two rows of link l's lines that transfer(l) will read
+    b = n1 - lk_k[l]
+    n_hops = hist_s.shape[1]
+    p0 = link_hop_ptr[l]
+    p1 = link_hop_ptr[l + 1]
+    for r in (b & smask, (b + 1) & smask):
+        prefetch_range(hist_s, (r * n_hops + p0) * 3, (r * n_hops + p1) * 3)
+
+
+@njit(inline="always", **_JIT)
+def queue_ahead(l, n, smask, link_hop_ptr, a_off, a_mask, ptr, hist_a, hist_s):
+    # prefetch what queues() will touch first at link l: its arrival rows of steps n and
+    # n + 1, those around its last departure position, and its lines' row of step n + 1
+    p0 = link_hop_ptr[l]
+    p1 = link_hop_ptr[l + 1]
+    wl = p1 - p0 + 1
+    am = a_mask[l]
+    for k in (n, n + 1, ptr[l], ptr[l] + 1):
+        r = a_off[l] + (k & am) * wl
+        prefetch_range(hist_a, r, r + wl)
+    r = ((n + 1) & smask) * hist_s.shape[1]
+    prefetch_range(hist_s, (r + p0) * 3, (r + p1) * 3)
 
 
 @njit(inline="always", **_JIT)
@@ -458,7 +523,11 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
     n1 = n + 1
     t1 = n1 * dt
     c1 = n1 & smask
-    for o in range(cap.shape[0]):
+    n_links = cap.shape[0]
+    for o in range(n_links):
+        if o + AHEAD < n_links:
+            queue_ahead(link_order[o + AHEAD], n, smask, link_hop_ptr, a_off, a_mask, ptr,
+                        hist_a, hist_s)
         # (indices and-ed with POS: known >= 0, no wraparound code; they are >= 0)
         l = link_order[o] & POS
         p0 = link_hop_ptr[l] & POS
@@ -471,7 +540,7 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
         lam = 0.0
         for j in range(p0, p1):
             if j_prev[j] < 0:
-                v = sent[j_flow[j] & POS]
+                v = sent[np.int64(j_flow[j]) & POS]
             else:
                 v = h_in[j, 0]
             if v < offered[j]:
@@ -497,7 +566,7 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
             acc_in = inc[j] * keep
             hist_a[(r1 + 1 + j - p0) & POS] = hist_a[(r0 + 1 + j - p0) & POS] + acc_in
             if acc_in < inc[j]:
-                fh = j_flow[j] & POS
+                fh = np.int64(j_flow[j]) & POS
                 loss[fh] += inc[j] - acc_in
                 loss_step[fh] = n1
         departed[l] += served
@@ -531,10 +600,10 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
             hist_s[c1, j, 1] = sj
             hist_s[c1, j, 2] = wj
             if j_next[j] < 0:  # a last hop: the egress accumulation and queueing delay
-                c = e_col[j_flow[j] & POS]
+                c = e_col[np.int64(j_flow[j]) & POS]
                 hist_e[s1, c, 0] = sj
                 hist_e[s1, c, 1] = wj
-        if lk_k[l] == 0:  # a zero-delay link: its next hops read this step's lines
+        if same_step(l, lk_k, lk_f):  # (a zero-delay link): next hops read this step's lines
             transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
     return STATUS_OK, -1
 
@@ -625,7 +694,7 @@ def save(
             out_est[row, i] = w[i] / rtt[i] * est_tq[i] if active[i] else 0.0
         else:
             out_est[row, i] = est_a[i]
-        hl = last_j[i] & POS
+        hl = np.int64(last_j[i]) & POS
         d, a = pair_t(hist_s, hl, nrow - eg_k[i], eg_f[i], nrow, smask)
         out_deliv[row, i] = d
         out_acc[row, i] = a
@@ -728,7 +797,9 @@ def integrate(
             predict(dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate)
             # ---- the network: the delayed inputs, the queues, the marks, AVD
             for l in range(n_links):
-                if lk_k[l] > 0:
+                if l + AHEAD < n_links:
+                    lines_ahead(l + AHEAD, n1, smask, link_hop_ptr, lk_k, hist_s)
+                if not same_step(l, lk_k, lk_f):
                     transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
             status, l = queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask,
                                j_prev, j_flow, j_next, lk_k, lk_f, sent, h_in,
@@ -786,10 +857,13 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     # input (before drops) and its increment; (h_in) the previous hop's line (see hist_s)
     # arriving now: departures D, partial sums S, bits, and W, s (zero for first hops)
     z.update({name: np.zeros(H) for name in ("offered", "inc", "ack_f", "rev_f")})
-    for name, n in (("ptr", L), ("lk_k", L), ("loss_step", F), ("ep_count", F), ("drev_k", F),
-                    ("rttp_k", F), ("eg_k", F), ("ek", F), ("xk", F), ("ack_k", H),
-                    ("rev_k", H)):
+    for name, n in (("ptr", L), ("lk_k", L), ("loss_step", F), ("ep_count", F)):
         z[name] = np.zeros(n, np.int64)
+    # the per-flow and per-hop lags in whole steps, read every step: int32 (a ring is far
+    # shorter than 2**31 steps)
+    for name, n in (("drev_k", F), ("rttp_k", F), ("eg_k", F), ("ek", F), ("xk", F),
+                    ("ack_k", H), ("rev_k", H)):
+        z[name] = np.zeros(n, np.int32)
     kk = max(vegas_k, 1)
     z.update(
         delay=delay0.copy(),
