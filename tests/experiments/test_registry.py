@@ -380,7 +380,8 @@ def test_table_fits_in_120_columns_and_json_round_trips(quick_report):
                                            | {f"pps-table{i}" for i in range(1, 10)}
                                            | {"pps-fig5", "pps-fig7", "calibrated-pps"}
                                            | {"abe-fig2", "abe-fig3", "abe-fig6", "abe-fig8"}
-                                           | {"dctcp-fluid", "cubic-response", "bbr-share"}
+                                           | {"dctcp-fluid", "dctcp-sawtooth", "cubic-response",
+                                              "bbr-share"}
                                            | {"aqm-dualpi2", "l4s-coexistence",
                                               "l4s-rtt-independence"})
     rows = json.loads(report.to_json())
