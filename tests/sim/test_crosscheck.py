@@ -285,3 +285,20 @@ def test_bbr_dumbbell_matches_ns3_tcpbbr(ns3_python, n_flows):
         f"ns-3 {ns3['aggregate'] / 1e6:.4f} Mb/s")
     for mine, theirs in zip(ours["cwnd"], ns3["cwnd"]):
         assert mine == pytest.approx(theirs, rel=0.10)
+
+
+def test_bbr_variant_runs_bbrv1_with_sack_and_refuses_limited_transmit():
+    # --tcp bbr: every flow BbrV1 with SACK on (whatever --sack says) and initial window 10,
+    # the script's bounds (max_window, min_rto); BbrV1 has no limited transmit: refused.
+    from qosmodels.mechanisms import BbrV1
+
+    cc = _crosscheck()
+    net = cc.qosmodels_network(2, variant="bbr", sack=False)
+    for flow in net.flows:
+        src = flow.source
+        assert isinstance(src, BbrV1)
+        assert (src.sack, src.initial_window, src.max_window, src.min_rto) == (
+            True, 10, cc.MAX_WINDOW, cc.MIN_RTO)
+    with pytest.raises(ValueError, match="limited transmit"):
+        cc.qosmodels_network(2, variant="bbr", limited_transmit=True)
+    assert cc.NS3_VARIANTS["bbr"] == "TcpBbr"
