@@ -102,10 +102,26 @@ ns-3 is changed where its defaults differ):
   DCTCP window grow in the round trip after an ECN reduction, as qosmodels' does (ns-3
   freezes it there, as Linux does).  ``--scenario dctcp-sawtooth`` runs the network of the
   ``dctcp-sawtooth`` experiment (1 Gb/s, 1 ms, 1500-byte packets, K = 20) instead.
+* ``--tcp bbr`` gives every flow qosmodels' ``BbrV1(sack=True)`` and ns-3's ``TcpBbr``, SACK
+  on in both (``--sack`` implied), initial window 10 in both (``BbrV1``'s default, as Linux;
+  ns-3's ``InitialCwnd`` default), ns-3's pacing on (``TcpSocketState::EnablePacing``, and
+  ``PaceInitialWindow``, since qosmodels paces every packet; ``TcpBbr`` would turn pacing on
+  itself, with a warning).  ns-3's recovery algorithm (``TcpClassicRecovery`` here) is not
+  used: with a congestion control that has ``CongControl`` (BBR) ``TcpSocketBase`` skips it,
+  and ``TcpBbr`` sets the window on every ACK.  The rest is ns-3's ``TcpBbr`` as it is (ns-3
+  3.44), which follows Linux's ``tcp_bbr.c`` of about 2019 more than draft-cardwell-iccrg-
+  bbr-congestion-control-00, qosmodels' text: ``HighGain`` 2.89 (2/ln 2 = 2.885), pacing at
+  99 % of ``gain x BtlBw`` (a 1 % margin), a send quantum of one segment (the draft: 2 packets
+  below 24 Mb/s), 2 more segments of in-flight target in the 5/4 phase, an ACK-aggregation
+  term (the largest excess of ACKed data over ``BtlBw`` x time in 5 rounds, at most 100 ms of
+  ``BtlBw``) in the cwnd target, ``cwnd = ssthresh`` (the in-flight target when STARTUP
+  ended) on leaving fast recovery (``TcpSocketBase``), a first PROBE_BW phase drawn from 6
+  (not 7) of the 8; RTprop from every ACK's RTT sample (timestamps off, Karn's rule).
+  ``--limited-transmit`` is refused (``BbrV1`` has none).
 * Measured besides goodput: the mean queueing delay of data packets (qosmodels: delivered
   packets' time in queues; ns-3: from arrival at the bottleneck's queue disc to the start of
   transmission), ECN marks per arrival at the bottleneck (whole run in both), each flow's
-  time-averaged congestion window (DCTCP, CUBIC; qosmodels samples it every 10 ms, ns-3
+  time-averaged congestion window (DCTCP, CUBIC, BBR; qosmodels samples it every 10 ms, ns-3
   integrates its ``CongestionWindow`` trace), DCTCP's alpha (mean over each flow's updates
   in the window, then over flows), and for ``dctcp-sawtooth`` the share of the time more
   than K packets wait.  ns-3's delay is timed per packet uid, and a retransmission is a copy
@@ -146,6 +162,7 @@ PACKET = 1000  # bytes on the wire per data packet
 NS3_SEGMENT = PACKET - 20 - 20 - 2  # TCP payload: minus IPv4, TCP and PPP headers
 MAX_WINDOW = 1000  # packets (qosmodels' default, the receiver's window)
 INITIAL_WINDOW = 1  # packets (qosmodels' default)
+BBR_INITIAL_WINDOW = 10  # packets (BbrV1's default, RFC 6928 as Linux; ns-3's InitialCwnd default)
 MIN_RTO = 0.2  # s (qosmodels' default)
 RED = dict(min_th=20.0, max_th=80.0, max_p=0.1, w_q=0.002)
 CWND_SAMPLE = 0.01  # s, the sampling interval of qosmodels' window series
@@ -182,12 +199,14 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
     ``"dctcp"`` :class:`~qosmodels.mechanisms.Dctcp` (its defaults: ``g = 1/16``, initial
     ``alpha`` 1, ``alpha`` recorded); ``"cubic"`` :class:`~qosmodels.mechanisms.Cubic` (its
     defaults, which have no ``timer``, ``recovery`` nor ``window_arithmetic`` options: those
-    are not passed).  ``limited_transmit`` and ``sack``: the senders' options of those
+    are not passed); ``"bbr"`` :class:`~qosmodels.mechanisms.BbrV1` (its defaults, initial
+    window 10, SACK always on: ``sack`` is ignored; no limited transmit).
+    ``limited_transmit`` and ``sack``: the senders' options of those
     names (RFC 3042; RFC 2018 and 6675).  ``queue`` (default ``"red"`` if ``red`` else
     ``"droptail"``, or ``"step"`` for DCTCP) is the bottleneck's discipline:
     :func:`qosmodels_queue`."""
     from qosmodels import Flow, Link, Network
-    from qosmodels.mechanisms import Cubic, Dctcp
+    from qosmodels.mechanisms import BbrV1, Cubic, Dctcp
     from qosmodels.sim import TcpNewReno, TcpVegas
 
     queue = default_queue(red, variant) if queue is None else queue
@@ -201,6 +220,12 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
                   rtt_samples=rtt_samples, limited_transmit=limited_transmit, sack=sack)
     if variant == "cubic":
         source = Cubic(**common)
+    elif variant == "bbr":  # (BbrV1 has neither rtt_samples nor limited transmit)
+        if limited_transmit:
+            raise ValueError("variant='bbr': BbrV1 has no limited transmit; drop "
+                             "--limited-transmit")
+        source = BbrV1(initial_window=BBR_INITIAL_WINDOW, max_window=MAX_WINDOW,
+                       min_rto=MIN_RTO, sack=True)
     else:
         cls = {"vegas": TcpVegas, "dctcp": Dctcp}.get(variant, TcpNewReno)
         if variant == "dctcp":
@@ -279,7 +304,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
     Besides goodput and drops: the mean queueing delay of the data packets delivered in
     the window (``mean_delay``, s, over all flows), the bottleneck's ECN marks per arrival
     (``mark_rate``), each flow's time-averaged congestion window (``cwnd``, packets,
-    sampled every :data:`CWND_SAMPLE` s; recorded for DCTCP and CUBIC only) and, for
+    sampled every :data:`CWND_SAMPLE` s; recorded for DCTCP, CUBIC and BBR only) and, for
     DCTCP, each flow's mean ``alpha`` over its observation windows ending in the
     measurement window (``alpha``).  ``scenario="dctcp-sawtooth"`` runs the network of
     the experiment of that name (:func:`qosmodels.experiments.dctcp.network`) instead."""
@@ -291,8 +316,9 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
     queue = default_queue(red, variant) if queue is None else queue
     tcp = {} if window_arithmetic == "packets" else dict(window_arithmetic=window_arithmetic,
                                                          segment_size=NS3_SEGMENT)
-    if variant == "cubic":  # (Cubic has NewReno's recovery and timer only)
+    if variant in ("cubic", "bbr"):  # (no timer, recovery nor window arithmetic options)
         tcp = {}
+    sack = sack or variant == "bbr"  # (BBR always with SACK, in both simulators)
     if scenario == "dctcp-sawtooth":
         from qosmodels.experiments import dctcp as sawtooth
 
@@ -303,7 +329,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
                                 reverse_links=reverse_links, handshake=handshake, starts=starts,
                                 variant=variant, queue=queue, mark_threshold=mark_threshold,
                                 limited_transmit=limited_transmit, sack=sack, **tcp)
-    cwnd = variant in ("dctcp", "cubic")
+    cwnd = variant in ("dctcp", "cubic", "bbr")
     cpu1 = time.process_time()
     res = simulate(net, duration, seed=seed, warmup=warmup,
                    record=Record(interval=CWND_SAMPLE if cwnd else 1.0, cwnd=cwnd),
@@ -638,7 +664,7 @@ TypeId Register() { return TcpDctcpGrowInCwr::GetTypeId(); }
 
 #: ns-3's socket type for each ``variant``.
 NS3_VARIANTS = {"newreno": "TcpNewReno", "vegas": "TcpVegas", "dctcp": "TcpDctcp",
-                "cubic": "TcpCubic"}
+                "cubic": "TcpCubic", "bbr": "TcpBbr"}
 
 
 def ns3_queue_disc(ns, queue: str, device, sc: dict, mark_threshold: float, ns3_set=()):
@@ -765,7 +791,9 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     the receivers, duplicates included.  ``starts``: when each flow's
     application starts (and sends its SYN), s; default 0 for all.  ``variant="vegas"``:
     ``TcpVegas`` (alpha 2, beta 4, gamma 1) instead of ``TcpNewReno``; ``"dctcp"``:
-    ``TcpDctcp``; ``"cubic"``: ``TcpCubic`` (see :data:`NS3_VARIANTS`).  ``queue``: the
+    ``TcpDctcp``; ``"cubic"``: ``TcpCubic``; ``"bbr"``: ``TcpBbr`` with pacing on (the
+    initial window paced too), initial window 10, SACK on (see :data:`NS3_VARIANTS`).
+    ``queue``: the
     bottleneck's queue disc (:func:`ns3_queue_disc`).  ``scenario``: a key of
     :data:`SCENARIOS`.  ``ns3_set``: ``(name, value)`` pairs given to
     ``Config::SetDefault`` after everything else (e.g. ``("ns3::TcpCubic::HyStart",
@@ -800,6 +828,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     cfg("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(socket_type))
     if variant == "cubic":  # qosmodels' Cubic has Reno's slow start (no HyStart++)
         cfg("ns3::TcpCubic::HyStart", ns.BooleanValue(False))
+    sack = sack or variant == "bbr"  # (BBR always with SACK, in both simulators)
     cfg("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TcpClassicRecovery.GetTypeId()))
     cfg("ns3::TcpSocketBase::Sack", ns.BooleanValue(bool(sack)))
     cfg("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
@@ -808,7 +837,11 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     cfg("ns3::RttEstimator::InitialEstimation", ns.TimeValue(ns.Seconds(1.0)))
     cfg("ns3::TcpSocket::DelAckCount", ns.UintegerValue(1))
     cfg("ns3::TcpSocket::SegmentSize", ns.UintegerValue(segment))
-    cfg("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(INITIAL_WINDOW))
+    cfg("ns3::TcpSocket::InitialCwnd",
+        ns.UintegerValue(BBR_INITIAL_WINDOW if variant == "bbr" else INITIAL_WINDOW))
+    if variant == "bbr":  # BBR paces (TcpBbr turns pacing on itself, with a warning, if off)
+        cfg("ns3::TcpSocketState::EnablePacing", ns.BooleanValue(True))
+        cfg("ns3::TcpSocketState::PaceInitialWindow", ns.BooleanValue(True))
     cfg("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(MAX_WINDOW * segment))
     cfg("ns3::TcpSocket::SndBufSize", ns.UintegerValue(2 * MAX_WINDOW * segment))
     cfg("ns3::DropTailQueue<Packet>::MaxSize", ns.StringValue(f"{buffer}p"))
@@ -1003,7 +1036,9 @@ def compare(flows: int, duration: float, warmup: float, seed: int = 1,
     """Both simulators on the same dumbbell: ``(qosmodels, ns-3)`` measurements
     (``variant``: a key of :data:`NS3_VARIANTS`, the TCP of every flow; ``queue``: one of
     :data:`QUEUES`, the bottleneck's discipline; ``scenario``: a key of :data:`SCENARIOS`;
-    ``ns3_set``: ns-3 defaults changed, see :func:`run_ns3`)."""
+    ``ns3_set``: ns-3 defaults changed, see :func:`run_ns3`; ``variant="bbr"`` turns
+    ``sack`` on in both)."""
+    sack = sack or variant == "bbr"
     ns3 = run_worker("ns3", ns3_python(python), flows=flows, duration=duration, warmup=warmup,
                      seed=seed, trace=trace, starts=starts, variant=variant, queue=queue,
                      scenario=scenario, ns3_set=ns3_set, cwr_growth=cwr_growth,
@@ -1050,7 +1085,8 @@ def compare_schedules(flows: int, duration: float, warmup: float, schedules: int
     return ours, theirs
 
 
-_VARIANTS = {"newreno": "NewReno", "vegas": "Vegas", "dctcp": "DCTCP", "cubic": "CUBIC"}
+_VARIANTS = {"newreno": "NewReno", "vegas": "Vegas", "dctcp": "DCTCP", "cubic": "CUBIC",
+             "bbr": "BBRv1"}
 
 
 def _table(ours: dict, ns3: dict) -> str:
@@ -1070,6 +1106,17 @@ def _table(ours: dict, ns3: dict) -> str:
         f"{', handshake' if ours['handshake'] else ''}"
         f"{', reverse links' if ours['reverse_links'] else ''}"
         f"{', staggered starts' if ours['starts'] else ''}",
+    ]
+    if ours["variant"] == "bbr":  # (what each side runs; the options above do not apply)
+        lines.append(
+            "BBR: qosmodels BbrV1(sack=True) (draft-cardwell-iccrg-bbr-congestion-control-00: "
+            "high_gain 2/ln 2, send quantum 2 packets below 24 Mb/s, no pacing margin, "
+            "initial window 10, min_rto 0.2 s); ns-3 TcpBbr (HighGain 2.89, 1 % pacing margin, "
+            "send quantum 1 segment, +2 segments of inflight in the 5/4 phase, ACK-aggregation "
+            "cwnd term; pacing on, initial window paced, SACK, initial window 10; its recovery "
+            "algorithm unused: TcpBbr sets cwnd itself); qosmodels' rtt_samples, timer, "
+            "recovery and window_arithmetic options do not apply")
+    lines += [
         "",
         "| quantity | qosmodels | ns-3 | qosmodels / ns-3 - 1 |",
         "|---|---|---|---|",
@@ -1132,9 +1179,10 @@ def main(argv=None) -> int:
                         "qosmodels' DropTail, Red, DropTail(mark_threshold=K), Pie, Codel, "
                         "FqCodel and ns-3's queue discs set to match (ns3_queue_disc)")
     p.add_argument("--tcp", choices=sorted(_VARIANTS), default="newreno",
-                   help="the flows' TCP: ns-3's TcpNewReno, TcpVegas, TcpDctcp or TcpCubic, "
-                        "and qosmodels' TcpNewReno, TcpVegas(loss_rule='ns-3', "
-                        "rtt_estimate='smoothed'), Dctcp or Cubic")
+                   help="the flows' TCP: ns-3's TcpNewReno, TcpVegas, TcpDctcp, TcpCubic or "
+                        "TcpBbr (pacing on), and qosmodels' TcpNewReno, "
+                        "TcpVegas(loss_rule='ns-3', rtt_estimate='smoothed'), Dctcp, Cubic or "
+                        "BbrV1(sack=True) (bbr: SACK on in both, initial window 10)")
     p.add_argument("--scenario", choices=sorted(SCENARIOS), default="benchmark",
                    help="the network: the benchmark dumbbell or the dctcp-sawtooth "
                         "experiment's (1 Gb/s, 1 ms, K = 20)")
@@ -1185,6 +1233,8 @@ def main(argv=None) -> int:
     if a.ns3_rules:
         a.rtt_samples, a.timer, a.recovery = "ack", "impatient", "pipe"
         a.window_arithmetic, a.handshake, a.reverse_links = "bytes", True, True
+    if a.tcp == "bbr":  # (BBR always with SACK, in both simulators)
+        a.sack = True
     starts = None if a.starts is None else json.loads(a.starts)
     ns3_set = [tuple(x.split("=", 1)) for x in a.ns3_set]
     if a.worker:

@@ -252,3 +252,53 @@ def test_fqcodel_at_32_flows_matches_ns3_when_neither_hash_collides(ns3_python):
     assert ours["mean_delay"] == pytest.approx(ns3["mean_delay"], rel=0.10)
     for g in (ours["goodput"], ns3["goodput"]):
         assert sum(g) ** 2 / (len(g) * sum(x * x for x in g)) > 0.99
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n_flows", [
+    1,
+    # Measured on 2026-11-28 (300 s from 50 s, seed 1): qosmodels 0.0489 and 0.0506 Mb/s
+    # against ns-3's 9.7822 and 9.7665 Mb/s at 2 and 8 flows.  BbrV1(sack=True) collapses after
+    # its first retransmission timeout: the timeout clears the SACK scoreboard (RFC 2018,
+    # Section 8), and the packets SACKed before it are counted delivered a second time when
+    # acknowledged again, so the rate samples exceed the bottleneck (BtlBw 1635-4419 packets/s
+    # at 1250 packets/s, 2 flows, 11-13.5 s) and the pacing and window follow.  Kept as strict
+    # xfails so that the day the delivery count is fixed the test says so.
+    pytest.param(2, marks=pytest.mark.xfail(
+        strict=True, reason="BbrV1(sack=True) counts packets SACKed before a timeout delivered "
+                            "twice and collapses (0.05 Mb/s; see benchmarks/RESULTS.md)")),
+    pytest.param(8, marks=pytest.mark.xfail(
+        strict=True, reason="BbrV1(sack=True) counts packets SACKed before a timeout delivered "
+                            "twice and collapses (0.05 Mb/s; see benchmarks/RESULTS.md)")),
+])
+def test_bbr_dumbbell_matches_ns3_tcpbbr(ns3_python, n_flows):
+    # Issue 35's criteria for BbrV1(sack=True) against ns-3's TcpBbr (pacing on, SACK, initial
+    # window 10 in both): aggregate goodput within 2 %, each flow's mean cwnd within 10 %.
+    # 1 flow, measured on 2026-11-28: 9.7715 against 9.7711 Mb/s, mean cwnd 110.47 against
+    # 112.94 packets.  About a minute per case.
+    cc = _crosscheck()
+    ours, ns3 = cc.compare(n_flows, duration=300.0, warmup=50.0, seed=1, python=ns3_python,
+                           variant="bbr")
+    assert ours["sack"] and ns3["sack"]
+    assert ours["aggregate"] == pytest.approx(ns3["aggregate"], rel=0.02), (
+        f"{n_flows} flows: qosmodels {ours['aggregate'] / 1e6:.4f} Mb/s, "
+        f"ns-3 {ns3['aggregate'] / 1e6:.4f} Mb/s")
+    for mine, theirs in zip(ours["cwnd"], ns3["cwnd"]):
+        assert mine == pytest.approx(theirs, rel=0.10)
+
+
+def test_bbr_variant_runs_bbrv1_with_sack_and_refuses_limited_transmit():
+    # --tcp bbr: every flow BbrV1 with SACK on (whatever --sack says) and initial window 10,
+    # the script's bounds (max_window, min_rto); BbrV1 has no limited transmit: refused.
+    from qosmodels.mechanisms import BbrV1
+
+    cc = _crosscheck()
+    net = cc.qosmodels_network(2, variant="bbr", sack=False)
+    for flow in net.flows:
+        src = flow.source
+        assert isinstance(src, BbrV1)
+        assert (src.sack, src.initial_window, src.max_window, src.min_rto) == (
+            True, 10, cc.MAX_WINDOW, cc.MIN_RTO)
+    with pytest.raises(ValueError, match="limited transmit"):
+        cc.qosmodels_network(2, variant="bbr", limited_transmit=True)
+    assert cc.NS3_VARIANTS["bbr"] == "TcpBbr"
