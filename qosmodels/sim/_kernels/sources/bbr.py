@@ -24,12 +24,13 @@ receiver's out-of-order buffer) holds eight sub-rings of more than
 time (``sender.transmit``'s, -1 once retransmitted: Karn), 1 the latest
 transmission's time, 2 ``C.delivered``, 3 ``C.delivered_time``, 4
 ``C.first_sent_time``, 5 whether the connection was application-limited (only
-in PROBE_RTT, the draft's ``C.app_limited``), 6 (SACK flows) whether the packet
-has been counted in ``C.delivered`` since its first transmission: a timeout
-clears the SACK scoreboard (RFC 6675, Section 5.1), and a packet SACKed before
-it and acknowledged or SACKed again after it was delivered once, not twice
-(draft-cheng counts each packet's delivery once, as Linux, whose SACKed mark
-survives a timeout unless the receiver reneges).
+in PROBE_RTT, the draft's ``C.app_limited``) plus 2 (:data:`COUNTED`, SACK
+flows) once the packet has been counted in ``C.delivered`` since its first
+transmission: a timeout clears the SACK scoreboard (RFC 6675, Section 5.1), and a
+packet SACKed before it and acknowledged or SACKed again after it was delivered
+once, not twice (draft-cheng counts each packet's delivery once, as Linux, whose
+SACKed mark survives a timeout unless the receiver reneges).  With SACK, sub-rings
+6 and 7 are the scoreboard's (:mod:`..sack`).
 
 References
 ----------
@@ -152,7 +153,10 @@ R_DELIVERED = 2
 R_DELIV_TIME = 3
 R_FIRST_SENT = 4
 R_APP = 5
-R_COUNTED = 6  # SACK flows: 1 once the packet is counted in C.delivered (until resent as new)
+#: Added to sub-ring R_APP's 0/1 once a SACK flow's packet is counted in C.delivered (kept
+#: across its retransmissions, cleared at its first transmission; sub-rings 6 and 7 are the
+#: SACK scoreboard's).
+COUNTED = 2.0
 N_RINGS = 8
 
 # trace channels (FI_TRACE0 + ...)
@@ -487,9 +491,9 @@ def _stamp(S, f, seq):
     st[_slot(S, f, seq, R_DELIVERED)] = np.float64(fi[f, FI_SS + BI_DELIVERED])
     st[_slot(S, f, seq, R_DELIV_TIME)] = ff[f, FF_SS + BS_DELIV_TIME]
     st[_slot(S, f, seq, R_FIRST_SENT)] = ff[f, FF_SS + BS_FIRST_SENT]
-    st[_slot(S, f, seq, R_APP)] = 1.0 if (fi[f, FI_SS + BI_MODE] >> M_APP_SHIFT) != 0 else 0.0
-    if seq >= fi[f, FI_MAXSEQ]:  # its first transmission: not delivered yet
-        st[_slot(S, f, seq, R_COUNTED)] = 0.0
+    k = _slot(S, f, seq, R_APP)
+    counted = COUNTED if seq < fi[f, FI_MAXSEQ] and st[k] >= COUNTED else 0.0  # (a resend)
+    st[k] = (1.0 if (fi[f, FI_SS + BI_MODE] >> M_APP_SHIFT) != 0 else 0.0) + counted
     _trace(S, f, TR_EVENT, np.float64(seq))
 
 
@@ -577,7 +581,8 @@ def _sample(S, f, ps, rtt, mode):
     send_el = t_send - st[_slot(S, f, ps, R_FIRST_SENT)]
     ack_el = now - st[_slot(S, f, ps, R_DELIV_TIME)]
     ff[f, FF_SS + BS_FIRST_SENT] = t_send
-    app = st[_slot(S, f, ps, R_APP)] > 0.0
+    a = st[_slot(S, f, ps, R_APP)]
+    app = (a - COUNTED if a >= COUNTED else a) > 0.0
     d = fi[f, FI_SS + BI_DELIVERED]
     al = mode >> M_APP_SHIFT
     if al != 0 and d > al:
@@ -709,8 +714,9 @@ def on_ack_sack(S, f, a):
     retx = False
     delivered = 0
     for q in range(una, a):  # newly acknowledged, not SACKed before
-        if not sack.sacked(S, f, q) and st[_slot(S, f, q, R_COUNTED)] == 0.0:
-            st[_slot(S, f, q, R_COUNTED)] = 1.0  # (not counted again after a timeout)
+        k = _slot(S, f, q, R_APP)
+        if not sack.sacked(S, f, q) and st[k] < COUNTED:
+            st[k] += COUNTED  # (not counted again after a timeout)
             delivered += 1
             pd = st[_slot(S, f, q, R_DELIVERED)]
             if pd >= best:
@@ -725,9 +731,9 @@ def on_ack_sack(S, f, a):
     if new > 0:
         tag, lo, hi = sack.new_tag(S, f)
         for q in range(lo, hi + 1):
-            if (sack.sacked(S, f, q) and sack.tag_of(S, f, q) == tag
-                    and st[_slot(S, f, q, R_COUNTED)] == 0.0):
-                st[_slot(S, f, q, R_COUNTED)] = 1.0
+            k = _slot(S, f, q, R_APP)
+            if sack.sacked(S, f, q) and sack.tag_of(S, f, q) == tag and st[k] < COUNTED:
+                st[k] += COUNTED
                 delivered += 1
                 pd = st[_slot(S, f, q, R_DELIVERED)]
                 if pd >= best:
