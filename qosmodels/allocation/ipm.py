@@ -74,6 +74,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from ..errors import SolverError
 from .problem import Problem, marginal, rate_at_price, relative_gap, utility_diff
+from .problem import dot as _dot
 
 #: Up to this many constraint rows the Newton system is factorised densely
 #: (Cholesky); above, it is solved by preconditioned conjugate gradients, which
@@ -189,7 +190,7 @@ def _path_following(prob, RT, x, alpha, tol, max_iter, corrector=False):
         g = marginal(x, w, alpha)
         d = x / (alpha * g)  # 1 / (-U''(x)), since -U'' = alpha U' / x
         r_d = RT @ p - g
-        mu = float(p @ s) / m
+        mu = _dot(p, s) / m
 
         gap = relative_gap(x, p, prob, alpha)
         best_gap = min(best_gap, gap)
@@ -212,7 +213,7 @@ def _path_following(prob, RT, x, alpha, tol, max_iter, corrector=False):
         # predictor (affine scaling), only to choose the centring target (Mehrotra)
         dp_a, dx_a, ds_a = _directions(system, RT, R, d, r_d, -p * s, p, base, _ETA * mu)
         a_aff = min(_max_step(p, dp_a), _max_step(s, ds_a), _max_step(x, dx_a), 1.0)
-        mu_aff = float((p + a_aff * dp_a) @ (s + a_aff * ds_a)) / m
+        mu_aff = _dot(p + a_aff * dp_a, s + a_aff * ds_a) / m
         sigma = float(np.clip((mu_aff / mu) ** 3, 1e-3, 0.5))
         target = sigma * mu
 
@@ -261,7 +262,7 @@ def _rate_step(x, s, dx, ds, g, RT, w, alpha, target):
     ``phi = sum U + target sum log s``; ``(t, x + t dx, s + t ds)``, or ``(None, None,
     None)`` if no step down to 1e-14 raises it enough."""
     t = min(1.0, _TAU * min(_max_step(s, ds), _max_step(x, dx)))
-    slope = float((g - RT @ (target / s)) @ dx)
+    slope = _dot(g - RT @ (target / s), dx)
     while t >= 1e-14:
         xn, sn = x + t * dx, s + t * ds
         if _barrier_rise(xn, sn, x, s, w, alpha, target) >= 1e-4 * t * slope:
@@ -479,19 +480,6 @@ class _NewtonSystem:
             q *= rz / rz_old
             q += z
         return y, bool(np.all(np.abs(r) <= atol))
-
-
-def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    """``a . b`` by NumPy's pairwise sum rather than BLAS.
-
-    The conjugate gradients take thousands of dot products of vectors of 10**4-10**5
-    entries.  A multithreaded BLAS ``ddot`` (OpenBLAS threads them from 10**4 entries on)
-    then spends more time starting and waiting for its threads than adding: on a shared
-    2-core machine a proportionally fair allocation of 10**6 flows took 67 s with it and
-    34 s with one BLAS thread (measured).  The pairwise sum is single-threaded, about as
-    accurate, and does not depend on the thread count.
-    """
-    return float(np.add.reduce(a * b))
 
 
 def _direct_affordable(M: sp.csr_matrix) -> bool:
