@@ -94,6 +94,11 @@ _STATIONARITY = 1e-8  # relative |R^T p - U'(x)| / U'(x) sought once the gap is 
 _EXTRA = 8  # iterations spent seeking stationarity after the gap is met
 _PCLIP = 1e6  # prices are kept within this factor of their central value
 _MAX_STALLS = 10  # line-search stalls (each followed by re-centring) before giving up
+#: The certified gap is computed only once its lower bound ``p . s / p . c`` is below this
+#: multiple of tol.  Measured at alpha 2 on random_network(10**6, 10**5): the bound is within
+#: 0.5-25 % of the gap until the gap is near 1e-6, and skipping the gap on the 21 of 29
+#: iterations where the bound exceeds 1e-9 leaves every iterate and decision as before.
+_GAP_SKIP = 10.0
 #: Mehrotra's second-order term in the corrector's right-hand side.  Measured on
 #: random_network(n, n // 10), alpha 0.5 / 1 / 2: 15 / 18 / 29 iterations instead of 20 / 28
 #: / 42 at 10**6 flows, 15 / 17 / 29 instead of 20 / 24 / 35 at 10**5, and rates closer to
@@ -192,8 +197,18 @@ def _path_following(prob, RT, x, alpha, tol, max_iter, corrector=False):
         r_d = RT @ p - g
         mu = _dot(p, s) / m
 
-        gap = relative_gap(x, p, prob, alpha)
-        best_gap = min(best_gap, gap)
+        # The certified gap is (p . s + B) / (p . c) with B >= 0 (x is feasible; B is
+        # the Lagrangian's shortfall at the rates, sum_i max_y [U_i(y) - q_i y] - [U_i(x_i)
+        # - q_i x_i]), so p . s / p . c bounds it from below.  While that bound is well
+        # above tol the gap cannot be met, and computing it (a sparse product with R and
+        # R^T, a median and transcendental functions over the flows) is skipped.
+        if m * mu > _GAP_SKIP * tol * _dot(p, c):
+            if done is not None:
+                return _finish(prob, RT, done, alpha)
+            gap = np.inf
+        else:
+            gap = relative_gap(x, p, prob, alpha)
+            best_gap = min(best_gap, gap)
         # The gap is second order in the error of rates and prices, so once it is
         # met a few more iterations seek first-order stationarity too (prices
         # accurate to ~1e-8).  Rounding can make that unreachable (large alpha,
@@ -250,6 +265,7 @@ def _path_following(prob, RT, x, alpha, tol, max_iter, corrector=False):
 
     if done is not None:
         return _finish(prob, RT, done, alpha)
+    best_gap = min(best_gap, relative_gap(x, p, prob, alpha))
     raise SolverError(
         f"the interior-point method did not reach a relative duality gap of {tol:g} in "
         f"{max_iter} iterations (best {best_gap:.3g}); raise max_iter, loosen tol, or use "
