@@ -68,6 +68,8 @@ def test_kkt_on_random_networks_of_both_linear_solvers(seed, alpha):
     assert a.duality_gap <= 1e-10
 
 
+# Clarabel reports "Solution may be inaccurate" on one of these; weak duality still holds.
+@pytest.mark.filterwarnings("ignore:Solution may be inaccurate")
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("alpha", [0.5, 1.0, 2.0])
 def test_no_worse_than_cvxpy(seed, alpha):
