@@ -274,7 +274,8 @@ def _path_following(prob, RT, x, alpha, tol, max_iter, corrector=False, log_form
         # cut below _LOG_MIN_STEP or does not raise the barrier.
         for form in ("log", "std") if log_form else ("std",):
             if form == "log":
-                d = x / (alpha * q)  # 1 / (d log U'(x) / dx * q) = x / (alpha q)
+                # alpha dx / x + dq / q = log(U'(x) / q), i.e. dx = a - D dq
+                d = x / (alpha * q)
                 a = (x / alpha) * np.log(g / q)
                 base = R @ a
             else:
@@ -337,7 +338,9 @@ def _path_following(prob, RT, x, alpha, tol, max_iter, corrector=False, log_form
 def _rate_step(x, s, dx, ds, g, RT, w, alpha, target, ascent=False):
     """The rate step: fraction to the boundary, then Armijo backtracking on the barrier
     ``phi = sum U + target sum log s``; ``(t, x + t dx, s + t ds)``, or ``(None, None,
-    None)`` if no step down to 1e-14 raises it enough."""
+    None)`` if no step down to 1e-14 raises it enough, or if ``ascent`` is set and ``dx``
+    is not an ascent direction of ``phi`` (checked for the logarithmic step, which, unlike
+    the plain one, is not one by construction)."""
     t = min(1.0, _TAU * min(_max_step(s, ds), _max_step(x, dx)))
     slope = _dot(g - RT @ (target / s), dx)
     if ascent and not slope > 0:

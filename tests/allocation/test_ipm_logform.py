@@ -130,3 +130,15 @@ def test_failed_log_run_is_retried_with_the_plain_method(monkeypatch):
     retried = ipm.solve_alpha_fair(prob, 1.0)
     assert calls == [True, False]
     assert np.array_equal(retried.x, plain.x)
+
+
+def test_a_logarithmic_step_that_lowers_the_barrier_is_refused():
+    """One flow on one link, U = log x: phi = log x + mu log(c - x) has slope 1/x - mu/s at x,
+    so a step that lowers the rate from x = 0.5 (slope 2 - 2 mu > 0) descends."""
+    x, s = np.array([0.5]), np.array([0.5])
+    RT = ipm.sp.csr_matrix(np.ones((1, 1)))
+    g, w, mu = 1.0 / x, np.ones(1), 1e-3
+    dx = np.array([-0.1])
+    assert ipm._rate_step(x, s, dx, -dx, g, RT, w, 1.0, mu, ascent=True) == (None, None, None)
+    t, xn, _ = ipm._rate_step(x, s, -dx, dx, g, RT, w, 1.0, mu, ascent=True)
+    assert t == pytest.approx(1.0) and xn[0] == pytest.approx(0.6)
