@@ -54,11 +54,11 @@ step instead (one more factorisation or pair of solves); a run that fails
 with it is repeated with plain steps only, the method as it was before.  On
 300 random networks of 20 to 1 500 flows (alpha 0.5, 1, 2): no failure,
 10.0 / 10.3 / 11.7 iterations on average (at most 15 / 16 / 20) against
-13.7 / 15.8 / 24.7 (at most 20 / 27 / 61) with plain steps only; largest
+13.7 / 15.8 / 24.6 (at most 20 / 26 / 49) with plain steps only; largest
 relative distance of the rates from the log-price solver's (:mod:`.logdual`,
 tol 1e-12; every third network) 5.2e-6 / 3.7e-7 / 5.7e-7 against 2.3e-5 /
-1.7e-8 / 9.4e-9, medians 3.7e-10 / 2.0e-10 / 2.7e-11 against 1.2e-9 /
-3.2e-10 / 1.0e-10 (the certified gap pins the objective, not every rate).
+1.7e-8 / 9.4e-9, medians 3.7e-10 / 2.0e-10 / 2.8e-11 against 1.4e-9 /
+3.8e-10 / 9.3e-11 (the certified gap pins the objective, not every rate).
 
 Linear algebra.  Up to :data:`DENSE_LIMIT` links the system is formed
 densely and factorised by Cholesky.  Above, it is solved by conjugate
