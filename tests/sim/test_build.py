@@ -14,7 +14,9 @@ import pytest
 from numba import njit
 from numba.core.base import BaseContext
 from numba.core.codegen import CPUCodeLibrary
+from numba.core.compiler import Flags
 from numba.core.cpu import CPUContext
+from numba.core.targetconfig import TargetConfig
 
 from qosmodels.sim import _build
 from qosmodels.sim._kernels._jit import handler, rare_handler
@@ -105,7 +107,8 @@ def test_a_stand_in_for_the_dispatcher_changes_nothing():
 
 def _numba_methods():
     return (BaseContext.declare_function, CPUContext.get_executable,
-            CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library)
+            CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
+            TargetConfig.__eq__, TargetConfig.__hash__)
 
 
 def test_blocks_nest_and_numba_is_restored_on_leaving_the_outer_one():
@@ -284,3 +287,33 @@ def test_rare_handlers_compiled_outside_a_block_are_linked_as_numba_does():
     assert trampoline(1.0) == 4.0  # compiled here, before any block: Numba's own linking
     with _build.kernel_build(entry, rare):
         assert entry(np.ones(1)) == 40.0  # plus_three's library, complete, linked as usual
+
+
+def _flags(**set_):
+    f = Flags()
+    for k, v in set_.items():
+        setattr(f, k, v)
+    return f
+
+
+def test_compile_options_compare_and_hash_as_numba_does():
+    # the faster comparison within a block gives Numba's own answers: options left unset
+    # equal options set to their defaults, set values decide, the hash is Numba's
+    eq, hashed = TargetConfig.__eq__, TargetConfig.__hash__
+    cases = [
+        (_flags(), _flags()),
+        (_flags(nrt=False, error_model="numpy"), _flags(nrt=False, error_model="numpy")),
+        (_flags(nrt=False, error_model="numpy"), _flags(nrt=False, error_model="python")),
+        (_flags(nrt=False), _flags(nrt=True)),
+        (_flags(nrt=False), _flags()),  # set to the default against unset
+        (_flags(nrt=True), _flags()),
+        (_flags(forceinline=True, nrt=False), _flags(nrt=False)),
+    ]
+    expected = [(eq(a, b), eq(b, a), hashed(a), hashed(b)) for a, b in cases]
+    assert [e[0] for e in expected] == [True, True, False, False, True, False, False]
+    entry, _, _, rare = _fresh()
+    with _build.kernel_build(entry, rare):
+        assert TargetConfig.__eq__ is not eq
+        got = [(a == b, b == a, hash(a), hash(b)) for a, b in cases]
+        assert (_flags() == object()) is False
+    assert got == expected
