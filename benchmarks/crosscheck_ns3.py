@@ -835,8 +835,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     the window grows in the round trip after an ECN reduction, as qosmodels' does
     (:data:`_NS3_CWR_GROWTH_CPP`).  ``bbr_no_ack_aggregation`` (BBR only): ``TcpBbr``
     without its ACK-aggregation cwnd term (:data:`_NS3_BBR_NO_AGGREGATION_CPP`).  The result
-    adds the
-    measurements of :data:`_NS3_MEASURE_CPP`.
+    adds the measurements of :data:`_NS3_MEASURE_CPP`.
     """
     if bbr_no_ack_aggregation and variant != "bbr":  # (before ns-3 is loaded)
         raise ValueError(f"bbr_no_ack_aggregation is for variant='bbr' only, got "
