@@ -398,7 +398,7 @@ PACK_CASES = [
       (ticket_red.TR_TICKETS, 0), (ticket_red.TR_K, 1.4), (ticket_red.TR_WINDOW, 60),
       (ticket_red.TR_MIN_INT, 1), (ticket_red.TR_EXP, 3),
       (ticket_red.TR_FLAGS, ticket_red.F_RECEIVER), (ticket_red.TR_LEVELS, 0),
-      (ticket_red.TR_UNIT, 1), (ticket_red.TR_RE_AT, -1), (ticket_red.TR_RE_TICKETS, 0)]),
+      (ticket_red.TR_UNIT, 1), (ticket_red.TR_RE_AT, 0), (ticket_red.TR_RE_TICKETS, 0)]),
     (TicketTagger(tickets=300, window=10, bits=8, unit=0.25, police=True, variant="receiver"),
      [(ticket_tagger.TT_WINDOW, 10), (ticket_tagger.TT_LEVELS, 255), (ticket_tagger.TT_UNIT, 0.25),
       (ticket_tagger.TT_POLICE, 1), (ticket_tagger.TT_RECEIVER, 1)]),

@@ -56,8 +56,8 @@ TR_EXP = TR_TICKETS + 4
 TR_FLAGS = TR_TICKETS + 5     # F_UDP | F_POLICE | F_RECEIVER
 TR_LEVELS = TR_TICKETS + 6    # 0: unquantised
 TR_UNIT = TR_TICKETS + 7
-TR_RE_AT = TR_TICKETS + 8     # time of the reissue, s (-1: none)
-TR_RE_TICKETS = TR_TICKETS + 9  # t/s issued from then on
+TR_RE_AT = TR_TICKETS + 8     # time of the reissue, s
+TR_RE_TICKETS = TR_TICKETS + 9  # t/s issued from then on (0: no reissue)
 F_UDP, F_POLICE, F_RECEIVER = 1, 2, 4
 PARAMS = red.PARAMS + (
     ("tickets", lambda s: 0.0 if s.tickets is None else s.tickets),
@@ -66,7 +66,7 @@ PARAMS = red.PARAMS + (
                          + F_RECEIVER * (s.variant == "receiver"))),
     ("levels", lambda s: s.levels),
     "unit",
-    ("reissue_at", lambda s: -1.0 if s.reissue is None else s.reissue[0]),
+    ("reissue_at", lambda s: 0.0 if s.reissue is None else s.reissue[0]),
     ("reissued", lambda s: 0.0 if s.reissue is None else s.reissue[1]),
 )
 
@@ -197,8 +197,7 @@ def issued_now(S, l, now):
     """The t/s issued to link ``l`` at ``now``: its tickets, or its reissue from its time on
     (Section 3.4)."""
     lf = S.lf
-    at = lf[l, LF_QP + TR_RE_AT]
-    if at >= 0.0 and now >= at:
+    if lf[l, LF_QP + TR_RE_TICKETS] > 0.0 and now >= lf[l, LF_QP + TR_RE_AT]:
         return lf[l, LF_QP + TR_RE_TICKETS]
     return lf[l, LF_QP + TR_TICKETS]
 
