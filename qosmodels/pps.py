@@ -913,28 +913,33 @@ def _check_issued(owner: str, name: str, net: Network, tickets) -> np.ndarray:
         )
     T = np.full(net.n_links, np.nan)
     for key, value in tickets.items():
-        if isinstance(key, numbers.Integral) and not isinstance(key, bool):
-            raise ScenarioError(
-                f"{owner}.{name} keys must be links as (src, dst) or 'src->dst', got the integer "
-                f"{key!r}"
-            )
-        if isinstance(key, str) or (isinstance(key, tuple) and len(key) == 2):
-            try:
-                l = net.link_id(key)
-            except ScenarioError:
-                l = None
-        else:
-            l = None
-        if l is None:
-            raise ScenarioError(
-                f"{owner}.{name} names link {key!r}, which is not in the network; links are "
-                f"{list(net.link_names)}"
-            )
+        l = _link_key(owner, name, net, key)
         lname = net.link_names[l]
         if not math.isnan(T[l]):
             raise ScenarioError(f"{owner}.{name} gives link {lname} twice; give it once")
         T[l] = v.real(owner, f"{name}[{net.links[l].key!r}]", value, gt=0, unit="tickets/s")
     return T
+
+
+def _link_key(owner: str, name: str, net: Network, key) -> int:
+    """The link a key of mapping ``name`` names, ``(src, dst)`` or ``'src->dst'``."""
+    if isinstance(key, numbers.Integral) and not isinstance(key, bool):
+        raise ScenarioError(
+            f"{owner}.{name} keys must be links as (src, dst) or 'src->dst', got the integer "
+            f"{key!r}"
+        )
+    l = None
+    if isinstance(key, str) or (isinstance(key, tuple) and len(key) == 2):
+        try:
+            l = net.link_id(key)
+        except ScenarioError:
+            l = None
+    if l is None:
+        raise ScenarioError(
+            f"{owner}.{name} names link {key!r}, which is not in the network; links are "
+            f"{list(net.link_names)}"
+        )
+    return l
 
 
 def _check_reissue(owner: str, net: Network, reissue) -> dict:
@@ -946,20 +951,7 @@ def _check_reissue(owner: str, net: Network, reissue) -> dict:
         raise ScenarioTypeError(
             f"{owner}.reissue must be a mapping from link (src, dst) to (time s, tickets t/s), "
             f"got {type(reissue).__name__}")
-    out = {}
-    for key, value in reissue.items():
-        l = None
-        if isinstance(key, str) or (isinstance(key, tuple) and len(key) == 2):
-            try:
-                l = net.link_id(key)
-            except ScenarioError:
-                l = None
-        if l is None:
-            raise ScenarioError(
-                f"{owner}.reissue names link {key!r}, which is not in the network; links are "
-                f"{list(net.link_names)}")
-        out[l] = value
-    return out
+    return {_link_key(owner, "reissue", net, key): value for key, value in reissue.items()}
 
 
 def _check_demand(owner: str, net: Network, demand) -> np.ndarray:

@@ -1128,6 +1128,18 @@ def figure7():
     return net.replace(flows=flows), FIG6_TICKETS
 
 
+def _before_after(pnet, change, settled, duration, n):
+    """Each flow's mean rate (Mb/s, one row per seed 0..n-1) over ``[0, change]`` and over
+    ``[settled, duration]`` s of ``pnet``: a run to the change, and a run to the end
+    measured from ``settled``."""
+    from ..sim import simulate
+
+    before = [simulate(pnet, change, seed=s, progress=False).throughput for s in range(n)]
+    after = [simulate(pnet, duration, seed=s, warmup=settled, progress=False).throughput
+             for s in range(n)]
+    return np.array(before) / 1e6, np.array(after) / 1e6
+
+
 def _fig7_law(active):
     """TRED's steady state (tickets^(3/5)) for the ``active`` flows of Figure 6, as shares."""
     t = {"A": 600.0, "B": 300.0, "C": 300.0}
@@ -1182,14 +1194,9 @@ def pps_fig7(*, sides, quick, params) -> list[Check]:
     rows = []
     before = after = method = None
     if "packets" in sides:
-        from ..sim import simulate
-
         p = _params(params)
         pnet = packet_network(net, tickets, None, params)
-        before = np.array([simulate(pnet, FIG7_START, seed=s, progress=False).throughput
-                           for s in range(n)]) / 1e6
-        after = np.array([simulate(pnet, duration, seed=s, warmup=FIG7_SETTLED,
-                                   progress=False).throughput for s in range(n)]) / 1e6
+        before, after = _before_after(pnet, FIG7_START, FIG7_SETTLED, duration, n)
         method = f"{_pps_method(p)}; {n} seeds; mean rate over " + "{}"
     for label, active, refs, pk, window in (
             ("first 300 s", ("B", "C"), FIG7_BEFORE, before, f"[0, {FIG7_START:g}] s"),
@@ -1295,14 +1302,9 @@ def pps_fig8(*, sides, quick, params) -> list[Check]:
     rows = []
     before = after = method = None
     if "packets" in sides:
-        from ..sim import simulate
-
         p = _params(params)
         pnet = packet_network(net, tickets, None, params, reissue=reissue)
-        before = np.array([simulate(pnet, FIG8_AT, seed=s, progress=False).throughput
-                           for s in range(n)]) / 1e6
-        after = np.array([simulate(pnet, duration, seed=s, warmup=FIG8_SETTLED,
-                                   progress=False).throughput for s in range(n)]) / 1e6
+        before, after = _before_after(pnet, FIG8_AT, FIG8_SETTLED, duration, n)
         method = (f"{_pps_method(p)}; {n} seeds; mean rate over "
                   f"[{FIG8_SETTLED:g}, {duration:g}] s")
     r0 = fair_rates(net, tickets)
