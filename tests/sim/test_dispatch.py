@@ -467,7 +467,13 @@ PACK_CASES = [
              th_len=3, tshift=0.03),
      [(dualpi2.DP_TARGET, 0.02), (dualpi2.DP_T_UPDATE, 0.01), (dualpi2.DP_ALPHA, 0.1),
       (dualpi2.DP_BETA, 2.0), (dualpi2.DP_K, 1.5), (dualpi2.DP_MIN_TH, 0.001),
-      (dualpi2.DP_RANGE, 0.0), (dualpi2.DP_TH_LEN, 3), (dualpi2.DP_TSHIFT, 0.03)]),
+      (dualpi2.DP_RANGE, 0.0), (dualpi2.DP_TH_LEN, 3), (dualpi2.DP_TSHIFT, 0.03),
+      (dualpi2.DP_SCHED, 0), (dualpi2.DP_W_C, 0.0)]),
+    (DualPi2(scheduler="wrr", c_protection=0.2),
+     [(dualpi2.DP_TARGET, 0.015), (dualpi2.DP_T_UPDATE, 0.016), (dualpi2.DP_ALPHA, 0.16),
+      (dualpi2.DP_BETA, 3.2), (dualpi2.DP_K, 2.0), (dualpi2.DP_MIN_TH, 800e-6),
+      (dualpi2.DP_RANGE, 400e-6), (dualpi2.DP_TH_LEN, 1), (dualpi2.DP_TSHIFT, 0.05),
+      (dualpi2.DP_SCHED, dualpi2.SCHED_WRR), (dualpi2.DP_W_C, 0.2)]),
 ]
 
 
