@@ -180,7 +180,8 @@ def measure_alone(n_flows: int, quick: bool, params=None) -> tuple[float, float,
     q = float(np.mean([r[1] for r in runs]))
     u = float(np.mean([r[2] for r in runs]))
     duration, warmup, seeds = RUNS[bool(quick)]
-    method = (f"simulate: {n_flows} BbrV1(sack=True{_quantum_text(bbr)}) through one DropTail of {DEEP} BDP, 10 Mb/s, "
+    method = (f"simulate: {n_flows} BbrV1(sack=True{_quantum_text(bbr)}) through one "
+              f"DropTail of {DEEP} BDP, 10 Mb/s, "
               f"40 ms; the queue sampled every 10 ms and the link's busy time over "
               f"{duration - warmup:g} s after {warmup:g} s, mean of {seeds} seeds")
     return q, u, method
