@@ -124,7 +124,9 @@ ns-3 is changed where its defaults differ):
   ``AckEpochAckedResetThresh`` = 4096 bytes).  Every ``TcpBbr`` draws its PROBE_BW phases
   from its own ``UniformRandomVariable`` on stream 4 (its ``Stream`` attribute), so all the
   flows of a run draw the same phases (Linux and qosmodels draw each flow's apart).
-  ``--limited-transmit`` is refused (``BbrV1`` has none).
+  ``--limited-transmit`` is refused (``BbrV1`` has none).  ``--bbr-send-quantum N`` gives
+  qosmodels' ``BbrV1`` a fixed send quantum of ``N`` packets (``BbrV1(send_quantum=N)``;
+  ``--bbr-send-quantum 1`` is ns-3's one segment) instead of the draft's rule by rate.
 * Measured besides goodput: the mean queueing delay of data packets (qosmodels: delivered
   packets' time in queues; ns-3: from arrival at the bottleneck's queue disc to the start of
   transmission), ECN marks per arrival at the bottleneck (whole run in both), each flow's
@@ -191,7 +193,8 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
                       reverse_links: bool = False, handshake: bool = False,
                       starts=None, variant: str = "newreno", queue: str | None = None,
                       mark_threshold: float = DCTCP_K, hystart: bool = False,
-                      limited_transmit: bool = False, sack: bool = False, **tcp):
+                      limited_transmit: bool = False, sack: bool = False,
+                      bbr_send_quantum: int | None = None, **tcp):
     """The dumbbell in qosmodels: ``s_i -> r0`` access links, ``r0 -> r1`` bottleneck.
 
     ``rtt_samples="ack"`` samples the RTT from every new ACK, as ns-3 does;
@@ -207,7 +210,8 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
     ``alpha`` 1, ``alpha`` recorded); ``"cubic"`` :class:`~qosmodels.mechanisms.Cubic` (its
     defaults, which have no ``timer``, ``recovery`` nor ``window_arithmetic`` options: those
     are not passed); ``"bbr"`` :class:`~qosmodels.mechanisms.BbrV1` (its defaults, initial
-    window 10, SACK always on: ``sack`` is ignored; no limited transmit).
+    window 10, SACK always on: ``sack`` is ignored; no limited transmit;
+    ``bbr_send_quantum``: its ``send_quantum``, None the draft's rule by rate).
     ``limited_transmit`` and ``sack``: the senders' options of those
     names (RFC 3042; RFC 2018 and 6675).  ``queue`` (default ``"red"`` if ``red`` else
     ``"droptail"``, or ``"step"`` for DCTCP) is the bottleneck's discipline:
@@ -232,7 +236,10 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
             raise ValueError("variant='bbr': BbrV1 has no limited transmit; drop "
                              "--limited-transmit")
         source = BbrV1(initial_window=BBR_INITIAL_WINDOW, max_window=MAX_WINDOW,
-                       min_rto=MIN_RTO, sack=True)
+                       min_rto=MIN_RTO, sack=True, send_quantum=bbr_send_quantum)
+    elif bbr_send_quantum is not None:
+        raise ValueError(f"bbr_send_quantum is for variant='bbr' only, got "
+                         f"variant={variant!r}; drop --bbr-send-quantum")
     else:
         cls = {"vegas": TcpVegas, "dctcp": Dctcp}.get(variant, TcpNewReno)
         if variant == "dctcp":
@@ -305,7 +312,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
                   reverse_links: bool = False, starts=None, variant: str = "newreno",
                   queue: str | None = None, mark_threshold: float = DCTCP_K,
                   scenario: str = "benchmark", limited_transmit: bool = False,
-                  sack: bool = False) -> dict:
+                  sack: bool = False, bbr_send_quantum: int | None = None) -> dict:
     """Run the dumbbell in qosmodels; goodput in bit/s of 1000-byte packets.
 
     Besides goodput and drops: the mean queueing delay of the data packets delivered in
@@ -335,7 +342,8 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
         net = qosmodels_network(n_flows, red, rtt_samples, timer, recovery,
                                 reverse_links=reverse_links, handshake=handshake, starts=starts,
                                 variant=variant, queue=queue, mark_threshold=mark_threshold,
-                                limited_transmit=limited_transmit, sack=sack, **tcp)
+                                limited_transmit=limited_transmit, sack=sack,
+                                bbr_send_quantum=bbr_send_quantum, **tcp)
     cwnd = variant in ("dctcp", "cubic", "bbr")
     cpu1 = time.process_time()
     res = simulate(net, duration, seed=seed, warmup=warmup,
@@ -370,7 +378,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
         simulator="qosmodels", flows=n_flows, queue=queue, variant=variant, scenario=scenario,
         **extra,
         rtt_samples=rtt_samples, timer=timer, recovery=recovery,
-        limited_transmit=limited_transmit, sack=sack,
+        limited_transmit=limited_transmit, sack=sack, bbr_send_quantum=bbr_send_quantum,
         window_arithmetic=window_arithmetic, handshake=handshake, reverse_links=reverse_links,
         starts=None if starts is None else [float(x) for x in starts],
         duration=duration, warmup=warmup, seed=seed,
@@ -1030,7 +1038,8 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
                variant: str = "newreno", queue: str | None = None,
                scenario: str = "benchmark", ns3_set=(), cwr_growth: bool = False,
                limited_transmit: bool = False, sack: bool = False,
-               bbr_no_ack_aggregation: bool = False) -> dict:
+               bbr_no_ack_aggregation: bool = False,
+               bbr_send_quantum: int | None = None) -> dict:
     """Run one simulator in a fresh process of ``python``; return its measurements."""
     cmd = [python, os.path.abspath(__file__), "--worker", simulator, "--flows", str(flows),
            "--duration", repr(duration), "--warmup", repr(warmup), "--seed", str(seed)]
@@ -1046,6 +1055,8 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
         cmd.append("--ns3-cwr-growth")
     if bbr_no_ack_aggregation:
         cmd.append("--ns3-bbr-no-ack-aggregation")
+    if bbr_send_quantum is not None:
+        cmd += ["--bbr-send-quantum", str(bbr_send_quantum)]
     if limited_transmit:
         cmd.append("--limited-transmit")
     if sack:
@@ -1078,13 +1089,18 @@ def compare(flows: int, duration: float, warmup: float, seed: int = 1,
             starts=None, variant: str = "newreno", queue: str | None = None,
             scenario: str = "benchmark", ns3_set=(),
             cwr_growth: bool = False, limited_transmit: bool = False,
-            sack: bool = False, bbr_no_ack_aggregation: bool = False) -> tuple[dict, dict]:
+            sack: bool = False, bbr_no_ack_aggregation: bool = False,
+            bbr_send_quantum: int | None = None) -> tuple[dict, dict]:
     """Both simulators on the same dumbbell: ``(qosmodels, ns-3)`` measurements
     (``variant``: a key of :data:`NS3_VARIANTS`, the TCP of every flow; ``queue``: one of
     :data:`QUEUES`, the bottleneck's discipline; ``scenario``: a key of :data:`SCENARIOS`;
     ``ns3_set``: ns-3 defaults changed, see :func:`run_ns3`; ``variant="bbr"`` turns
     ``sack`` on in both; ``bbr_no_ack_aggregation``: ns-3's TcpBbr without its
-    ACK-aggregation cwnd term)."""
+    ACK-aggregation cwnd term; ``bbr_send_quantum``: qosmodels' ``BbrV1(send_quantum=...)``,
+    None the draft's rule by rate)."""
+    if bbr_send_quantum is not None and variant != "bbr":  # (before ns-3 runs)
+        raise ValueError(f"bbr_send_quantum is for variant='bbr' only, got "
+                         f"variant={variant!r}; drop --bbr-send-quantum")
     sack = sack or variant == "bbr"
     ns3 = run_worker("ns3", ns3_python(python), flows=flows, duration=duration, warmup=warmup,
                      seed=seed, trace=trace, starts=starts, variant=variant, queue=queue,
@@ -1095,7 +1111,8 @@ def compare(flows: int, duration: float, warmup: float, seed: int = 1,
                          recovery=recovery, window_arithmetic=window_arithmetic,
                          handshake=handshake, reverse_links=reverse_links, starts=starts,
                          variant=variant, queue=queue, scenario=scenario,
-                         limited_transmit=limited_transmit, sack=sack)
+                         limited_transmit=limited_transmit, sack=sack,
+                         bbr_send_quantum=bbr_send_quantum)
     return ours, ns3
 
 
@@ -1157,9 +1174,12 @@ def _table(ours: dict, ns3: dict) -> str:
         f"{', staggered starts' if ours['starts'] else ''}",
     ]
     if ours["variant"] == "bbr":  # (what each side runs; the options above do not apply)
+        q = ours.get("bbr_send_quantum")
+        quantum = ("send quantum 2 packets below 24 Mb/s" if q is None else
+                   f"send quantum fixed at {q} packet{'s' if q > 1 else ''}")
         lines.append(
             "BBR: qosmodels BbrV1(sack=True) (draft-cardwell-iccrg-bbr-congestion-control-00: "
-            "high_gain 2/ln 2, send quantum 2 packets below 24 Mb/s, no pacing margin, "
+            f"high_gain 2/ln 2, {quantum}, no pacing margin, "
             "initial window 10, min_rto 0.2 s); ns-3 TcpBbr (HighGain 2.89, 1 % pacing margin, "
             "send quantum 1 segment, +2 segments of inflight in the 5/4 phase, ACK-aggregation "
             "cwnd term; pacing on, initial window paced, SACK, initial window 10; its recovery "
@@ -1244,6 +1264,9 @@ def main(argv=None) -> int:
     p.add_argument("--ns3-bbr-no-ack-aggregation", action="store_true",
                    help="ns-3's TcpBbr without its ACK-aggregation cwnd term (Linux 4.20's "
                         "extra_acked; not in draft-00 nor Linux 4.9's tcp_bbr.c)")
+    p.add_argument("--bbr-send-quantum", type=int, default=None, metavar="N",
+                   help="qosmodels' BbrV1 with a fixed send quantum of N packets "
+                        "(BbrV1(send_quantum=N); 1 is ns-3's) instead of the draft's rule")
     p.add_argument("--trace", action="store_true",
                    help="count ns-3's retransmissions, timeouts and duplicate arrivals")
     p.add_argument("--rtt-samples", choices=["segment", "ack"], default="segment",
@@ -1299,14 +1322,15 @@ def main(argv=None) -> int:
             out = run_qosmodels(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.rtt_samples,
                                 a.timer, a.recovery, a.window_arithmetic, a.handshake,
                                 a.reverse_links, starts, a.tcp, a.queue, scenario=a.scenario,
-                                limited_transmit=a.limited_transmit, sack=a.sack)
+                                limited_transmit=a.limited_transmit, sack=a.sack,
+                                bbr_send_quantum=a.bbr_send_quantum)
         print("RESULT " + json.dumps(out), flush=True)
         return 0
     options = dict(seed=a.seed, python=a.ns3_python, variant=a.tcp,
                    queue="red" if a.red and a.queue is None else a.queue,
                    scenario=a.scenario, ns3_set=ns3_set, cwr_growth=a.ns3_cwr_growth,
                    bbr_no_ack_aggregation=a.ns3_bbr_no_ack_aggregation,
-                   rtt_samples=a.rtt_samples, timer=a.timer,
+                   bbr_send_quantum=a.bbr_send_quantum, rtt_samples=a.rtt_samples, timer=a.timer,
                    recovery=a.recovery, trace=a.trace, window_arithmetic=a.window_arithmetic,
                    handshake=a.handshake, reverse_links=a.reverse_links,
                    limited_transmit=a.limited_transmit, sack=a.sack)

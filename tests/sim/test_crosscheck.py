@@ -271,7 +271,8 @@ def test_fqcodel_at_32_flows_matches_ns3_when_neither_hash_collides(ns3_python):
     # 1-4: the 8 flows' mean cwnd 20.2-31.8, 20.1-22.0, 19.9-27.1, 9.2-28.2 packets; ours,
     # seeds 1-5: 17.8-21.0).  Without that term in ns-3 and with ns-3's send quantum of one
     # segment in ours (the draft's and Linux 4.9's: 2 packets at these rates), both criteria
-    # hold at seeds 1 and 2 (every flow's cwnd -1.0 to -9.2 %, aggregate +0.00 / -0.02 %).
+    # hold at seeds 1, 2 and 3 (every flow's cwnd -1.0 to -9.2 %, aggregate +0.00 / -0.02 /
+    # -0.00 %): test_bbr_at_8_flows_matches_ns3_tcpbbr_with_both_differences_matched.
     pytest.param(8, marks=pytest.mark.xfail(
         strict=True, reason="8 flows: three flows' mean cwnd 19-40 % from ns-3's, whose "
                             "ACK-aggregation term overfills the buffer (benchmarks/RESULTS.md, "
@@ -315,6 +316,43 @@ def test_ns3_tcpbbr_at_8_flows_is_lossy_through_its_ack_aggregation_term(ns3_pyt
     assert max(runs[False]["cwnd"]) / min(runs[False]["cwnd"]) > 1.2
     assert max(runs[True]["cwnd"]) / min(runs[True]["cwnd"]) < 1.05
     assert runs[True]["aggregate"] > runs[False]["aggregate"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_bbr_at_8_flows_matches_ns3_tcpbbr_with_both_differences_matched(ns3_python, seed):
+    # Issue 35's criteria at 8 flows (aggregate goodput within 2 %, each flow's mean cwnd
+    # within 10 %) with ns-3's two departures from the draft matched: ns-3's TcpBbr without
+    # its ACK-aggregation cwnd term (--ns3-bbr-no-ack-aggregation) and qosmodels' BbrV1 with
+    # ns-3's send quantum of one segment (--bbr-send-quantum 1; the draft's rule gives 2
+    # packets at these rates).  Measured on 2026-11-28, 300 s from 50 s: aggregate +0.00,
+    # -0.02, -0.00 % at seeds 1, 2, 3; flows' mean cwnd -8.9..-1.2, -9.2..-1.0,
+    # -8.1..-3.7 %; per-flow goodput -5.3..+5.0, -5.2..+5.5, -2.9..+2.0 %.  With the draft's
+    # quantum (BbrV1's default) the same ns-3 runs are missed: cwnd +1.1..+15.0,
+    # +7.6..+18.6, +1.7..+19.8 %, our drop rate 0.026-0.028 against ns-3's 0.0003-0.0009.
+    # About 30 s per seed.
+    cc = _crosscheck()
+    ours, ns3 = cc.compare(8, duration=300.0, warmup=50.0, seed=seed, python=ns3_python,
+                           variant="bbr", bbr_no_ack_aggregation=True, bbr_send_quantum=1)
+    assert ns3["bbr_no_ack_aggregation"] and ours["bbr_send_quantum"] == 1
+    assert ours["sack"] and ns3["sack"]
+    assert ours["aggregate"] == pytest.approx(ns3["aggregate"], rel=0.02)
+    for i, (mine, theirs) in enumerate(zip(ours["cwnd"], ns3["cwnd"])):
+        assert mine == pytest.approx(theirs, rel=0.10), (seed, i, mine, theirs)
+
+
+def test_bbr_send_quantum_is_for_bbr_only():
+    # --bbr-send-quantum sets qosmodels' BbrV1(send_quantum=N); with another TCP it is
+    # refused (before ns-3 is loaded), and the network carries the quantum.
+    cc = _crosscheck()
+    with pytest.raises(ValueError, match="variant='bbr' only"):
+        cc.compare(2, 1.0, 0.5, variant="cubic", bbr_send_quantum=1)
+    with pytest.raises(ValueError, match="variant='bbr' only"):
+        cc.qosmodels_network(2, variant="newreno", bbr_send_quantum=1)
+    assert {f.source.send_quantum for f in cc.qosmodels_network(
+        2, variant="bbr", bbr_send_quantum=1).flows} == {1}
+    assert {f.source.send_quantum for f in cc.qosmodels_network(2, variant="bbr").flows} == {
+        None}
 
 
 def test_ns3_bbr_without_ack_aggregation_is_for_bbr_only():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import importlib
+import math
 import pkgutil
 import subprocess
 import sys
@@ -342,7 +343,13 @@ PACK_CASES = [
       (bbr.BBR_MAX_RTO, 20), (bbr.BBR_INIT_RTO, 2), (bbr.BBR_HIGH_GAIN, 3.0),
       (bbr.BBR_CWND_GAIN, 1.5), (bbr.BBR_BW_ROUNDS, 6), (bbr.BBR_RTPROP_WIN, 5.0),
       (bbr.BBR_PROBE_RTT_TIME, 0.3), (bbr.BBR_MIN_CWND, 3), (bbr.BBR_RECORD, 1),
-      (bbr.BBR_SACK, 0)]),
+      (bbr.BBR_SACK, 0), (bbr.BBR_QUANTUM, 0)]),
+    (BbrV1(send_quantum=1, sack=True),
+     [(bbr.BBR_MAX_WINDOW, 1000), (bbr.BBR_INIT_WINDOW, 10), (bbr.BBR_MIN_RTO, 0.2),
+      (bbr.BBR_MAX_RTO, 60), (bbr.BBR_INIT_RTO, 1), (bbr.BBR_HIGH_GAIN, 2 / math.log(2)),
+      (bbr.BBR_CWND_GAIN, 2), (bbr.BBR_BW_ROUNDS, 10), (bbr.BBR_RTPROP_WIN, 10),
+      (bbr.BBR_PROBE_RTT_TIME, 0.2), (bbr.BBR_MIN_CWND, 4), (bbr.BBR_RECORD, 0),
+      (bbr.BBR_SACK, 3), (bbr.BBR_QUANTUM, 1)]),
     (GenericWindow(window=9, beta=3, rtt_gain=0.25, initial_rtt=0.4, priority=1),
      [(window.GEN_WINDOW, 9), (window.GEN_BETA, 3), (window.GEN_GAIN, 0.25),
       (window.GEN_INIT_RTT, 0.4)]),
