@@ -47,10 +47,10 @@ a TD loss halving the window and a TO loss setting it to 1.  Its Section 3.5 add
 flow spends waiting for its retransmission timer (no idle period, no backoff) and none for
 the slow start that follows (it left slow start out altogether, Section 3.7); this library
 adds none.  :attr:`MgtResult.timeouts` integrates the model's rate of TO losses, ``Q(W)``
-times the loss rate ``W(t-tau) p(t-tau) / R(q(t-tau))``.  Read from the paper's text
-(Sections 2.1, 2.3, 3.5 and 3.7, as a full-text conversion of the SIGCOMM paper held in a
-public repository of the code index; the symbols checked against the printed equations of
-Section 2.1, which the rest of this module follows).
+times the loss rate ``W(t-tau) p(t-tau) / R(q(t-tau))``.  Read in the paper's text
+(Sections 2.1, 2.3, 3.5 and 3.7) as a full-text conversion of the SIGCOMM paper held in a
+public repository (its equations as LaTeX; the printed page was not seen): Equation (4) there
+is the form above, so the timeout terms are added to exactly this module's window equation.
 
 Not modelled (as in the papers' model): slow start, and timeouts unless asked for; losses at
 a full buffer do not reach the senders (the queue is only clamped at ``buffer``; give a
