@@ -26,7 +26,8 @@ paper's JK: Tahoe-like, no fast recovery), :class:`GenericWindow`,
 connections: Pareto transfers over NewReno, exponential think times), :class:`Dctcp`
 (Data Center TCP, RFC 8257: NewReno whose ECN reaction scales with the fraction marked),
 :class:`Cubic` (CUBIC, RFC 9438), :class:`Prague` (TCP Prague, the L4S scalable sender),
-:class:`BbrV1` (BBR version 1, draft-cardwell-iccrg-bbr-congestion-control-00).
+:class:`BbrV1` (BBR version 1, draft-cardwell-iccrg-bbr-congestion-control-00),
+:class:`Rap` (RAP, Rejaie, Handley and Estrin's rate-based AIMD source).
 Every source takes ``green=True`` to send ABE Green packets.
 Edge elements: :class:`AggregateBucket`, :class:`ProfileMarker` (Clark and Fang's TSW
 tagger), :class:`TicketTagger` (PPS's ticket tagger).
@@ -53,6 +54,7 @@ from .prague import Prague
 from .priority import Priority
 from .profile_marker import ProfileMarker
 from .random_loss import RandomLoss
+from .rap import Rap
 from .red import Ered, Red
 from .rio import Rio
 from .tahoe import TcpTahoe
@@ -70,5 +72,6 @@ __all__ = [
     "AbeQueue", "Avq", "Codel", "Drr", "FqCodel", "Pi", "Pie", "DualPi2",
     "TcpReno", "TcpNewReno", "TcpTahoe", "GenericWindow", "DecbitWindow", "Cbr", "Poisson", "OnOff",
     "TcpFriendly", "Accumulation", "TcpVegas", "WebTraffic", "Dctcp", "Cubic", "Prague", "BbrV1",
+    "Rap",
     "AggregateBucket", "ProfileMarker", "TicketTagger", "TicketRed",
 ]

@@ -43,6 +43,7 @@ from .sources import (
     onoff,
     poisson,
     prague,
+    rap,
     reno,
     tahoe,
     tcp_friendly,
@@ -65,7 +66,7 @@ SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
            "sources.vegas": vegas, "sources.web": web, "sources.tahoe": tahoe,
            "sources.dctcp": dctcp, "sources.cubic": cubic, "sources.bbr": bbr,
-           "sources.prague": prague}
+           "sources.prague": prague, "sources.rap": rap}
 
 
 @handler
@@ -189,6 +190,8 @@ def source_start(S, code, f):
         tcp_friendly.start(S, f)
     elif code == web.CODE:
         web.start(S, f)
+    elif code == rap.CODE:
+        rap.start(S, f)
     else:
         return False
     return True
@@ -205,6 +208,8 @@ def source_next_tick(S, code, f, now):
         return onoff.next_tick(S, f, now)
     if code == tcp_friendly.CODE:
         return tcp_friendly.next_tick(S, f, now)
+    if code == rap.CODE:
+        return rap.next_tick(S, f, now)
     return np.inf
 
 
@@ -229,6 +234,8 @@ def source_send_limit(S, code, f):
         return bbr.send_limit(S, f)
     if code == prague.CODE:
         return prague.send_limit(S, f)
+    if code == rap.CODE:
+        return rap.send_limit(S, f)
     return S.fi[f, FI_SND_UNA]
 
 
@@ -260,6 +267,8 @@ def source_ack(S, code, f, a, ece):
         bbr.on_ack(S, f, a)
     elif code == prague.CODE:
         prague.on_ack(S, f, a, ece)
+    elif code == rap.CODE:
+        rap.on_ack(S, f, a)
 
 
 @handler
@@ -279,6 +288,8 @@ def source_timeout(S, code, f):
         cubic.on_timeout(S, f)
     elif code == bbr.CODE:
         bbr.on_timeout(S, f)
+    elif code == rap.CODE:
+        rap.on_timeout(S, f)
 
 
 @handler
@@ -293,6 +304,8 @@ def source_timer(S, code, f, k):
         return bbr.on_pace(S, f, k)
     if code == prague.CODE:
         return prague.on_timer(S, f, k)
+    if code == rap.CODE:
+        return rap.on_step(S, f, k)
     return False
 
 
@@ -344,4 +357,6 @@ def receiver_feedback(S, code, f, p):
     (setting its ``PI_SEQ``); ``False``: the packet is freed."""
     if code == tcp_friendly.CODE:
         return tcp_friendly.feedback(S, f, p)
+    if code == rap.CODE:
+        return rap.feedback(S, f, p)
     return False
