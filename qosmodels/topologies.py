@@ -823,7 +823,8 @@ def abe_dumbbell(
         packet).  With a queue that does not read colours (``Red()``, say) the
         Green flows' sources are sent Blue (``green=False``): they are Green
         by name only.
-    green_source : {"tfrc", "tfrc-eq2", "tfrc-ratio", "tfrc-eq2-ratio", "reno"} or SourceSpec
+    green_source : {"tfrc", "tfrc-eq2", "tfrc-ratio", "tfrc-eq2-ratio", "rap", "reno"} or \
+SourceSpec
         The Green flows' source, by name or as a spec.  The paper's is "the
         rate-based TCP friendly type algorithm described in [6]" (Section
         IV-B), not given, of sources that "do not send more than a TCP source
@@ -857,6 +858,9 @@ def abe_dumbbell(
           equation="rfc5348")``, RFC 5348's equation at the loss ratio:
           Blue/Green 1.69 and 0.97 flat, 15 with ABE at D = 0.1 s (4 seeds:
           the loop, which assumes eq (2), overshoots).
+        * ``"rap"``: ``Rap()``, RAP (the paper's ref. [9]; Rejaie, Handley and
+          Estrin's rate-based AIMD source, one more packet per RTT each RTT, the
+          rate halved at most once per RTT on a loss, no timeouts to one packet).
         * ``"reno"``: ``TcpReno()``, window-based, not the paper's.
 
         No rate-based option meets the paper's flat ratios in both runs
@@ -891,7 +895,7 @@ def abe_dumbbell(
     P. Hurley, J.-Y. Le Boudec, P. Thiran, "The Asymmetric Best-Effort
     Service", Section IV-B, Figure 5.
     """
-    from .mechanisms import AbeQueue, QueueSpec, SourceSpec, TcpFriendly, TcpReno
+    from .mechanisms import AbeQueue, QueueSpec, Rap, SourceSpec, TcpFriendly, TcpReno
 
     owner = "abe_dumbbell"
     ng = v.integer(owner, "n_green", n_green, ge=0)
@@ -909,7 +913,8 @@ def abe_dumbbell(
     if isinstance(green_source, str):
         named = {"tfrc": TcpFriendly(equation="rfc5348"), "tfrc-eq2": TcpFriendly(),
                  "tfrc-ratio": TcpFriendly(loss="packets", equation="rfc5348"),
-                 "tfrc-eq2-ratio": TcpFriendly(loss="packets"), "reno": TcpReno()}
+                 "tfrc-eq2-ratio": TcpFriendly(loss="packets"), "rap": Rap(),
+                 "reno": TcpReno()}
         if green_source not in named:
             raise ScenarioError(f"{owner}.green_source must be one of {sorted(named)} or a "
                                 f"source spec such as TcpFriendly(), got {green_source!r}")

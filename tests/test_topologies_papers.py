@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from qosmodels.errors import ScenarioError, ScenarioTypeError
-from qosmodels.mechanisms import AbeQueue, Red, TcpFriendly, TcpReno
+from qosmodels.mechanisms import AbeQueue, Rap, Red, TcpFriendly, TcpReno
 from qosmodels.topologies import (
     TOPOLOGIES,
     abe_dumbbell,
@@ -284,7 +284,7 @@ def test_abe_dumbbell_parameters():
     ("tfrc", TcpFriendly(equation="rfc5348")), ("tfrc-eq2", TcpFriendly()),
     ("tfrc-ratio", TcpFriendly(loss="packets", equation="rfc5348")),
     ("tfrc-eq2-ratio", TcpFriendly(loss="packets")),
-    ("reno", TcpReno(green=True)), (None, TcpFriendly())])
+    ("reno", TcpReno(green=True)), ("rap", Rap(green=True)), (None, TcpFriendly())])
 def test_abe_dumbbell_green_source_by_name(name, source):
     net = abe_dumbbell(2, 1, green_source=name)
     assert [f.source for f in net.flows[:2]] == [source, source]
@@ -293,8 +293,8 @@ def test_abe_dumbbell_green_source_by_name(name, source):
 
 def test_abe_dumbbell_unknown_green_source_name():
     with pytest.raises(ScenarioError, match=r"abe_dumbbell.green_source must be one of "
-                                            r"\['reno', 'tfrc', 'tfrc-eq2', 'tfrc-eq2-ratio', "
-                                            r"'tfrc-ratio'\] .* got 'rfc5348'"):
+                                            r"\['rap', 'reno', 'tfrc', 'tfrc-eq2', "
+                                            r"'tfrc-eq2-ratio', 'tfrc-ratio'\] .* got 'rfc5348'"):
         abe_dumbbell(green_source="rfc5348")
 
 
