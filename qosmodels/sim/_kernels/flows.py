@@ -44,6 +44,7 @@ from .layout import (
     W_SEND,
 )
 from .pool import defer, release
+from .rackstate import is_rto
 from .sack import take
 from .sender import arm_timer, transmit
 from .timers import cancel, is_off
@@ -152,8 +153,11 @@ def on_timer(S, f, k):
         if source_timer(S, fi[f, FI_CODE], f, k):
             defer(S, (f << W_BITS) | W_SEND)
         return
-    fi[f, FI_TIMEOUTS] += 1
+    rto = is_rto(S, f)  # (else RACK's reordering timer or TLP's probe timer: .rack)
+    if rto:
+        fi[f, FI_TIMEOUTS] += 1
     source_timeout(S, fi[f, FI_CODE], f)
-    fi[f, FI_SND_NXT] = fi[f, FI_SND_UNA]  # go back N
-    fi[f, FI_TIMING] = 0
+    if rto:
+        fi[f, FI_SND_NXT] = fi[f, FI_SND_UNA]  # go back N
+        fi[f, FI_TIMING] = 0
     defer(S, (f << W_BITS) | W_SEND)

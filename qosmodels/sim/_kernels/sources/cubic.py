@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .. import sack
+from .. import rack, sack
 from .._jit import POS, handler, rare_handler
 from ..layout import (
     FF_CWND,
@@ -38,6 +38,7 @@ from ..layout import (
     FI_IN_REC,
     FI_MAXSEQ,
     FI_PER_ACK,
+    FI_RACK,
     FI_RECOVER,
     FI_SND_NXT,
     FI_SND_UNA,
@@ -48,6 +49,7 @@ from ..layout import (
     GF_NOW,
     SACK_SHIFT,
 )
+from ..rackstate import is_rto
 from ..sender import arm_timer, transmit
 from ..timers import cancel
 from ..trace import record
@@ -125,6 +127,7 @@ def setup(spec, ff, fi) -> int:
         fi[FI_SS + RENO_LT] = 1
     if spec.sack:  # the ACKs carry SACK blocks; the flow's region (``sack``) is 32 windows
         fi[FI_WINDOWED] |= spec.sack_blocks << SACK_SHIFT
+        fi[FI_RACK] = (1 + int(spec.tlp)) if spec.rack else 0  # RFC 8985 (``rack``)
         return 32 * spec.max_window
     return spec.max_window
 
@@ -269,6 +272,8 @@ def on_timeout(S, f):
     """The window's reaction to a retransmission timeout (go-back-N is the caller's):
     RFC 9438 Section 4.8, ssthresh from beta, cwnd = 1, the next stage with K = 0."""
     ff, fi = S.ff, S.fi
+    if fi[f, FI_RACK] != 0 and _rack_timer(S, f):  # RACK's reordering or TLP's probe timer
+        return
     if fi[f, FI_WINDOWED] > 1:  # RFC 6675 Section 5.1: the scoreboard is not trusted
         sack.clear(S, f)
     lt_restart(S, f)
@@ -350,6 +355,9 @@ def on_ack_sack(S, f, a):
     una = fi[f, FI_SND_UNA]
     wmax = ff[f, FF_SP + CUB_MAX_WINDOW]
     r = np.nan
+    rk = fi[f, FI_RACK] != 0
+    if rk:  # RFC 8985 6.2 steps 1-3 for the packets the cumulative ACK delivers
+        rack.before_update(S, f, a)
     new = sack.update(S, f, a)
     if a > una:
         newly = a - una
@@ -377,7 +385,12 @@ def on_ack_sack(S, f, a):
     elif a < una:
         _trace(S, f, np.float64(a), r)
         return
+    una0 = una
     una = fi[f, FI_SND_UNA]
+    if rk:
+        _on_ack_rack(S, f, a, una0, new, wmax)
+        _trace(S, f, np.float64(a), r)
+        return
     if new > 0 and fi[f, FI_IN_REC] == 0 and fi[f, FI_SND_NXT] > una:
         d = fi[f, FI_DUPACKS] + 1
         fi[f, FI_DUPACKS] = d
@@ -396,6 +409,61 @@ def on_ack_sack(S, f, a):
     if fi[f, FI_IN_REC] != 0:
         sack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax), fi[f, FI_RECOVER])
     _trace(S, f, np.float64(a), r)
+
+
+@rare_handler
+def _rack_recover(S, f, wmax):
+    """RFC 6675 step (4) on RACK's loss marks, CUBIC's decrease (as
+    :func:`.reno._rack_recover`)."""
+    ff, fi = S.ff, S.fi
+    una = fi[f, FI_SND_UNA]
+    _decrease(S, f, fi[f, FI_SND_NXT] - una - lt_sent(S, f))
+    lt_restart(S, f)
+    ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
+    fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
+    fi[f, FI_IN_REC] = 1
+    fi[f, FI_FAST_RTX] += 1
+    rack.resend_first_lost(S, f)
+    rack.send_recovery(S, f, ff[f, FF_CWND], wmax)
+
+
+@rare_handler
+def _on_ack_rack(S, f, a, una0, new, wmax):
+    """:func:`.reno._on_ack_rack` with CUBIC's decrease (a loss TLP repaired: ssthresh =
+    cwnd = beta x FlightSize)."""
+    ff, fi = S.ff, S.fi
+    una = fi[f, FI_SND_UNA]
+    ev = rack.on_ack(S, f, a, una0)
+    if (ev & rack.EV_TLP_LOSS) != 0 and fi[f, FI_IN_REC] == 0:
+        _decrease(S, f, fi[f, FI_SND_NXT] - una)
+        ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
+    if fi[f, FI_IN_REC] == 0 and una > fi[f, FI_RECOVER] and (ev & rack.EV_LOST) != 0:
+        _rack_recover(S, f, np.int64(wmax))
+    elif fi[f, FI_IN_REC] != 0:
+        rack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax))
+    elif new > 0 and fi[f, FI_SND_NXT] > una:
+        d = fi[f, FI_DUPACKS] + 1
+        fi[f, FI_DUPACKS] = d
+        if d < sack.DUP_THRESH and fi[f, FI_SS + RENO_LT] != 0 and una > fi[f, FI_RECOVER]:
+            limited_transmit_sack(S, f, np.int64(wmax))  # RFC 6675 step (3)
+    rack.rearm(S, f, a > una0)
+
+
+@rare_handler
+def _rack_timer(S, f):
+    """:func:`.reno.rack_timer` with CUBIC's decrease."""
+    ff, fi = S.ff, S.fi
+    if is_rto(S, f):
+        rack.on_rto(S, f)
+        return False
+    wmax = np.int64(ff[f, FF_SP + CUB_MAX_WINDOW])
+    ev = rack.on_timer(S, f, wmax)
+    if (ev & rack.EV_LOST) != 0:
+        if fi[f, FI_IN_REC] == 0 and fi[f, FI_SND_UNA] > fi[f, FI_RECOVER]:
+            _rack_recover(S, f, wmax)
+        elif fi[f, FI_IN_REC] != 0:
+            rack.send_recovery(S, f, ff[f, FF_CWND], wmax)
+    return True
 
 
 #: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
