@@ -59,6 +59,25 @@ def test_cubic_with_rack_has_no_timeout_on_the_hand_traced_run():
     assert _run(src, 2.0)["timeouts"] == 0
 
 
+def _tail(**kw):
+    # one packet in flight at a time (max_window 1): a dropped packet is a tail loss, no
+    # packet after it can be SACKed, so neither DupThresh nor RACK can see it
+    src = TcpNewReno(initial_window=1, max_window=1, sack=True, **kw)
+    net = Network([Link("a", "b", 8e6, 0.010, 100, queue=RandomLoss(p=1 / 8, periodic=True))],
+                  [Flow(["a", "b"], packet_size=1000, source=src)])
+    c = simulate(net, 3.0, seed=1, progress=False).counters
+    return {k: int(c[k][0]) for k in ("sent", "retransmitted", "timeouts")}
+
+
+def test_a_tail_loss_is_repaired_by_the_probe_instead_of_the_timer():
+    # every 8th packet is dropped; without TLP each drop costs an RTO (1 s minimum),
+    # with it the probe (the last packet again, PTO = 2 SRTT + 200 ms < RTO) repairs it
+    off, rack_only, tlp = _tail(), _tail(rack=True), _tail(rack=True, tlp=True)
+    assert off["timeouts"] >= 3 and rack_only["timeouts"] == off["timeouts"]
+    assert tlp["timeouts"] == 0
+    assert tlp["retransmitted"] >= 3 and tlp["sent"] > off["sent"]
+
+
 def test_rack_and_tlp_are_off_by_default():
     for cls in (TcpReno, TcpNewReno, Cubic):
         s = cls(sack=True)
