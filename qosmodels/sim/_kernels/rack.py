@@ -63,9 +63,10 @@ would be the 1 s of the initial RTO.)
 What could be checked: the text of RFC 8985 itself could not be retrieved in full in the
 session that wrote this module (search excerpts of Sections 6.2 step 1 and 2, 6.3's
 ``RACK_mark_losses_on_RTO`` and other implementations' readings of 7.2 and 7.4.2 were
-read); the rules above are written as the RFC states them to the author's understanding,
-and the kernel's per-ACK decisions are checked against an independent plain-Python replay
-of them (``tests/sim/rack_replay.py``).
+read); the rules above are written as the RFC states them to the author's understanding.
+The kernel is checked by hand traces (``tests/sim/test_rack.py``: a lost retransmission
+found without a timeout, tail losses repaired by the probe); a plain-Python replay of the
+RFC's pseudo-code fed the same ACK stream is not written yet.
 
 References
 ----------
