@@ -117,7 +117,16 @@ ns-3 is changed where its defaults differ):
   ``BtlBw``) in the cwnd target, ``cwnd = ssthresh`` (the in-flight target when STARTUP
   ended) on leaving fast recovery (``TcpSocketBase``), a first PROBE_BW phase drawn from 6
   (not 7) of the 8; RTprop from every ACK's RTT sample (timestamps off, Karn's rule).
-  ``--limited-transmit`` is refused (``BbrV1`` has none).
+  ``--ns3-bbr-no-ack-aggregation`` sets ``TcpBbr``'s ACK-aggregation gain to 0 (the term is
+  in neither draft-00 nor Linux 4.9's ``tcp_bbr.c``; in ns-3 3.44 it is about 4 segments on
+  any path: ``UpdateAckAggregation`` keeps the epoch's length in a ``uint32_t`` of whole
+  seconds, so no ACKed bytes are ever expected, and restarts the epoch at
+  ``AckEpochAckedResetThresh`` = 4096 bytes).  Every ``TcpBbr`` draws its PROBE_BW phases
+  from its own ``UniformRandomVariable`` on stream 4 (its ``Stream`` attribute), so all the
+  flows of a run draw the same phases (Linux and qosmodels draw each flow's apart).
+  ``--limited-transmit`` is refused (``BbrV1`` has none).  ``--bbr-send-quantum N`` gives
+  qosmodels' ``BbrV1`` a fixed send quantum of ``N`` packets (``BbrV1(send_quantum=N)``;
+  ``--bbr-send-quantum 1`` is ns-3's one segment) instead of the draft's rule by rate.
 * Measured besides goodput: the mean queueing delay of data packets (qosmodels: delivered
   packets' time in queues; ns-3: from arrival at the bottleneck's queue disc to the start of
   transmission), ECN marks per arrival at the bottleneck (whole run in both), each flow's
@@ -184,7 +193,8 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
                       reverse_links: bool = False, handshake: bool = False,
                       starts=None, variant: str = "newreno", queue: str | None = None,
                       mark_threshold: float = DCTCP_K, hystart: bool = False,
-                      limited_transmit: bool = False, sack: bool = False, **tcp):
+                      limited_transmit: bool = False, sack: bool = False,
+                      bbr_send_quantum: int | None = None, **tcp):
     """The dumbbell in qosmodels: ``s_i -> r0`` access links, ``r0 -> r1`` bottleneck.
 
     ``rtt_samples="ack"`` samples the RTT from every new ACK, as ns-3 does;
@@ -200,7 +210,8 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
     ``alpha`` 1, ``alpha`` recorded); ``"cubic"`` :class:`~qosmodels.mechanisms.Cubic` (its
     defaults, which have no ``timer``, ``recovery`` nor ``window_arithmetic`` options: those
     are not passed); ``"bbr"`` :class:`~qosmodels.mechanisms.BbrV1` (its defaults, initial
-    window 10, SACK always on: ``sack`` is ignored; no limited transmit).
+    window 10, SACK always on: ``sack`` is ignored; no limited transmit;
+    ``bbr_send_quantum``: its ``send_quantum``, None the draft's rule by rate).
     ``limited_transmit`` and ``sack``: the senders' options of those
     names (RFC 3042; RFC 2018 and 6675).  ``queue`` (default ``"red"`` if ``red`` else
     ``"droptail"``, or ``"step"`` for DCTCP) is the bottleneck's discipline:
@@ -225,7 +236,10 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
             raise ValueError("variant='bbr': BbrV1 has no limited transmit; drop "
                              "--limited-transmit")
         source = BbrV1(initial_window=BBR_INITIAL_WINDOW, max_window=MAX_WINDOW,
-                       min_rto=MIN_RTO, sack=True)
+                       min_rto=MIN_RTO, sack=True, send_quantum=bbr_send_quantum)
+    elif bbr_send_quantum is not None:
+        raise ValueError(f"bbr_send_quantum is for variant='bbr' only, got "
+                         f"variant={variant!r}; drop --bbr-send-quantum")
     else:
         cls = {"vegas": TcpVegas, "dctcp": Dctcp}.get(variant, TcpNewReno)
         if variant == "dctcp":
@@ -298,7 +312,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
                   reverse_links: bool = False, starts=None, variant: str = "newreno",
                   queue: str | None = None, mark_threshold: float = DCTCP_K,
                   scenario: str = "benchmark", limited_transmit: bool = False,
-                  sack: bool = False) -> dict:
+                  sack: bool = False, bbr_send_quantum: int | None = None) -> dict:
     """Run the dumbbell in qosmodels; goodput in bit/s of 1000-byte packets.
 
     Besides goodput and drops: the mean queueing delay of the data packets delivered in
@@ -328,7 +342,8 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
         net = qosmodels_network(n_flows, red, rtt_samples, timer, recovery,
                                 reverse_links=reverse_links, handshake=handshake, starts=starts,
                                 variant=variant, queue=queue, mark_threshold=mark_threshold,
-                                limited_transmit=limited_transmit, sack=sack, **tcp)
+                                limited_transmit=limited_transmit, sack=sack,
+                                bbr_send_quantum=bbr_send_quantum, **tcp)
     cwnd = variant in ("dctcp", "cubic", "bbr")
     cpu1 = time.process_time()
     res = simulate(net, duration, seed=seed, warmup=warmup,
@@ -363,7 +378,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
         simulator="qosmodels", flows=n_flows, queue=queue, variant=variant, scenario=scenario,
         **extra,
         rtt_samples=rtt_samples, timer=timer, recovery=recovery,
-        limited_transmit=limited_transmit, sack=sack,
+        limited_transmit=limited_transmit, sack=sack, bbr_send_quantum=bbr_send_quantum,
         window_arithmetic=window_arithmetic, handshake=handshake, reverse_links=reverse_links,
         starts=None if starts is None else [float(x) for x in starts],
         duration=duration, warmup=warmup, seed=seed,
@@ -662,6 +677,32 @@ TypeId Register() { return TcpDctcpGrowInCwr::GetTypeId(); }
 }
 """
 
+# ``--ns3-bbr-no-ack-aggregation``: ns-3's TcpBbr without its ACK-aggregation term in the cwnd
+# target (``AckAggregationCwnd``, Linux 4.20's ``extra_acked``; neither draft-cardwell-iccrg-
+# bbr-congestion-control-00 nor Linux 4.9's ``tcp_bbr.c`` has it).  Its gain
+# ``m_extraAckedGain`` (1) is a private member with no attribute: it is set to 0 through a
+# pointer to member taken in an explicit template instantiation (which C++ exempts from
+# access checking), once each socket exists, before it has sent data.
+_NS3_BBR_NO_AGGREGATION_CPP = """
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+namespace qmbbr {
+template <typename Tag, typename Tag::type M>
+struct Member { friend typename Tag::type get(Tag) { return M; } };
+struct ExtraAckedGain { typedef uint32_t ns3::TcpBbr::*type; friend type get(ExtraAckedGain); };
+template struct Member<ExtraAckedGain, &ns3::TcpBbr::m_extraAckedGain>;
+uint32_t NoAckAggregation(ns3::Ptr<ns3::Socket> s)
+{
+    ns3::PointerValue cc;
+    ns3::DynamicCast<ns3::TcpSocketBase>(s)->GetAttribute("CongestionOps", cc);
+    ns3::Ptr<ns3::TcpBbr> bbr = ns3::DynamicCast<ns3::TcpBbr>(cc.Get<ns3::TcpCongestionOps>());
+    uint32_t old = (*ns3::PeekPointer(bbr)).*get(ExtraAckedGain());
+    (*ns3::PeekPointer(bbr)).*get(ExtraAckedGain()) = 0;
+    return old;
+}
+}
+"""
+
 #: ns-3's socket type for each ``variant``.
 NS3_VARIANTS = {"newreno": "TcpNewReno", "vegas": "TcpVegas", "dctcp": "TcpDctcp",
                 "cubic": "TcpCubic", "bbr": "TcpBbr"}
@@ -778,7 +819,8 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
             red: bool = False, trace: bool = False, starts=None, variant: str = "newreno",
             queue: str | None = None, mark_threshold: float = DCTCP_K,
             scenario: str = "benchmark", ns3_set=(), cwr_growth: bool = False,
-            limited_transmit: bool = False, sack: bool = False) -> dict:
+            limited_transmit: bool = False, sack: bool = False,
+            bbr_no_ack_aggregation: bool = False) -> dict:
     """Run the dumbbell in ns-3 (call in an interpreter where ``from ns import ns`` is ns-3).
 
     With ``red``, the bottleneck gets a ``RedQueueDisc`` (min_th 20, max_th
@@ -799,9 +841,13 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     ``Config::SetDefault`` after everything else (e.g. ``("ns3::TcpCubic::HyStart",
     "true")``), to measure the effect of one ns-3 default.  ``cwr_growth`` (DCTCP only):
     the window grows in the round trip after an ECN reduction, as qosmodels' does
-    (:data:`_NS3_CWR_GROWTH_CPP`).  The result adds the
-    measurements of :data:`_NS3_MEASURE_CPP`.
+    (:data:`_NS3_CWR_GROWTH_CPP`).  ``bbr_no_ack_aggregation`` (BBR only): ``TcpBbr``
+    without its ACK-aggregation cwnd term (:data:`_NS3_BBR_NO_AGGREGATION_CPP`).  The result
+    adds the measurements of :data:`_NS3_MEASURE_CPP`.
     """
+    if bbr_no_ack_aggregation and variant != "bbr":  # (before ns-3 is loaded)
+        raise ValueError(f"bbr_no_ack_aggregation is for variant='bbr' only, got "
+                         f"variant={variant!r}")
     cpu0, wall0 = time.process_time(), time.perf_counter()
     import cppyy
     from ns import ns
@@ -825,6 +871,8 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
         socket_type = cppyy.gbl.qmgrow.Register()
     else:
         socket_type = getattr(ns, NS3_VARIANTS[variant]).GetTypeId()
+    if bbr_no_ack_aggregation:
+        cppyy.cppdef(_NS3_BBR_NO_AGGREGATION_CPP)
     cfg("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(socket_type))
     if variant == "cubic":  # qosmodels' Cubic has Reno's slow start (no HyStart++)
         cfg("ns3::TcpCubic::HyStart", ns.BooleanValue(False))
@@ -920,6 +968,8 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     for i, app in enumerate(senders):
         sock = ns.DynamicCast[ns.BulkSendApplication](app).GetSocket()
         qm.ConnectSocket(i, sock, variant == "dctcp")
+        if bbr_no_ack_aggregation and cppyy.gbl.qmbbr.NoAckAggregation(sock) != 1:
+            raise RuntimeError("TcpBbr's m_extraAckedGain was not its default 1")
         if trace:
             qt.ConnectSocket(i, sock)
     if trace:
@@ -961,6 +1011,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     return dict(
         simulator="ns-3", flows=n_flows, queue=queue, variant=variant, scenario=scenario,
         ns3_set=[list(x) for x in ns3_set], cwr_growth=cwr_growth,
+        bbr_no_ack_aggregation=bool(bbr_no_ack_aggregation),
         limited_transmit=bool(limited_transmit), sack=bool(sack),
         mark_rate=marks1 / (acc1 + drop1) if acc1 + drop1 else 0.0,  # whole run, as qosmodels
         mark_rate_window=(marks1 - marks0) / arrivals if arrivals else 0.0,
@@ -986,7 +1037,9 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
                timeout: float | None = None, trace: bool = False, starts=None,
                variant: str = "newreno", queue: str | None = None,
                scenario: str = "benchmark", ns3_set=(), cwr_growth: bool = False,
-               limited_transmit: bool = False, sack: bool = False) -> dict:
+               limited_transmit: bool = False, sack: bool = False,
+               bbr_no_ack_aggregation: bool = False,
+               bbr_send_quantum: int | None = None) -> dict:
     """Run one simulator in a fresh process of ``python``; return its measurements."""
     cmd = [python, os.path.abspath(__file__), "--worker", simulator, "--flows", str(flows),
            "--duration", repr(duration), "--warmup", repr(warmup), "--seed", str(seed)]
@@ -1000,6 +1053,10 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
         cmd += ["--ns3-set", f"{name}={value}"]
     if cwr_growth:
         cmd.append("--ns3-cwr-growth")
+    if bbr_no_ack_aggregation:
+        cmd.append("--ns3-bbr-no-ack-aggregation")
+    if bbr_send_quantum is not None:
+        cmd += ["--bbr-send-quantum", str(bbr_send_quantum)]
     if limited_transmit:
         cmd.append("--limited-transmit")
     if sack:
@@ -1032,22 +1089,30 @@ def compare(flows: int, duration: float, warmup: float, seed: int = 1,
             starts=None, variant: str = "newreno", queue: str | None = None,
             scenario: str = "benchmark", ns3_set=(),
             cwr_growth: bool = False, limited_transmit: bool = False,
-            sack: bool = False) -> tuple[dict, dict]:
+            sack: bool = False, bbr_no_ack_aggregation: bool = False,
+            bbr_send_quantum: int | None = None) -> tuple[dict, dict]:
     """Both simulators on the same dumbbell: ``(qosmodels, ns-3)`` measurements
     (``variant``: a key of :data:`NS3_VARIANTS`, the TCP of every flow; ``queue``: one of
     :data:`QUEUES`, the bottleneck's discipline; ``scenario``: a key of :data:`SCENARIOS`;
     ``ns3_set``: ns-3 defaults changed, see :func:`run_ns3`; ``variant="bbr"`` turns
-    ``sack`` on in both)."""
+    ``sack`` on in both; ``bbr_no_ack_aggregation``: ns-3's TcpBbr without its
+    ACK-aggregation cwnd term; ``bbr_send_quantum``: qosmodels' ``BbrV1(send_quantum=...)``,
+    None the draft's rule by rate)."""
+    if bbr_send_quantum is not None and variant != "bbr":  # (before ns-3 runs)
+        raise ValueError(f"bbr_send_quantum is for variant='bbr' only, got "
+                         f"variant={variant!r}; drop --bbr-send-quantum")
     sack = sack or variant == "bbr"
     ns3 = run_worker("ns3", ns3_python(python), flows=flows, duration=duration, warmup=warmup,
                      seed=seed, trace=trace, starts=starts, variant=variant, queue=queue,
                      scenario=scenario, ns3_set=ns3_set, cwr_growth=cwr_growth,
-                     limited_transmit=limited_transmit, sack=sack)
+                     limited_transmit=limited_transmit, sack=sack,
+                     bbr_no_ack_aggregation=bbr_no_ack_aggregation)
     ours = run_qosmodels(flows, duration, warmup, seed, rtt_samples=rtt_samples, timer=timer,
                          recovery=recovery, window_arithmetic=window_arithmetic,
                          handshake=handshake, reverse_links=reverse_links, starts=starts,
                          variant=variant, queue=queue, scenario=scenario,
-                         limited_transmit=limited_transmit, sack=sack)
+                         limited_transmit=limited_transmit, sack=sack,
+                         bbr_send_quantum=bbr_send_quantum)
     return ours, ns3
 
 
@@ -1096,6 +1161,7 @@ def _table(ours: dict, ns3: dict) -> str:
         f"bottleneck queue {ours['queue']}; "
         f"{'ns-3 defaults changed: ' + str(ns3['ns3_set']) + '; ' if ns3.get('ns3_set') else ''}"
         f"{'ns-3 DCTCP grows in CWR; ' if ns3.get('cwr_growth') else ''}"
+        f"{'ns-3 TcpBbr without ACK aggregation; ' if ns3.get('bbr_no_ack_aggregation') else ''}"
         f"limited transmit (RFC 3042) {'on' if ours.get('limited_transmit') else 'off'} in "
         f"qosmodels, {'on' if ns3.get('limited_transmit') else 'off'} in ns-3; "
         f"SACK {'on' if ours.get('sack') else 'off'} in qosmodels, "
@@ -1108,9 +1174,12 @@ def _table(ours: dict, ns3: dict) -> str:
         f"{', staggered starts' if ours['starts'] else ''}",
     ]
     if ours["variant"] == "bbr":  # (what each side runs; the options above do not apply)
+        q = ours.get("bbr_send_quantum")
+        quantum = ("send quantum 2 packets below 24 Mb/s" if q is None else
+                   f"send quantum fixed at {q} packet{'s' if q > 1 else ''}")
         lines.append(
             "BBR: qosmodels BbrV1(sack=True) (draft-cardwell-iccrg-bbr-congestion-control-00: "
-            "high_gain 2/ln 2, send quantum 2 packets below 24 Mb/s, no pacing margin, "
+            f"high_gain 2/ln 2, {quantum}, no pacing margin, "
             "initial window 10, min_rto 0.2 s); ns-3 TcpBbr (HighGain 2.89, 1 % pacing margin, "
             "send quantum 1 segment, +2 segments of inflight in the 5/4 phase, ACK-aggregation "
             "cwnd term; pacing on, initial window paced, SACK, initial window 10; its recovery "
@@ -1192,6 +1261,12 @@ def main(argv=None) -> int:
     p.add_argument("--ns3-cwr-growth", action="store_true",
                    help="ns-3's TcpDctcp grows its window in the round trip after an ECN "
                         "reduction (CA_CWR), as qosmodels' Dctcp does")
+    p.add_argument("--ns3-bbr-no-ack-aggregation", action="store_true",
+                   help="ns-3's TcpBbr without its ACK-aggregation cwnd term (Linux 4.20's "
+                        "extra_acked; not in draft-00 nor Linux 4.9's tcp_bbr.c)")
+    p.add_argument("--bbr-send-quantum", type=int, default=None, metavar="N",
+                   help="qosmodels' BbrV1 with a fixed send quantum of N packets "
+                        "(BbrV1(send_quantum=N); 1 is ns-3's) instead of the draft's rule")
     p.add_argument("--trace", action="store_true",
                    help="count ns-3's retransmissions, timeouts and duplicate arrivals")
     p.add_argument("--rtt-samples", choices=["segment", "ack"], default="segment",
@@ -1242,18 +1317,20 @@ def main(argv=None) -> int:
             out = run_ns3(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.trace, starts,
                           a.tcp, a.queue, scenario=a.scenario, ns3_set=ns3_set,
                           cwr_growth=a.ns3_cwr_growth, limited_transmit=a.limited_transmit,
-                          sack=a.sack)
+                          sack=a.sack, bbr_no_ack_aggregation=a.ns3_bbr_no_ack_aggregation)
         else:
             out = run_qosmodels(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.rtt_samples,
                                 a.timer, a.recovery, a.window_arithmetic, a.handshake,
                                 a.reverse_links, starts, a.tcp, a.queue, scenario=a.scenario,
-                                limited_transmit=a.limited_transmit, sack=a.sack)
+                                limited_transmit=a.limited_transmit, sack=a.sack,
+                                bbr_send_quantum=a.bbr_send_quantum)
         print("RESULT " + json.dumps(out), flush=True)
         return 0
     options = dict(seed=a.seed, python=a.ns3_python, variant=a.tcp,
                    queue="red" if a.red and a.queue is None else a.queue,
                    scenario=a.scenario, ns3_set=ns3_set, cwr_growth=a.ns3_cwr_growth,
-                   rtt_samples=a.rtt_samples, timer=a.timer,
+                   bbr_no_ack_aggregation=a.ns3_bbr_no_ack_aggregation,
+                   bbr_send_quantum=a.bbr_send_quantum, rtt_samples=a.rtt_samples, timer=a.timer,
                    recovery=a.recovery, trace=a.trace, window_arithmetic=a.window_arithmetic,
                    handshake=a.handshake, reverse_links=a.reverse_links,
                    limited_transmit=a.limited_transmit, sack=a.sack)

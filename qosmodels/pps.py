@@ -517,7 +517,7 @@ def with_tickets(network: Network, tickets: Mapping, variant: str = "sender", *,
                  flow_tickets: Mapping | None = None, red=None, window: float = 60.0,
                  bits: int | None = 8, unit="auto", k: float = TRED_K, min_interval: float = 1.0,
                  rule: str = "tcp", police: bool = False, record: bool = False,
-                 exponent: float = 3.0) -> Network:
+                 exponent: float = 3.0, reissue: Mapping | None = None) -> Network:
     """The network with PPS installed, for the packet simulator: tagging, relabelling, TRED.
 
     Every link's queue becomes a :class:`~qosmodels.mechanisms.TicketRed`
@@ -569,6 +569,12 @@ def with_tickets(network: Network, tickets: Mapping, variant: str = "sender", *,
         settle in proportion to ``tickets^(n / (n + 2))`` (:func:`tred_tcp_shares`);
         the paper's printed rates imply a larger power (the ``calibrated-pps``
         experiment), so other values are there to explore that inconsistency.
+    reissue : mapping from link to (float, float), optional
+        ``{(src, dst): (time, tickets)}`` (or ``'src->dst'`` keys, as
+        ``tickets``): the node issues the link ``tickets`` t/s
+        from ``time`` (s) on (Section 3.4; :class:`~qosmodels.mechanisms.TicketRed`'s
+        ``reissue``).  The taggers and tag units are set from ``tickets``
+        (the allocation before the change).
 
     Returns
     -------
@@ -657,6 +663,7 @@ def with_tickets(network: Network, tickets: Mapping, variant: str = "sender", *,
                 f"raise unit to at least {expected / levels:.4g}, use more bits, or unit='auto'")
         return u
 
+    reissue = _check_reissue(owner, net, reissue)
     links = []
     for l, link in enumerate(net.links):
         base = red if red is not None else (link.queue if isinstance(link.queue, Red) else Red())
@@ -664,7 +671,8 @@ def with_tickets(network: Network, tickets: Mapping, variant: str = "sender", *,
         q = TicketRed(**fields, tickets=alloc.issued.get(link.name), k=k,
                       window=window, min_interval=min_interval, rule=rule, police=police,
                       variant=variant, bits=bits, exponent=exponent,
-                      unit=unit_for(tags[l].max(), f"link {link.name!r}"), record=record)
+                      unit=unit_for(tags[l].max(), f"link {link.name!r}"), record=record,
+                      reissue=reissue.get(l))
         links.append(dataclasses.replace(link, queue=q))
     aggs = list(net.aggregates)
     taken = {a.name for a in aggs}
@@ -905,28 +913,45 @@ def _check_issued(owner: str, name: str, net: Network, tickets) -> np.ndarray:
         )
     T = np.full(net.n_links, np.nan)
     for key, value in tickets.items():
-        if isinstance(key, numbers.Integral) and not isinstance(key, bool):
-            raise ScenarioError(
-                f"{owner}.{name} keys must be links as (src, dst) or 'src->dst', got the integer "
-                f"{key!r}"
-            )
-        if isinstance(key, str) or (isinstance(key, tuple) and len(key) == 2):
-            try:
-                l = net.link_id(key)
-            except ScenarioError:
-                l = None
-        else:
-            l = None
-        if l is None:
-            raise ScenarioError(
-                f"{owner}.{name} names link {key!r}, which is not in the network; links are "
-                f"{list(net.link_names)}"
-            )
+        l = _link_key(owner, name, net, key)
         lname = net.link_names[l]
         if not math.isnan(T[l]):
             raise ScenarioError(f"{owner}.{name} gives link {lname} twice; give it once")
         T[l] = v.real(owner, f"{name}[{net.links[l].key!r}]", value, gt=0, unit="tickets/s")
     return T
+
+
+def _link_key(owner: str, name: str, net: Network, key) -> int:
+    """The link a key of mapping ``name`` names, ``(src, dst)`` or ``'src->dst'``."""
+    if isinstance(key, numbers.Integral) and not isinstance(key, bool):
+        raise ScenarioError(
+            f"{owner}.{name} keys must be links as (src, dst) or 'src->dst', got the integer "
+            f"{key!r}"
+        )
+    l = None
+    if isinstance(key, str) or (isinstance(key, tuple) and len(key) == 2):
+        try:
+            l = net.link_id(key)
+        except ScenarioError:
+            l = None
+    if l is None:
+        raise ScenarioError(
+            f"{owner}.{name} names link {key!r}, which is not in the network; links are "
+            f"{list(net.link_names)}"
+        )
+    return l
+
+
+def _check_reissue(owner: str, net: Network, reissue) -> dict:
+    """``with_tickets``' ``reissue``: link index -> (time, tickets), validated by
+    :class:`~qosmodels.mechanisms.TicketRed` when the queue is built."""
+    if reissue is None:
+        return {}
+    if not isinstance(reissue, Mapping):
+        raise ScenarioTypeError(
+            f"{owner}.reissue must be a mapping from link (src, dst) to (time s, tickets t/s), "
+            f"got {type(reissue).__name__}")
+    return {_link_key(owner, "reissue", net, key): value for key, value in reissue.items()}
 
 
 def _check_demand(owner: str, net: Network, demand) -> np.ndarray:

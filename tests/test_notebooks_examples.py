@@ -167,7 +167,8 @@ def test_the_assertion_finder():
 SLIDERS = {"01-fair-allocation": ["alpha"], "03-acc-fluid": ["kappa", "delay_ms"],
            "04-fair-queueing": ["delta", "rho"], "05-abe": ["beta_star"],
            "09-designing-an-aqm": ["N", "C_Mbps", "Tp_ms", "gain", "w_q", "max_p"],
-           "10-modern-senders": ["N", "C_Gbps", "RTT_us", "K", "RTT_ms"]}
+           "10-modern-senders": ["N", "C_Gbps", "RTT_us", "K", "RTT_ms"],
+           "11-sender-options": ["N", "timeout_ms"]}
 
 
 @pytest.mark.parametrize("stem", sorted(SLIDERS))

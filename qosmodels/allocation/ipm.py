@@ -19,7 +19,8 @@ solve).  The start is feasible, so ``R x + s = c`` holds exactly
 throughout; the rate step is an ascent direction of the primal barrier
 function and is backtracked on it (Armijo); a stalled line search re-centres
 the prices, and a failed run is retried once from half the max-min rates.
-Measured on random networks of 20 to 1 500 flows (unit and spread weights):
+Measured on random networks of 20 to 1 500 flows (unit and spread weights;
+with the plain steps only, before the logarithmic form below):
 no failure in 300 at alpha = 1, 2 or 10, 1 in 600 at alpha = 5, but more
 than half raise SolverError at alpha = 30; and from alpha = 5 on, a small
 certified gap no longer pins the rates of high-rate flows (the gap is
@@ -31,6 +32,33 @@ the rates, over ``p . c``) is below ``tol``; once it is, up to ``_EXTRA``
 more iterations seek a stationarity residual below ``_STATIONARITY``, and
 the best point with a gap below ``tol`` is returned (rounding can make that
 residual unreachable when alpha is large and rates span decades).
+
+The stationarity equation is linearised in logarithmic form first.  For the
+alpha-fair utility ``U'(x) = q`` is a monomial equation, ``alpha log(x / w) =
+-log q``, linear in ``log x`` and ``log q`` (the change of variables of
+geometric programming, Boyd et al. 2007); Newton's iterates are invariant
+under linear transformations of the equations but not under nonlinear ones
+(Deuflhard 2004, Ch. 1), and the step of the equivalent equation
+``log U'(x) = log q`` is ``alpha dx / x + dq / q = log(U'(x) / q)``: the same
+reduced system with ``D = x / (alpha q)`` and a right-hand side in
+``log(U'(x) / q)`` (:func:`_directions`).  Near the solution (``U'(x) = q``)
+the two steps agree; far from it the plain step raises a rate by at most a
+factor ``1 + 1 / alpha`` per iteration, whatever its price, while the
+logarithmic one follows ``log(U'(x) / q)``, so flows whose optimal rate is
+decades above their start (on links with much spare capacity) no longer
+take one iteration per factor 1.5 at alpha 2.  Where the logarithmic step is
+cut below :data:`_LOG_MIN_STEP` by the fraction to the boundary or the line
+search, or is not an ascent direction of the barrier (a flow driven against a
+link whose price must still rise by decades), the iteration takes the plain
+step instead (one more factorisation or pair of solves); a run that fails
+with it is repeated with plain steps only, the method as it was before.  On
+300 random networks of 20 to 1 500 flows (alpha 0.5, 1, 2): no failure,
+10.0 / 10.3 / 11.7 iterations on average (at most 15 / 16 / 20) against
+13.7 / 15.8 / 24.6 (at most 20 / 26 / 49) with plain steps only; largest
+relative distance of the rates from the log-price solver's (:mod:`.logdual`,
+tol 1e-12; every third network) 5.2e-6 / 3.7e-7 / 5.7e-7 against 2.3e-5 /
+1.7e-8 / 9.4e-9, medians 3.7e-10 / 2.0e-10 / 2.8e-11 against 1.4e-9 /
+3.8e-10 / 9.3e-11 (the certified gap pins the objective, not every rate).
 
 Linear algebra.  Up to :data:`DENSE_LIMIT` links the system is formed
 densely and factorised by Cholesky.  Above, it is solved by conjugate
@@ -55,6 +83,10 @@ References
 S. Wright, *Primal-Dual Interior-Point Methods*, SIAM 1997 (Mehrotra's
 heuristic, Ch. 10).  J. Nocedal and S. Wright, *Numerical Optimization*, 2nd
 ed., Section 19.4 (line searches on the barrier for primal-dual steps).
+P. Deuflhard, *Newton Methods for Nonlinear Problems: Affine Invariance and
+Adaptive Algorithms*, Springer 2004.  S. Boyd, S.-J. Kim,
+L. Vandenberghe, A. Hassibi, "A tutorial on geometric programming", Optim.
+Eng. 8, 2007 (monomials are linear in logarithmic variables).
 S. Bellavia, "Inexact interior-point method", J. Optim. Theory Appl. 96,
 1998; J. Gondzio, "Convergence analysis of an inexact feasible interior point
 method for convex quadratic programming", SIAM J. Optim. 23(3), 2013
@@ -74,6 +106,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from ..errors import SolverError
 from .problem import Problem, marginal, rate_at_price, relative_gap, utility_diff
+from .problem import dot as _dot
 
 #: Up to this many constraint rows the Newton system is factorised densely
 #: (Cholesky); above, it is solved by preconditioned conjugate gradients, which
@@ -93,6 +126,19 @@ _STATIONARITY = 1e-8  # relative |R^T p - U'(x)| / U'(x) sought once the gap is 
 _EXTRA = 8  # iterations spent seeking stationarity after the gap is met
 _PCLIP = 1e6  # prices are kept within this factor of their central value
 _MAX_STALLS = 10  # line-search stalls (each followed by re-centring) before giving up
+#: The certified gap is computed only once its lower bound ``p . s / p . c`` is below this
+#: multiple of tol.  Measured at alpha 2 on random_network(10**6, 10**5): the bound is within
+#: 0.5-25 % of the gap until the gap is near 1e-6, and skipping the gap on the 21 of 29
+#: iterations where the bound exceeds 1e-9 leaves every iterate and decision as before.
+_GAP_SKIP = 10.0
+#: Newton's step on the logarithm of the stationarity equation first (see the module
+#: docstring).  Measured on random_network(n, n // 10), alpha 0.5 / 1 / 2, at 10**6 flows: 16 /
+#: 13 / 14 iterations instead of 15 / 18 / 29; at 10**5: 14 / 12 / 12 instead of 15 / 17 / 29
+#: (benchmarks/RESULTS.md, issue 37).
+_LOG_FORM = True
+#: A step on the logarithmic form cut below this (by the fraction to the boundary or the
+#: line search) is replaced by the plain Newton step of the same iteration.
+_LOG_MIN_STEP = 0.1
 #: Mehrotra's second-order term in the corrector's right-hand side.  Measured on
 #: random_network(n, n // 10), alpha 0.5 / 1 / 2: 15 / 18 / 29 iterations instead of 20 / 28
 #: / 42 at 10**6 flows, 15 / 17 / 29 instead of 20 / 24 / 35 at 10**5, and rates closer to
@@ -137,13 +183,18 @@ def solve_alpha_fair(prob: Problem, alpha: float, *, tol: float = 1e-10,
     share = np.where(n_on > 0, prob.c / np.maximum(n_on, 1.0), np.inf)
     x0 = 0.5 * _min_over_route(RT, share)
     try:
-        return _solve_from(prob, RT, x0, alpha, tol, max_iter, _CORRECTOR)
+        return _solve_from(prob, RT, x0, alpha, tol, max_iter, _CORRECTOR, _LOG_FORM)
     except SolverError as first:
+        # Then the method as it was before the logarithmic form: plain Newton steps, with
+        # the second-order term, then without it.  With the term the line search stalls on
+        # about 1 network in 150 at alpha = 2 (measured); the method without it gets
+        # through them.
+        retries = [(_CORRECTOR, False)] if _LOG_FORM else []
         if _CORRECTOR:
-            # With the second-order term the line search stalls on about 1 network in 150
-            # at alpha = 2 (measured); the method without it gets through them.
+            retries.append((False, False))
+        for corrector, log_form in retries:
             try:
-                return _solve_from(prob, RT, x0, alpha, tol, max_iter, False)
+                return _solve_from(prob, RT, x0, alpha, tol, max_iter, corrector, log_form)
             except SolverError:
                 pass
         # Rarely the iterates jam at the boundary; a second start, half the
@@ -152,22 +203,23 @@ def solve_alpha_fair(prob: Problem, alpha: float, *, tol: float = 1e-10,
 
         x1 = 0.5 * progressive_filling(prob.R, prob.c, prob.w)[0]
         try:
-            return _solve_from(prob, RT, x1, alpha, tol, max_iter, False)
+            return _solve_from(prob, RT, x1, alpha, tol, max_iter, False, False)
         except SolverError:
             raise first from None
 
 
-def _solve_from(prob, RT, x0, alpha, tol, max_iter, corrector) -> IPMResult:
+def _solve_from(prob, RT, x0, alpha, tol, max_iter, corrector, log_form=False) -> IPMResult:
     # Work in units where a typical starting rate is 1, so that x^-alpha stays
     # representable for large alpha; the relative gap is invariant under this.
     k = float(np.median(x0))
     sub = dataclasses.replace(prob, c=prob.c / k)
-    x, p, gap, it = _path_following(sub, RT, x0 / k, alpha, tol, max_iter, corrector)
+    x, p, gap, it = _path_following(sub, RT, x0 / k, alpha, tol, max_iter, corrector,
+                                    log_form)
     return IPMResult(x=prob.feasible(x * k), p=p * k**-alpha, gap=gap, iterations=it,
                      status="optimal")
 
 
-def _path_following(prob, RT, x, alpha, tol, max_iter, corrector=False):
+def _path_following(prob, RT, x, alpha, tol, max_iter, corrector=False, log_form=False):
     """Feasible primal-dual path following with a barrier line search.
 
     Each iteration takes the Newton direction of the primal-dual system, an
@@ -187,12 +239,22 @@ def _path_following(prob, RT, x, alpha, tol, max_iter, corrector=False):
     extra = 0
     for it in range(1, max_iter + 1):
         g = marginal(x, w, alpha)
-        d = x / (alpha * g)  # 1 / (-U''(x)), since -U'' = alpha U' / x
-        r_d = RT @ p - g
-        mu = float(p @ s) / m
+        q = RT @ p
+        r_d = q - g
+        mu = _dot(p, s) / m
 
-        gap = relative_gap(x, p, prob, alpha)
-        best_gap = min(best_gap, gap)
+        # The certified gap is (p . s + B) / (p . c) with B >= 0 (x is feasible; B is
+        # the Lagrangian's shortfall at the rates, sum_i max_y [U_i(y) - q_i y] - [U_i(x_i)
+        # - q_i x_i]), so p . s / p . c bounds it from below.  While that bound is well
+        # above tol the gap cannot be met, and computing it (a sparse product with R and
+        # R^T, a median and transcendental functions over the flows) is skipped.
+        if m * mu > _GAP_SKIP * tol * _dot(p, c):
+            if done is not None:
+                return _finish(prob, RT, done, alpha)
+            gap = np.inf
+        else:
+            gap = relative_gap(x, p, prob, alpha)
+            best_gap = min(best_gap, gap)
         # The gap is second order in the error of rates and prices, so once it is
         # met a few more iterations seek first-order stationarity too (prices
         # accurate to ~1e-8).  Rounding can make that unreachable (large alpha,
@@ -207,23 +269,39 @@ def _path_following(prob, RT, x, alpha, tol, max_iter, corrector=False):
         elif done is not None:
             return _finish(prob, RT, done, alpha)
 
-        system.update(d, s / p)
-        base = -(R @ (d * r_d))
-        # predictor (affine scaling), only to choose the centring target (Mehrotra)
-        dp_a, dx_a, ds_a = _directions(system, RT, R, d, r_d, -p * s, p, base, _ETA * mu)
-        a_aff = min(_max_step(p, dp_a), _max_step(s, ds_a), _max_step(x, dx_a), 1.0)
-        mu_aff = float((p + a_aff * dp_a) @ (s + a_aff * ds_a)) / m
-        sigma = float(np.clip((mu_aff / mu) ** 3, 1e-3, 0.5))
-        target = sigma * mu
+        # Newton's step on log U'(x) = log q first (the rates' steps then scale with
+        # log(U'(x) / q) rather than with 1 - q / U'(x)), the plain one if that step is
+        # cut below _LOG_MIN_STEP or does not raise the barrier.
+        for form in ("log", "std") if log_form else ("std",):
+            if form == "log":
+                # alpha dx / x + dq / q = log(U'(x) / q), i.e. dx = a - D dq
+                d = x / (alpha * q)
+                a = (x / alpha) * np.log(g / q)
+                base = R @ a
+            else:
+                d = x / (alpha * g)  # 1 / (-U''(x)), since -U'' = alpha U' / x
+                a = None
+                base = -(R @ (d * r_d))
+            system.update(d, s / p)
+            # predictor (affine scaling), only to choose the centring target (Mehrotra)
+            dp_a, dx_a, ds_a = _directions(system, RT, R, d, a, r_d, -p * s, p, base, _ETA * mu)
+            a_aff = min(_max_step(p, dp_a), _max_step(s, ds_a), _max_step(x, dx_a), 1.0)
+            mu_aff = _dot(p + a_aff * dp_a, s + a_aff * ds_a) / m
+            sigma = float(np.clip((mu_aff / mu) ** 3, 1e-3, 0.5))
+            target = sigma * mu
 
-        rhs = target - p * s
-        corrected = corrector
-        dp, dx, ds = _directions(system, RT, R, d, r_d, rhs - dp_a * ds_a if corrected else rhs,
-                                 p, base, _ETA * target, dp_a)
-        t, xn, sn = _rate_step(x, s, dx, ds, g, RT, w, alpha, target)
-        if t is None and corrected:
-            dp, dx, ds = _directions(system, RT, R, d, r_d, rhs, p, base, _ETA * target, dp_a)
-            t, xn, sn = _rate_step(x, s, dx, ds, g, RT, w, alpha, target)
+            rhs = target - p * s
+            corrected = corrector
+            dp, dx, ds = _directions(system, RT, R, d, a, r_d,
+                                     rhs - dp_a * ds_a if corrected else rhs, p, base,
+                                     _ETA * target, dp_a)
+            t, xn, sn = _rate_step(x, s, dx, ds, g, RT, w, alpha, target, form == "log")
+            if t is None and corrected:
+                dp, dx, ds = _directions(system, RT, R, d, a, r_d, rhs, p, base, _ETA * target,
+                                         dp_a)
+                t, xn, sn = _rate_step(x, s, dx, ds, g, RT, w, alpha, target, form == "log")
+            if t is not None and (form == "std" or t >= _LOG_MIN_STEP):
+                break
         if t is None:
             # Stalled.  At the optimum this is rounding: the barrier cannot rise
             # measurably; accept the certified point.  Otherwise the prices have
@@ -249,6 +327,7 @@ def _path_following(prob, RT, x, alpha, tol, max_iter, corrector=False):
 
     if done is not None:
         return _finish(prob, RT, done, alpha)
+    best_gap = min(best_gap, relative_gap(x, p, prob, alpha))
     raise SolverError(
         f"the interior-point method did not reach a relative duality gap of {tol:g} in "
         f"{max_iter} iterations (best {best_gap:.3g}); raise max_iter, loosen tol, or use "
@@ -256,12 +335,16 @@ def _path_following(prob, RT, x, alpha, tol, max_iter, corrector=False):
     )
 
 
-def _rate_step(x, s, dx, ds, g, RT, w, alpha, target):
+def _rate_step(x, s, dx, ds, g, RT, w, alpha, target, ascent=False):
     """The rate step: fraction to the boundary, then Armijo backtracking on the barrier
     ``phi = sum U + target sum log s``; ``(t, x + t dx, s + t ds)``, or ``(None, None,
-    None)`` if no step down to 1e-14 raises it enough."""
+    None)`` if no step down to 1e-14 raises it enough, or if ``ascent`` is set and ``dx``
+    is not an ascent direction of ``phi`` (checked for the logarithmic step, which, unlike
+    the plain one, is not one by construction)."""
     t = min(1.0, _TAU * min(_max_step(s, ds), _max_step(x, dx)))
-    slope = float((g - RT @ (target / s)) @ dx)
+    slope = _dot(g - RT @ (target / s), dx)
+    if ascent and not slope > 0:
+        return None, None, None
     while t >= 1e-14:
         xn, sn = x + t * dx, s + t * ds
         if _barrier_rise(xn, sn, x, s, w, alpha, target) >= 1e-4 * t * slope:
@@ -307,16 +390,21 @@ def _barrier_rise(xn, sn, x, s, w, alpha, mu) -> float:
     return float(np.sum(utility_diff(xn, x, w, alpha)) + mu * np.sum(np.log(sn / s)))
 
 
-def _directions(system, RT, R, d, r_d, r_c, p, base, tol, dp0=None):
+def _directions(system, RT, R, d, a, r_d, r_c, p, base, tol, dp0=None):
     """Newton directions for a given complementarity residual ``r_c``.
 
-    From ``U'(x) + U''(x) dx = R^T (p + dp)``, ``ds = -R dx`` and
-    ``S dp + P ds = r_c``.  A residual rho of the reduced system leaves the
-    first two equations exact and the third off by ``p * rho``, so an
-    iterative solve is asked for ``|p * rho| <= tol``.
+    From ``dx = a - D R^T dp`` (the linearised stationarity equation), ``ds =
+    -R dx`` and ``S dp + P ds = r_c``.  For the plain Newton step ``U'(x) +
+    U''(x) dx = R^T (p + dp)``: ``D = 1 / (-U''(x))`` and ``a = -D r_d`` with
+    ``r_d = R^T p - U'(x)`` (``a`` is None then, and ``dx = -D (r_d + R^T dp)``);
+    for the logarithmic form ``log U'(x) + (U''(x) / U'(x)) dx = log q + dq / q``:
+    ``D = x / (alpha q)`` and ``a = (x / alpha) log(U'(x) / q)``.  ``base`` is
+    ``R a``.  A residual rho of the reduced system leaves the first two equations
+    exact and the third off by ``p * rho``, so an iterative solve is asked for
+    ``|p * rho| <= tol``.
     """
     dp = system.solve(r_c / p + base, tol / p, dp0)
-    dx = -d * (r_d + RT @ dp)
+    dx = -d * (r_d + RT @ dp) if a is None else a - d * (RT @ dp)
     ds = -(R @ dx)
     return dp, dx, ds
 
@@ -479,19 +567,6 @@ class _NewtonSystem:
             q *= rz / rz_old
             q += z
         return y, bool(np.all(np.abs(r) <= atol))
-
-
-def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    """``a . b`` by NumPy's pairwise sum rather than BLAS.
-
-    The conjugate gradients take thousands of dot products of vectors of 10**4-10**5
-    entries.  A multithreaded BLAS ``ddot`` (OpenBLAS threads them from 10**4 entries on)
-    then spends more time starting and waiting for its threads than adding: on a shared
-    2-core machine a proportionally fair allocation of 10**6 flows took 67 s with it and
-    34 s with one BLAS thread (measured).  The pairwise sum is single-threaded, about as
-    accurate, and does not depend on the thread count.
-    """
-    return float(np.add.reduce(a * b))
 
 
 def _direct_affordable(M: sp.csr_matrix) -> bool:

@@ -80,11 +80,21 @@ swings.  NewReno at windows of 4-17 packets gets 5-30 % less than the square-roo
 "rough equality"): the Classic flows' RTT includes the 15 ms queue, which the law with
 the operating points accounts for.  Scenario choices (not the RFC's): 1500-byte
 packets, a buffer of 4000 packets (no overflow), one seed.
+
+The scheduler is declared unstated in ``aqm-dualpi2`` (``scheduler``, coded 0 the
+time-shifted FIFO, the default, 1 Linux's weighted round robin with a 10 % Classic weight;
+:attr:`DualPi2.scheduler <qosmodels.mechanisms.DualPi2>`): RFC 9332 gives both as
+examples.  ``validate aqm-dualpi2 --explore`` (seed 1): with the round robin the ratio at
+``k = 2`` is 0.578, 0.583, 0.419 and 0.405 at the four grid points (0.563, 0.579, 0.409 and
+0.508 with the time-shifted FIFO), so no declared ratio comes within the law's 20 %; the L
+queue waits longer, 0.83, 0.71, 0.22 and 0.18 ms (0.61, 0.54, 0.15 and 0.14 ms), still under
+the ramp's 1.2 ms: the round robin sends Classic packets while L packets wait, which the
+time-shifted FIFO with its 50 ms shift hardly does.
 """
 
 from __future__ import annotations
 
-from .registry import Bounds, Check, Known, Side, register
+from .registry import Bounds, Check, Known, Side, Unstated, register
 
 #: (capacity bit/s, base RTT s) of aqm-dualpi2's grid.
 GRID = ((10e6, 0.01), (10e6, 0.04), (40e6, 0.01), (40e6, 0.04))
@@ -127,11 +137,11 @@ def expected_ratio(k: float, capacity: float, rtt: float) -> float:
 
 
 def run(capacity: float, rtt: float, k: float, n_l: int, classic: str, n_c: int,
-        quick: bool) -> dict:
+        quick: bool, scheduler: str = "tshift") -> dict:
     """One packet run: ``n_l`` Prague and ``n_c`` Classic flows (``"reno"``: NewReno,
-    ``"cubic"``) through one DualPi2 bottleneck: the per-flow rate ratio, the mean
-    queueing delays of the two groups and the utilisation, after the warm-up; and the
-    law's terms as measured (:func:`law_terms`)."""
+    ``"cubic"``) through one DualPi2 bottleneck (``scheduler``: ``DualPi2.scheduler``):
+    the per-flow rate ratio, the mean queueing delays of the two groups and the
+    utilisation, after the warm-up; and the law's terms as measured (:func:`law_terms`)."""
     from ..mechanisms import Cubic, DualPi2, Prague, TcpNewReno
     from ..network import Flow, Link, Network
     from ..sim import simulate
@@ -141,7 +151,7 @@ def run(capacity: float, rtt: float, k: float, n_l: int, classic: str, n_c: int,
     flows = ([Flow(["s", "d"], source=Prague(), packet_size=PACKET) for _ in range(n_l)]
              + [Flow(["s", "d"], source=src(), packet_size=PACKET) for _ in range(n_c)])
     net = Network([Link("s", "d", capacity, rtt / 2, buffer=BUFFER,
-                        queue=DualPi2(k=k, record=True))], flows)
+                        queue=DualPi2(k=k, record=True, scheduler=scheduler))], flows)
     r = simulate(net, duration, warmup=warmup, seed=1, progress=False)
     th, qd = r.throughput, r.mean_queueing_delay
     out = {"ratio": float(th[n_l:].mean() / th[:n_l].mean()),
@@ -205,9 +215,10 @@ def _label(capacity, rtt):
     return f"C = {capacity / 1e6:g} Mb/s, RTT = {rtt * 1e3:g} ms"
 
 
-def _method(capacity, rtt, k, quick, extra=""):
+def _method(capacity, rtt, k, quick, extra="", sched="tshift"):
     d, w = RUNS[bool(quick)]
-    return (f"simulate: 1 Prague + 1 NewReno, DualPi2(k={k:g}), {_label(capacity, rtt)}, "
+    q = f"DualPi2(k={k:g})" if sched == "tshift" else f"DualPi2(k={k:g}, scheduler={sched!r})"
+    return (f"simulate: 1 Prague + 1 NewReno, {q}, {_label(capacity, rtt)}, "
             f"{d:g} s (warm-up {w:g} s), seed 1{extra}")
 
 
@@ -295,19 +306,35 @@ KNOWN: dict = {
 }
 
 
+#: The schedulers ``aqm-dualpi2``'s unstated ``scheduler`` codes (``DualPi2.scheduler``).
+SCHEDULERS = ("tshift", "wrr")
+#: RFC 9332 leaves the scheduler open: declared, explored with Linux's round robin.
+UNSTATED = (
+    Unstated("scheduler", 0, (1,),
+             "RFC 9332 Section 2.5.2 gives two example conditional-priority schedulers and "
+             "requires neither: coded 0 the time-shifted FIFO (tshift 50 ms, ns-3's "
+             "DualPi2QueueDisc, the default), 1 weighted round robin with a 10 % Classic "
+             "weight (Linux sch_dualpi2.c)", unit=""),
+)
+
+
 @register("aqm-dualpi2",
           title="DualPI2: Classic/L4S per-flow rate ratio against the coupling law over "
                 "capacity x RTT, its bias with k, the L and Classic queues' delays",
           paper="De Schepper, Briscoe, White, RFC 9332 (DualQ Coupled AQM), 2023, "
                 "Section 2.1 and Appendix A",
-          sides=("packets",))
-def aqm_dualpi2(*, sides, quick) -> list[Check]:
+          sides=("packets",), unstated=UNSTATED)
+def aqm_dualpi2(*, sides, quick, params) -> list[Check]:
     """Per grid point of :data:`GRID`: the ratio at k = 2, the bias for k = 1 and 4, the two
     queues' delays at k = 2."""
     rows = []
     name = "aqm-dualpi2"
+    sched = SCHEDULERS[int(params["scheduler"])]
+
+    def _method_of(k, quick, extra=""):  # this grid point's method text
+        return _method(capacity, rtt, k, quick, extra, sched)
     for capacity, rtt in GRID:
-        seen = {k: run(capacity, rtt, k, 1, "reno", 1, quick) for k in KS} \
+        seen = {k: run(capacity, rtt, k, 1, "reno", 1, quick, sched) for k in KS} \
             if "packets" in sides else None
         lab = _label(capacity, rtt)
         exp = expected_ratio(2.0, capacity, rtt)
@@ -315,7 +342,7 @@ def aqm_dualpi2(*, sides, quick) -> list[Check]:
         rows.append(Check(
             name, q, exp, source="closed form",
             packets=Side(seen[2.0]["ratio"], TOL["ratio"],
-                         method=_method(capacity, rtt, 2.0, quick, "; mean NewReno rate "
+                         method=_method_of(2.0, quick, "; mean NewReno rate "
                                         "over mean Prague rate" + terms_text(seen[2.0])))
             if seen else None,
             note=f"(1.22 k / 2) R_L / R_C with R_L = R_0 + 1 ms, R_C = R_0 + 15 ms, R_0 = "
@@ -327,7 +354,7 @@ def aqm_dualpi2(*, sides, quick) -> list[Check]:
             rows.append(Check(
                 name, q, k / 2.0, source="closed form",
                 packets=Side(seen[k]["ratio"] / seen[2.0]["ratio"], TOL["bias"],
-                             method=_method(capacity, rtt, k, quick,
+                             method=_method_of(k, quick,
                                f"; ratio {seen[k]['ratio']:.3f} over "
                                f"{seen[2.0]['ratio']:.3f} at k = 2" + terms_text(seen[k])))
                 if seen else None,
@@ -338,7 +365,7 @@ def aqm_dualpi2(*, sides, quick) -> list[Check]:
         rows.append(Check(
             name, q, Bounds(0.0, 1.2e-3), source="paper (stated)", unit="s",
             packets=Side(seen[2.0]["q_l"], 0.0,
-                         method=_method(capacity, rtt, 2.0, quick, "; the Prague flow's mean "
+                         method=_method_of(2.0, quick, "; the Prague flow's mean "
                                         "queueing delay")) if seen else None,
             note="at most the native ramp's end min_th + range = 1.2 ms",
             reference="RFC 9332, Figure 2 (minTh 800 us, range 400 us)",
@@ -347,7 +374,7 @@ def aqm_dualpi2(*, sides, quick) -> list[Check]:
         rows.append(Check(
             name, q, 15e-3, source="paper (stated)", unit="s",
             packets=Side(seen[2.0]["q_c"], TOL["delay_c"],
-                         method=_method(capacity, rtt, 2.0, quick, "; the NewReno flow's mean "
+                         method=_method_of(2.0, quick, "; the NewReno flow's mean "
                                         f"queueing delay; utilisation "
                                         f"{seen[2.0]['utilisation']:.3f}")) if seen else None,
             note="PI2 holds the Classic head's sojourn time at its target",

@@ -19,6 +19,18 @@ PIE's ``calculate_drop_prob`` (RFC 8033, Section 4.2 and Appendix A) at the inst
 q_old/C)``, divided by the auto-tuning factor of the current ``p`` (2048 below 1e-6, 512 below
 1e-5, 128 below 1e-4, 32 below 1e-3, 8 below 1e-2, 2 below 0.1, else 1), added to ``p``, then
 ``p`` times 0.98 when both delays are 0, clamped to [0, 1]; held between the instants.
+
+Timeouts (:func:`integrate_mgt_to` with ``to_k > 0``; off in :func:`integrate_mgt`): the
+window's derivative is Misra, Gong and Towsley's Section 2.3 form (SIGCOMM 2000), a loss being
+a timeout with probability ``Q(W) = min(1, to_k / W)`` (``to_k`` = 3: the paper's, after
+Padhye et al.)::
+
+    dW/dt = 1/R - (1 - Q(W)) W W(t-R) p(t-R) / (2 R(t-R))
+                + (1 - W) Q(W) W(t-R) p(t-R) / R(t-R)
+
+and the expected timeouts of one flow, ``int Q(W) W(t-R) p(t-R) / R(t-R) dt``, are integrated
+by the same Heun steps (saved cumulatively).  With ``to_k = 0`` the step computes exactly the
+expressions of the model without timeouts.
 """
 
 from __future__ import annotations
@@ -79,13 +91,34 @@ def pie_update(p, qdelay, qdelay_old, alpha, beta, target):
 
 
 @njit(cache=True)
+def _q_timeout(W, to_k):
+    """The probability that a loss is a timeout at window ``W``: ``min(1, to_k / W)``."""
+    if W <= to_k:
+        return 1.0
+    return to_k / W
+
+
+@njit(cache=True)
 def integrate_mgt(N, C, Tp, buffer, dt, n_steps, save_every, law, prm, W_init, q_init,
                   x_init, p_init, ring, out_t, out_W, out_q, out_p, out_x, out_R):
-    """Integrate; fill the ``out_*`` arrays (one row per ``save_every`` steps); return a status.
+    """Integrate the model without timeouts; fill the ``out_*`` arrays (one row per
+    ``save_every`` steps); return a status.
 
     ``prm``: RED ``(min_th, max_th, max_p, K, gentle)``; PI ``(a, b, T, q_ref)``; PIE
     ``(alpha, beta, T, target)`` (1/s, 1/s, s, s).
     """
+    return integrate_mgt_to(N, C, Tp, buffer, dt, n_steps, save_every, law, prm, W_init,
+                            q_init, x_init, p_init, ring, out_t, out_W, out_q, out_p, out_x,
+                            out_R, 0.0, np.empty(0))
+
+
+@njit(cache=True)
+def integrate_mgt_to(N, C, Tp, buffer, dt, n_steps, save_every, law, prm, W_init, q_init,
+                     x_init, p_init, ring, out_t, out_W, out_q, out_p, out_x, out_R, to_k,
+                     out_to):
+    """:func:`integrate_mgt` with timeouts when ``to_k > 0`` (``Q(W) = min(1, to_k / W)``);
+    ``out_to`` (as long as the others; unused when ``to_k = 0``) gets the expected
+    timeouts of one flow since 0."""
     mask = ring - 1
     hW = np.empty(ring)
     hp = np.empty(ring)
@@ -104,6 +137,10 @@ def integrate_mgt(N, C, Tp, buffer, dt, n_steps, save_every, law, prm, W_init, q
     p0 = p
     R0 = q / C + Tp
     K = prm[3] if law == LAW_RED else 0.0
+    timeouts = to_k > 0.0
+    n_to = 0.0  # expected timeouts of one flow since 0
+    r1 = 0.0
+    r2 = 0.0
     j = 0
     for n in range(n_steps + 1):
         t = n * dt
@@ -118,6 +155,8 @@ def integrate_mgt(N, C, Tp, buffer, dt, n_steps, save_every, law, prm, W_init, q
             out_p[j] = p
             out_x[j] = x
             out_R[j] = R
+            if timeouts:
+                out_to[j] = n_to
             j += 1
         if n == n_steps:
             break
@@ -126,7 +165,12 @@ def integrate_mgt(N, C, Tp, buffer, dt, n_steps, save_every, law, prm, W_init, q
         Wd = _lookup(hW, n, u, mask, W0)
         pd = _lookup(hp, n, u, mask, p0)
         Rd = _lookup(hR, n, u, mask, R0)
-        fW1 = 1.0 / R - W * Wd * pd / (2.0 * Rd)
+        if timeouts:
+            Q = _q_timeout(W, to_k)
+            r1 = Q * Wd * pd / Rd
+            fW1 = 1.0 / R - (1.0 - Q) * W * Wd * pd / (2.0 * Rd) + (1.0 - W) * r1
+        else:
+            fW1 = 1.0 / R - W * Wd * pd / (2.0 * Rd)
         fq1 = N * W / R - C
         if (q <= 0.0 and fq1 < 0.0) or (q >= buffer and fq1 > 0.0):
             fq1 = 0.0
@@ -140,7 +184,13 @@ def integrate_mgt(N, C, Tp, buffer, dt, n_steps, save_every, law, prm, W_init, q
         Wd = _lookup(hW, n, u, mask, W0)
         pd = _lookup(hp, n, u, mask, p0)
         Rd = _lookup(hR, n, u, mask, R0)
-        fW2 = 1.0 / Rp - Wp * Wd * pd / (2.0 * Rd)
+        if timeouts:
+            Q = _q_timeout(Wp, to_k)
+            r2 = Q * Wd * pd / Rd
+            fW2 = 1.0 / Rp - (1.0 - Q) * Wp * Wd * pd / (2.0 * Rd) + (1.0 - Wp) * r2
+            n_to += 0.5 * dt * (r1 + r2)
+        else:
+            fW2 = 1.0 / Rp - Wp * Wd * pd / (2.0 * Rd)
         fq2 = N * Wp / Rp - C
         if (qp <= 0.0 and fq2 < 0.0) or (qp >= buffer and fq2 > 0.0):
             fq2 = 0.0

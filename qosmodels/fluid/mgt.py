@@ -29,14 +29,40 @@ The loss (mark) probability ``p`` comes from a law:
 delayed values interpolated from a history; see :mod:`qosmodels.fluid._mgt_kernel`).  The
 linearisation, margins and PI design are in :mod:`qosmodels.aqm_control`.
 
-Not modelled (as in the papers' model): timeouts and slow start; losses at a full buffer do
-not reach the senders (the queue is only clamped at ``buffer``; give a buffer large enough
-that RED's or PI's ``p`` does the work, and read ``q`` against it).
+Timeouts (``solve_mgt(..., timeouts=True)``; off by default, the form above): Section 2.3 of
+the SIGCOMM 2000 paper ("Modeling Timeouts") splits the losses into timeouts (TO) and triple
+duplicate acks (TD): "Let Q(w) denote the probability that the loss is a TO loss, given that
+the window size at the time of a loss is w.  We use the simplified function Q(w) = min(1,
+3/w) derived in [13]" (Padhye, Firoiu, Towsley, Kurose, SIGCOMM 1998), and Equation (4)
+becomes (one flow, the paper's symbols: ``W(t - tau)``, ``R(q(t - tau))``, ``p(x(t - tau))``
+the delayed values; ``Q`` of the current window)::
+
+    dW/dt = 1/R(q) + (1 - Q(W)) (- W W(t-tau) / (2 R(q(t-tau)))) p(x(t-tau))
+                   + (1 - W) W(t-tau) / R(q(t-tau)) Q(W) p(x(t-tau))
+
+a TD loss halving the window and a TO loss setting it to 1.  Its Section 3.5 adds that
+``Q(w) = min(1, 3/w)`` "seems valid for Reno" and ``min(1, 1/w)`` "seems to work for Sack"
+(``timeouts=1.0`` here; a number ``k`` gives ``Q(w) = min(1, k/w)``, ``True`` is the paper's
+3).  The queue equation is unchanged: the paper's timeout model has no term for the time a
+flow spends waiting for its retransmission timer (no idle period, no backoff) and none for
+the slow start that follows (it left slow start out altogether, Section 3.7); this library
+adds none.  :attr:`MgtResult.timeouts` integrates the model's rate of TO losses, ``Q(W)``
+times the loss rate ``W(t-tau) p(t-tau) / R(q(t-tau))``.  Read in the paper's text
+(Sections 2.1, 2.3, 3.5 and 3.7) as a full-text conversion of the SIGCOMM paper held in a
+public repository (its equations as LaTeX; the printed page was not seen): Equation (4) there
+is the form above, so the timeout terms are added to exactly this module's window equation.
+
+Not modelled (as in the papers' model): slow start, and timeouts unless asked for; losses at
+a full buffer do not reach the senders (the queue is only clamped at ``buffer``; give a
+buffer large enough that RED's or PI's ``p`` does the work, and read ``q`` against it).
 
 References
 ----------
 V. Misra, W.-B. Gong, D. Towsley, "Fluid-based analysis of a network of AQM routers
-supporting TCP flows with an application to RED", SIGCOMM 2000.
+supporting TCP flows with an application to RED", SIGCOMM 2000, pp. 151-160 (Section 2.3:
+timeouts).
+J. Padhye, V. Firoiu, D. Towsley, J. Kurose, "Modeling TCP throughput: a simple model and
+its empirical validation", SIGCOMM 1998 (the ``Q(w) = min(1, 3/w)`` the paper takes).
 C. V. Hollot, V. Misra, D. Towsley, W.-B. Gong, "A control theoretic analysis of RED" and
 "On designing improved controllers for AQM routers supporting TCP flows", INFOCOM 2001.
 R. Pan, P. Natarajan, F. Baker, G. White, "Proportional Integral Controller Enhanced (PIE)",
@@ -46,6 +72,7 @@ RFC 8033, 2017: Section 4.2 and Appendix A (the drop probability's update).
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -241,7 +268,11 @@ class MgtResult(ShortRepr):
         ``q/C + Tp``.
     law : RedLaw, PiLaw or PieLaw
     inputs : dict
-        ``N``, ``C``, ``Tp``, ``buffer``, ``t_end``, ``dt``, ``W_init``, ``q_init``.
+        ``N``, ``C``, ``Tp``, ``buffer``, ``t_end``, ``dt``, ``W_init``, ``q_init``,
+        ``timeouts`` (the ``k`` of ``Q(w) = min(1, k/w)``, 0 when off).
+    timeouts : ndarray, shape (T,), or None
+        With timeouts: the expected number of timeouts of one flow since 0, the integral of
+        ``Q(W) W(t-R) p(t-R) / R(t-R)``; None without.
     """
 
     t: np.ndarray
@@ -252,6 +283,7 @@ class MgtResult(ShortRepr):
     rtt: np.ndarray
     law: object
     inputs: dict = field(default_factory=dict)
+    timeouts: np.ndarray | None = None
 
     def window(self, duration: float) -> np.ndarray:
         """Boolean mask of the samples in the last ``duration`` seconds."""
@@ -266,6 +298,15 @@ class MgtResult(ShortRepr):
     def mean_queue(self, duration: float = 20.0) -> float:
         """Mean queue over the last ``duration`` seconds, packets."""
         return float(self.q[self.window(duration)].mean())
+
+    def timeout_count(self, duration: float = 20.0) -> float:
+        """The model's expected timeouts of all ``N`` flows over the last ``duration`` seconds
+        (from the saved samples that span it; refused when solved without timeouts)."""
+        if self.timeouts is None:
+            raise ScenarioError("MgtResult.timeout_count: this result was solved without "
+                                "timeouts; solve with solve_mgt(..., timeouts=True)")
+        n = self.timeouts[self.window(duration)]
+        return float(self.inputs["N"] * (n[-1] - n[0]))
 
     def to_pandas(self) -> pandas.DataFrame:
         import pandas as pd
@@ -320,7 +361,8 @@ class MgtScenario:
     packet_size: int
 
     def solve(self, t_end, **options) -> MgtResult:
-        """:func:`solve_mgt` on this scenario (``options``: ``dt``, ``W_init``, ...)."""
+        """:func:`solve_mgt` on this scenario (``options``: ``dt``, ``W_init``, ``timeouts``,
+        ...)."""
         return solve_mgt(self.N, self.C, self.Tp, self.law, self.buffer, t_end, **options)
 
 
@@ -395,7 +437,8 @@ def mgt_scenario(network, link) -> MgtScenario:
 
 
 def solve_mgt(N, C, Tp, law, buffer, t_end, *, dt=None, W_init=1.0, q_init=0.0,
-              avg_init=None, p_init=None, save_dt=None, max_steps=None) -> MgtResult:
+              avg_init=None, p_init=None, save_dt=None, max_steps=None,
+              timeouts=False) -> MgtResult:
     """Integrate the MGT fluid model of N TCP flows through one AQM bottleneck.
 
     Parameters
@@ -424,6 +467,11 @@ def solve_mgt(N, C, Tp, law, buffer, t_end, *, dt=None, W_init=1.0, q_init=0.0,
         Sampling of the result (rounded to a multiple of ``dt``); default ``t_end / 4000``.
     max_steps : int, optional
         Refuse runs of more than this many steps (default :data:`DEFAULT_MAX_STEPS`).
+    timeouts : bool or float
+        ``False`` (default): the model without timeouts.  ``True``: Section 2.3's window
+        equation, a loss a timeout with probability ``Q(W) = min(1, 3/W)`` (the paper's,
+        Reno's); a number ``k > 0``: ``Q(W) = min(1, k/W)`` (Section 3.5: ``k = 1`` for Sack).
+        See the module docstring; :attr:`MgtResult.timeouts` counts them.
 
     Returns
     -------
@@ -462,6 +510,20 @@ def solve_mgt(N, C, Tp, law, buffer, t_end, *, dt=None, W_init=1.0, q_init=0.0,
                                 f"{type(law).__name__} does not average: give p_init instead")
         x_init = q_init
         p0 = 0.0 if p_init is None else v.real("solve_mgt", "p_init", p_init, ge=0, le=1)
+    if timeouts is False:
+        to_k = 0.0
+    elif timeouts is True:
+        to_k = 3.0
+    elif isinstance(timeouts, numbers.Real) and not isinstance(timeouts, np.bool_):
+        to_k = float(timeouts)
+        if not (math.isfinite(to_k) and to_k > 0):
+            raise ScenarioError(f"solve_mgt.timeouts must be a number k > 0 (Q(w) = min(1, "
+                                f"k/w); the paper's 3 is timeouts=True), or False for no "
+                                f"timeouts, got {timeouts!r}")
+    else:
+        raise ScenarioTypeError(f"solve_mgt: timeouts must be False, True (Q(w) = min(1, 3/w), "
+                                f"the paper's) or a number k > 0 (Q(w) = min(1, k/w)), got "
+                                f"{timeouts!r}")
     save_dt = t_end / DEFAULT_SAVES if save_dt is None else v.real(
         "solve_mgt", "save_dt", save_dt, gt=0, unit="s")
     n_steps, save_every, n_saves = step_plan("solve_mgt", t_end, dt, save_dt, max_steps,
@@ -480,11 +542,17 @@ def solve_mgt(N, C, Tp, law, buffer, t_end, *, dt=None, W_init=1.0, q_init=0.0,
     else:
         code = 2
         prm = np.array([law.alpha, law.beta, law.t_update, law.target])
-    from ._mgt_kernel import STATUS_NONFINITE, integrate_mgt
+    from ._mgt_kernel import STATUS_NONFINITE, integrate_mgt, integrate_mgt_to
 
     out = [np.empty(n_saves) for _ in range(6)]
-    status = integrate_mgt(N, C, Tp, buffer, dt, n_steps, save_every, code, prm, W_init,
-                           q_init, x_init, p0, ring, *out)
+    if to_k == 0.0:
+        n_to = None
+        status = integrate_mgt(N, C, Tp, buffer, dt, n_steps, save_every, code, prm, W_init,
+                               q_init, x_init, p0, ring, *out)
+    else:
+        n_to = np.empty(n_saves)
+        status = integrate_mgt_to(N, C, Tp, buffer, dt, n_steps, save_every, code, prm,
+                                  W_init, q_init, x_init, p0, ring, *out, to_k, n_to)
     if status == STATUS_NONFINITE:
         raise SimulationError(f"solve_mgt: the state became non-finite; use a smaller dt "
                               f"(got {dt!r} s)")
@@ -494,4 +562,4 @@ def solve_mgt(N, C, Tp, law, buffer, t_end, *, dt=None, W_init=1.0, q_init=0.0,
     return MgtResult(t=t, W=W, q=q, p=p, avg=x, rtt=R, law=law,
                      inputs={"N": N, "C": C, "Tp": Tp, "buffer": buffer, "t_end": t_end,
                              "dt": dt, "W_init": W_init, "q_init": q_init, "avg_init": x_init,
-                             "p_init": p0})
+                             "p_init": p0, "timeouts": to_k}, timeouts=n_to)

@@ -6,9 +6,14 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .._validate import integer, real
+from ..errors import ScenarioError, ScenarioTypeError
 from ._base import QueueSpec, _flag
 
 __all__ = ["DualPi2"]
+
+#: The schedulers, in the order the kernel codes them (0, 1): RFC 9332's two examples of a
+#: conditional-priority scheduler, the time-shifted FIFO and weighted round robin.
+SCHEDULERS = ("tshift", "wrr")
 
 
 @dataclass(frozen=True)
@@ -31,10 +36,23 @@ class DualPi2(QueueSpec):
     the coupled L probability is ``p_CL = k p'`` and the Classic one
     ``p_C = p'^2`` (Section 2.4: ``p_C = (p_CL / k)^2``).
 
-    **Scheduler** (Section 2.5.2 and Appendix A): time-shifted FIFO, one of the
-    RFC's example conditional-priority schedulers: the L queue is served unless the
-    Classic head packet has waited more than ``tshift`` longer than the L head.
-    (The RFC's other example, weighted round robin, which Linux uses, is not provided.)
+    **Scheduler** (Section 2.5.2 and Appendix A), one of the RFC's two examples of a
+    conditional-priority scheduler, by ``scheduler``:
+
+    * ``"tshift"`` (default), time-shifted FIFO: the L queue is served unless the
+      Classic head packet has waited more than ``tshift`` longer than the L head;
+    * ``"wrr"``, weighted round robin as Linux ``sch_dualpi2.c`` runs it (its
+      ``dequeue_packet``, "C-queue starvation protection"): a credit, in bits here (bytes
+      there), decides: the L queue is served while it is not empty and the credit is <= 0
+      or the Classic queue is empty, else the Classic queue.  Serving an L packet of ``b``
+      bits while Classic packets wait adds ``w_C b`` to the credit, serving a Classic
+      packet while L packets wait takes ``w_L b`` off, with ``w_C = c_protection`` and
+      ``w_L = 1 - c_protection``; a packet the AQM drops changes nothing; when both
+      queues are empty the credit goes back to ``MTU (w_C - w_L)`` (negative for
+      ``c_protection`` < 0.5: the L queue first).  While both queues hold packets the
+      Classic queue thus gets ``c_protection`` of the bits sent, at least.  ``MTU`` is
+      the largest packet of the flows whose data or ACKs cross the link (Linux: the
+      device's MTU plus its link-layer header).
 
     **At dequeue** (``dualpi2_dequeue``, with Appendix A.2's overload branches and
     ``Th_len``; ``recur(q, x)`` adds ``x`` to the queue's own accumulator and fires,
@@ -109,7 +127,16 @@ class DualPi2(QueueSpec):
         ``Th_len``: no native marking unless more packets than this are left in the
         L queue after the dequeued one, >= 0: 1 (Figure 2).
     tshift : float, s
-        The time-shifted FIFO's shift, >= 0: 50 ms (see above).
+        The time-shifted FIFO's shift, >= 0: 50 ms (see above); read with
+        ``scheduler="tshift"`` only.
+    scheduler : {"tshift", "wrr"}
+        The conditional-priority scheduler (see above): ``"tshift"`` (default, as ns-3's
+        ``DualPi2QueueDisc``) or ``"wrr"`` (as Linux).  RFC 9332 gives both as examples
+        and requires neither, so the choice is the user's.
+    c_protection : float
+        ``"wrr"``'s Classic weight ``w_C``, the share of the bits the Classic queue gets
+        at least while both queues are backlogged, in [0, 1]: 0.10 (Linux's default
+        ``c_protection`` of 10 %); read with ``scheduler="wrr"`` only.
     record : bool
         Record the trace channels ``dualpi2_prob`` (``p'`` after every update),
         ``dualpi2_l_marks`` (``p_L`` at every L mark) and ``dualpi2_c_signals``
@@ -147,6 +174,8 @@ class DualPi2(QueueSpec):
     th_len: int = 1
     tshift: float = 0.05
     record: bool = False
+    scheduler: str = "tshift"
+    c_protection: float = 0.10
 
     kind: ClassVar[str] = "dualpi2"
     kernel: ClassVar[str] = "queues.dualpi2"
@@ -164,3 +193,11 @@ class DualPi2(QueueSpec):
         set_(self, "th_len", integer(n, "th_len", self.th_len, ge=0, unit="packets"))
         set_(self, "tshift", real(n, "tshift", self.tshift, ge=0, unit="s"))
         _flag(n, "record", self.record)
+        if not isinstance(self.scheduler, str):
+            raise ScenarioTypeError(
+                f"{n}.scheduler must be one of {list(SCHEDULERS)}, got {self.scheduler!r}")
+        if self.scheduler not in SCHEDULERS:
+            raise ScenarioError(
+                f"{n}.scheduler must be one of {list(SCHEDULERS)} (the time-shifted FIFO or "
+                f"weighted round robin, RFC 9332 Section 2.5.2), got {self.scheduler!r}")
+        set_(self, "c_protection", real(n, "c_protection", self.c_protection, ge=0, le=1))

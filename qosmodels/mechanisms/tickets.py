@@ -254,6 +254,16 @@ class TicketRed(Red):
         Whose tickets the link is issued (see ``tickets``).
     bits, unit
         Quantisation of the tags the link writes, as for :class:`TicketTagger`.
+    reissue : (float, float) or None
+        ``(time, tickets)``: from ``time`` (s, >= 0) on, the node issues the
+        link ``tickets`` t/s instead of ``tickets`` above (Section 3.4,
+        "Variable Ticket Allocation": "after 300 seconds, the t/s issued to
+        link (S_0, S_3) changes from 1000 to 600").  The link's exchange rate
+        uses the new issue at once (its ``InTktRate`` still averages the
+        tickets arriving, so tags leave in the new proportion without waiting
+        for the TSW window); the flows' taggers keep their tickets, whose
+        currency the link converts.  One change per run; needs ``tickets``.
+        ``None`` (default): the issue never changes.
     record : bool
         Record the trace channels ``xrate`` (the exchange rate applied to each
         data packet kept) and ``expect_tkt`` (ExpectTkt at each data arrival).
@@ -281,6 +291,7 @@ class TicketRed(Red):
     variant: str = "sender"
     bits: int | None = 8
     unit: float = 1.0
+    reissue: tuple[float, float] | None = None
     record: bool = False
 
     kind: ClassVar[str] = "ticket-red"
@@ -310,12 +321,36 @@ class TicketRed(Red):
             raise ScenarioError(f"{o}: the UDP rule is sender-based (Section 4; UDP has no "
                                 f"ACKs to carry receiver tickets); use variant='sender'")
         _quantisation(o, self)
+        set_(self, "reissue", _reissue(o, self.reissue, self.tickets))
         _flag(o, "record", self.record)
 
     @property
     def levels(self) -> int:
         """The largest tag, in units (0: unquantised)."""
         return 0 if self.bits is None else (1 << self.bits) - 1
+
+    def issued_at(self, t: float) -> float | None:
+        """The t/s issued to the link at time ``t`` (s): ``tickets``, or the reissued
+        value from its time on."""
+        if self.reissue is not None and t >= self.reissue[0]:
+            return self.reissue[1]
+        return self.tickets
+
+
+def _reissue(owner, value, tickets):
+    """``None`` or ``(time >= 0 s, tickets > 0 t/s)`` as floats, on a link issued tickets."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != 2:
+        raise ScenarioTypeError(
+            f"{owner}.reissue must be a pair (time in s, tickets in t/s) or None, got "
+            f"{value!r}; e.g. reissue=(300.0, 600.0)")
+    if tickets is None:
+        raise ScenarioError(
+            f"{owner}.reissue={value!r} changes the tickets issued to a link that is issued "
+            f"none (tickets=None); give the link tickets=... as well")
+    t = real(owner, "reissue[0]", value[0], ge=0, unit="s")
+    return (t, _tickets(owner, "reissue[1]", value[1]))
 
 
 def quantise(tag: float, levels: int, unit: float) -> float:

@@ -1,4 +1,4 @@
-"""Two adjustments to Numba's code generation while the packet kernel compiles.
+"""Four adjustments to Numba's code generation while the packet kernel compiles.
 
 The kernel's handlers are Numba functions that LLVM inlines into the event
 loop (:mod:`._kernels._jit`).  Numba compiles each of them as a library of its
@@ -22,9 +22,32 @@ handler's, and is optimised and code-generated as a whole.  Within
    :func:`._kernels._jit.rare_handler` get LLVM's ``noinline`` attribute;
    LLVM would otherwise inline most of them into the loop (each has one call
    site), which is what marking them rare is meant to avoid.
+3. **Each rare handler's code optimised once.**  A library that calls a rare
+   handler would link in the rare handler's optimised module (with everything
+   *it* calls), and LLVM's module passes would run over those functions again
+   in every library above it, up to the loop: a rare handler's body was
+   optimised once per library on its path to the loop, though a ``noinline``
+   function with a definition LLVM may replace (``linkonce_odr``) gets nothing
+   from its callers' optimisation.  Within the block, a rare handler's library
+   is not linked into its callers' libraries: they keep only its declaration
+   (which Numba's lowering writes anyway), and the entry's library links in
+   every rare handler's module once its own module is optimised, just before
+   its machine code is generated.  The libraries that left a rare handler out
+   are completed when something outside the block links them (a test's
+   trampoline), so they stay usable as Numba's own.
 
-Neither changes what the kernel computes: outputs are bit-identical with and
-without them (``benchmarks/fingerprint_sim.py``).  Both are undone on leaving
+4. **Numba's compile options compared faster.**  Numba looks up every call of
+   an overloaded function during type inference in a cache keyed by the
+   compile's options (a ``Flags``), whose ``==`` built two dictionaries of
+   all 22 options each time and whose hash sorts their names: about 220,000
+   comparisons and 135,000 hashes for the whole kernel, some 8-10 s of a
+   compile.  Within the block (for every thread: the results are the same),
+   two options of the same class set for the same names compare their set
+   values only, and a class's hash, which depends on its option names only,
+   is computed once; anything else goes to Numba's own methods.
+
+None of them changes what the kernel computes: outputs are bit-identical with and
+without them (``benchmarks/fingerprint_sim.py``).  All are undone on leaving
 the block.  If the installed Numba lacks the methods they wrap (a later
 version), nothing is changed and the kernel compiles as Numba ships it, only
 slower.
@@ -41,13 +64,14 @@ a time (its global compiler lock).
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 
 #: Guards :data:`_active` and the installation of the adjustments.
 _LOCK = threading.Lock()
-#: Per thread inside a :func:`kernel_build` block, its blocks' ``(entry name, rare)``,
-#: innermost last.
-_active: dict[int, list[tuple[str, frozenset]]] = {}
+#: Per thread inside a :func:`kernel_build` block, its blocks (:class:`_Block`), innermost
+#: last.
+_active: dict[int, list[_Block]] = {}
 #: Numba's own methods while the adjustments are installed (else None).
 _saved: tuple | None = None
 
@@ -59,15 +83,22 @@ def _numba_parts():
         from numba.core.base import BaseContext
         from numba.core.codegen import CPUCodeLibrary
         from numba.core.cpu import CPUContext
+        from numba.core.targetconfig import TargetConfig
     except ImportError:
         return None
     needed = [(BaseContext, "declare_function"), (CPUContext, "get_executable"),
               (CPUCodeLibrary, "_finalize_final_module"),
               (CPUCodeLibrary, "_finalize_dynamic_globals"),
-              (CPUCodeLibrary, "_verify_declare_only_symbols")]
+              (CPUCodeLibrary, "_verify_declare_only_symbols"),
+              (CPUCodeLibrary, "add_linking_library"),
+              (CPUCodeLibrary, "_get_module_for_linking"),
+              (CPUCodeLibrary, "_ensure_finalized"),
+              (TargetConfig, "__eq__"), (TargetConfig, "__hash__"), (TargetConfig, "values")]
     if not all(callable(getattr(cls, name, None)) for cls, name in needed):
         return None
-    return _dynfunc, BaseContext, CPUContext, CPUCodeLibrary
+    if not hasattr(TargetConfig(), "_values"):
+        return None
+    return _dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig
 
 
 def available() -> bool:
@@ -75,8 +106,68 @@ def available() -> bool:
     return _numba_parts() is not None
 
 
+class _Block:
+    """One :func:`kernel_build` block: the entry's name, the rare handlers' ``(module,
+    qualname)``, and the libraries the block's compile made of them.
+
+    ``rare_libs`` are the rare handlers' libraries compiled in the block; ``deferred``
+    those of them left out of a caller's library, in the order first left out (the entry
+    links them in); ``callers`` each library that left some out, with the ones it left out
+    (completed on leaving the block, see :func:`_complete`).
+    """
+
+    __slots__ = ("entry", "rare", "rare_libs", "deferred", "callers")
+
+    def __init__(self, entry: str, rare: frozenset):
+        self.entry, self.rare = entry, rare
+        self.rare_libs: set = set()
+        self.deferred: list = []
+        self.callers: dict = {}
+
+
+def _complete(library):
+    """``library``'s module for linking, with the modules of the rare handlers' libraries it
+    left out linked in (made once; each of those completed the same way)."""
+    done = library.__dict__.get("_qm_complete")
+    if done is None:
+        done = type(library)._get_module_for_linking(library).clone()
+        for lib in library.__dict__["_qm_left_out"]:
+            done.link_in(lib._get_module_for_linking(), preserve=True)
+        library._qm_complete = done
+    return done
+
+
+def _link_rare(entry, libraries) -> None:
+    """Link the rare handlers' ``libraries`` (each optimised in its own library) into the
+    ``entry``'s optimised module.
+
+    LLVM's linker takes a ``linkonce_odr`` definition only where the module it links into
+    uses it, so a rare handler is linked after the ones that call it: the reverse of the
+    order in which they were first left out (a rare handler is compiled, and leaves out its
+    own callees, before any caller leaves it out); then those still declared only are
+    linked again, until none is.
+    """
+    from llvmlite.binding import Linkage
+
+    module = entry._final_module
+    pending = list(reversed(libraries))
+    for lib in pending:
+        entry._reload_init.update(lib._reload_init)
+    while pending:
+        for lib in pending:
+            module.link_in(type(lib)._get_module_for_linking(lib), preserve=True)
+        declared = {f.name for f in module.functions if f.is_declaration}
+        missing = [lib for lib in pending if any(
+            f.name in declared for f in lib._final_module.functions
+            if not f.is_declaration and f.linkage == Linkage.external)]
+        if len(missing) == len(pending):
+            raise RuntimeError(f"qosmodels.sim._build: the code of {missing} could not be "
+                               f"linked into {entry.name}; please report this")
+        pending = missing
+
+
 def _current():
-    """The innermost block of the calling thread, ``(entry name, rare)``, or None."""
+    """The innermost block (:class:`_Block`) of the calling thread, or None."""
     stack = _active.get(threading.get_ident())
     return stack[-1] if stack else None
 
@@ -84,31 +175,61 @@ def _current():
 def _install(parts) -> None:
     """Replace Numba's methods by the adjusted ones (called under :data:`_LOCK`)."""
     global _saved
-    _dynfunc, BaseContext, CPUContext, CPUCodeLibrary = parts
+    _dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig = parts
     declare = BaseContext.declare_function
     executable = CPUContext.get_executable
     finalize = CPUCodeLibrary._finalize_final_module
-    _saved = (declare, executable, finalize)
+    link = CPUCodeLibrary.add_linking_library
+    equal, hashed = TargetConfig.__eq__, TargetConfig.__hash__
+    _saved = (declare, executable, finalize, link, equal, hashed)
+    hashes = {}  # per options class: Numba's hash, which depends on the option names only
+
+    def config_eq(self, other):
+        if type(other) is type(self) and self._values.keys() == other._values.keys():
+            return self._values == other._values  # the same options set: their values decide
+        return equal(self, other)
+
+    def config_hash(self):
+        h = hashes.get(type(self))
+        if h is None:
+            h = hashes[type(self)] = hashed(self)
+        return h
 
     def declare_function(self, module, fndesc):
         fn = declare(self, module, fndesc)
         block = _current()
         if block is not None and not fndesc.inline and (fndesc.modname,
-                                                         fndesc.qualname) in block[1]:
+                                                         fndesc.qualname) in block.rare:
             fn.attributes.add("noinline")
         return fn
 
     def get_executable(self, library, fndesc, env):
         block = _current()
-        if block is None or library.name == block[0]:
+        if block is None or library.name == block.entry:
             return executable(self, library, fndesc, env)
+        if (fndesc.modname, fndesc.qualname) in block.rare:
+            block.rare_libs.add(library)
         return _dynfunc.make_function(fndesc.lookup_module(), fndesc.qualname.split(".")[-1],
-                                      f"{fndesc.qualname}, linked into {block[0]} only",
+                                      f"{fndesc.qualname}, linked into {block.entry} only",
                                       0, env, (library,))
+
+    def add_linking_library(self, library):
+        block = _current()
+        if block is None or library not in block.rare_libs:
+            return link(self, library)
+        library._ensure_finalized()
+        if library not in block.deferred:
+            block.deferred.append(library)
+        left_out = block.callers.setdefault(self, [])
+        if library not in left_out:
+            left_out.append(library)
 
     def finalize_final_module(self):
         block = _current()
-        if block is None or self.name == block[0]:
+        if block is None:
+            return finalize(self)
+        if self.name == block.entry:
+            _link_rare(self, block.deferred)
             return finalize(self)
         self._finalize_dynamic_globals()
         self._verify_declare_only_symbols()
@@ -117,14 +238,18 @@ def _install(parts) -> None:
     BaseContext.declare_function = declare_function
     CPUContext.get_executable = get_executable
     CPUCodeLibrary._finalize_final_module = finalize_final_module
+    CPUCodeLibrary.add_linking_library = add_linking_library
+    TargetConfig.__eq__ = config_eq
+    TargetConfig.__hash__ = config_hash
 
 
 def _restore(parts) -> None:
     """Put Numba's own methods back (called under :data:`_LOCK`)."""
     global _saved
-    _, BaseContext, CPUContext, CPUCodeLibrary = parts
+    _, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig = parts
     (BaseContext.declare_function, CPUContext.get_executable,
-     CPUCodeLibrary._finalize_final_module) = _saved
+     CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
+     TargetConfig.__eq__, TargetConfig.__hash__) = _saved
     _saved = None
 
 
@@ -144,13 +269,17 @@ def kernel_build(entry, rare):
     with _LOCK:
         if not _active:
             _install(parts)
-        _active.setdefault(me, []).append((py_func.__qualname__, frozenset(rare)))
+        _active.setdefault(me, []).append(_Block(py_func.__qualname__, frozenset(rare)))
     try:
         yield
     finally:
         with _LOCK:
             stack = _active[me]
-            stack.pop()
+            block = stack.pop()
+            for caller, left_out in block.callers.items():
+                # linked from outside the block (a trampoline): with what it left out
+                caller._qm_left_out = left_out
+                caller._get_module_for_linking = functools.partial(_complete, caller)
             if not stack:
                 del _active[me]
             if not _active:

@@ -80,3 +80,40 @@ def test_refusals_name_the_field(call, match):
 def test_wrong_types():
     with pytest.raises(ScenarioTypeError, match=r"standing_queue.n_flows must be an integer"):
         standing_queue(51.0, "2", 2.0)
+
+
+def test_the_send_quantum_is_declared_unstated():
+    # The draft leaves the quantum to the implementation: bbr-share declares it, the default
+    # (0) the draft's rule by pacing rate (BbrV1(send_quantum=None)), 1 (ns-3's) and 2 explored.
+    from qosmodels.experiments import experiments
+
+    exp = experiments()["bbr-share"]
+    assert exp.unstated == (be.SEND_QUANTUM,)
+    u = be.SEND_QUANTUM
+    assert (u.name, u.default, u.values, u.unit) == ("bbr_send_quantum", 0, (1, 2), "packets")
+    assert be._bbr({"bbr_send_quantum": 0}).send_quantum is None
+    assert be._bbr(None).send_quantum is None
+    assert be._bbr({"bbr_send_quantum": 1}).send_quantum == 1
+    assert be._bbr({"bbr_send_quantum": 2}) == be._bbr({"bbr_send_quantum": 2.0})
+
+
+@pytest.mark.parametrize("q, theory", [(0, 12.0), (1, 6.0), (2, 12.0)])
+def test_standing_queue_theory_follows_the_declared_quantum(q, theory):
+    # BDP + 3 N q with N = 2: q = 2 packets under the draft's rule at 10 Mb/s (0) and when
+    # fixed at 2; 1 packet fixed.  The row's reference (written out) and its theory side
+    # (qosmodels.bbr.standing_queue) both take the run's quantum.
+    from qosmodels.experiments import experiments
+
+    rows = experiments()["bbr-share"].call(sides=frozenset({"theory"}), quick=True,
+                                           params={"bbr_send_quantum": q})
+    queue = next(c for c in rows if c.quantity.startswith("standing queue"))
+    assert queue.theory.value == pytest.approx(be.BDP + theory, rel=1e-12)
+    assert queue.expected == pytest.approx(be.BDP + theory, rel=1e-12)
+
+
+def test_theory_side_alone_runs():
+    # `validate bbr-share --sides theory` used to stop with "has no side" (the utilisation row
+    # has a packets side only); it now leaves that row out.
+    report = validate(["bbr-share"], sides=["theory"], quick=True)
+    assert len(report.checks) == len(be.BUFFERS[True]) + 1
+    assert all(c.packets is None and c.theory is not None for c in report.checks)

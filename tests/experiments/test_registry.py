@@ -29,7 +29,7 @@ NAMES = {
     "abe-fig2", "abe-fig3", "abe-fig6", "abe-fig7", "abe-fig8",
     "pps-table1", "pps-table2", "pps-table3", "pps-table4", "pps-table5",
     "pps-table6", "pps-table7", "pps-table8", "pps-table9",
-    "pps-fig5", "pps-fig7", "pps-fig11", "pps-udp", "calibrated-pps",
+    "pps-fig5", "pps-fig7", "pps-fig8", "pps-fig11", "pps-udp", "calibrated-pps",
     "tokenbucket-window-increase", "tokenbucket-conformance", "tokenbucket-fairness",
     "netcalc-tokenbucket", "netcalc-pgps", "netcalc-drr", "dctcp-sawtooth", "dctcp-fluid",
     "cubic-response", "bbr-share",
@@ -378,7 +378,7 @@ def test_table_fits_in_120_columns_and_json_round_trips(quick_report):
                                             "aqm-codel", "aqm-mgt"}
                                            | {f"dks-table{i}" for i in range(2, 8)}
                                            | {f"pps-table{i}" for i in range(1, 10)}
-                                           | {"pps-fig5", "pps-fig7", "calibrated-pps"}
+                                           | {"pps-fig5", "pps-fig7", "pps-fig8", "calibrated-pps"}
                                            | {"abe-fig2", "abe-fig3", "abe-fig6", "abe-fig8"}
                                            | {"dctcp-fluid", "dctcp-sawtooth", "cubic-response",
                                               "bbr-share"}

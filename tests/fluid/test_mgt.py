@@ -8,7 +8,9 @@ References, none computed by the integrator under test:
   loop's characteristic equation ``1 + P(s) C(s) = 0``, which depends only on the closed-form
   plant (tested against a SymPy derivation in tests/test_aqm_control.py);
 - the existing network fluid model ``solve_fluid(control="Reno")`` (a second implementation of
-  the same equations, in bits, with exact FIFO delays) for the equilibrium on a dumbbell.
+  the same equations, in bits, with exact FIFO delays) for the equilibrium on a dumbbell;
+- with timeouts: the window equation of the SIGCOMM 2000 paper's Section 2.3 written out by
+  hand (one Heun step traced, and the equilibrium it implies found by a root finder).
 
 The examples: N = 60 flows, C = 3750 packet/s, Tp = 0.2 s (Hollot et al.'s example network,
 R^+ = 0.246 s).  RED's ramp is max_p = 0.1 over 540 packets from min_th = 50 (the ramp width
@@ -131,6 +133,119 @@ def test_jitted_and_plain_python_kernels_agree():
     assert integrate_mgt.py_func(*args, *out_p) == 0
     for a, b in zip(out_j, out_p):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+# ---- timeouts (SIGCOMM 2000, Section 2.3): dW/dt = 1/R - (1 - Q(W)) W Wd pd / (2 Rd)
+#      + (1 - W) Wd pd Q(W) / Rd, Q(w) = min(1, 3/w) (Padhye et al.); the references below are
+#      hand-written from that text, not the integrator's code
+
+def _paper_dW(W, Wd, pd, R, Rd, k=3.0):
+    """The window's derivative as Section 2.3 prints it (one flow)."""
+    Q = min(1.0, k / W) if W > 0 else 1.0
+    return 1 / R + (1 - Q) * (-W * Wd / (2 * Rd)) * pd + (1 - W) * Wd / Rd * Q * pd
+
+
+def _to_q0(n, c, tp, k=3.0, min_th=50, max_th=590, max_p=0.1):
+    """The equilibrium with timeouts, by hand: dW/dt = 0 with W(t - R) = W = (c tp + q) / n
+    and p = RED's ramp at q, i.e. p W ((1 - Q) W / 2 + Q (W - 1)) = 1."""
+    def g(q):
+        W = (c * tp + q) / n
+        return _paper_dW(W, W, max_p * (q - min_th) / (max_th - min_th), 1.0, 1.0, k)
+    return brentq(g, min_th, max_th, xtol=1e-12)
+
+
+def test_timeouts_off_is_the_model_without_them_bit_for_bit():
+    from qosmodels.fluid._mgt_kernel import integrate_mgt, integrate_mgt_to
+
+    law = RedLaw(50, 590, 0.1, 0.002)
+    a = solve_mgt(N, C, TP, law, BUF, 20.0)
+    b = solve_mgt(N, C, TP, law, BUF, 20.0, timeouts=False)
+    assert a.timeouts is None and b.timeouts is None and b.inputs["timeouts"] == 0.0
+    for f in ("t", "W", "q", "p", "avg", "rtt"):
+        assert np.array_equal(getattr(a, f), getattr(b, f))
+    # the kernel with to_k = 0 runs exactly the equations without timeouts
+    prm = np.array([50.0, 590.0, 0.1, law.K(C), 0.0])
+    args = (N, C, TP, BUF, 1e-3, 3000, 10, 0, prm, 1.0, 0.0, 0.0, 0.0, 512)
+    o1 = [np.empty(301) for _ in range(6)]
+    o2 = [np.empty(301) for _ in range(6)]
+    integrate_mgt(*args, *o1)
+    integrate_mgt_to(*args, *o2, 0.0, np.empty(0))
+    assert all(np.array_equal(x, y) for x, y in zip(o1, o2))
+    # and with timeouts the trajectory differs
+    c = solve_mgt(N, C, TP, law, BUF, 20.0, timeouts=True)
+    assert not np.array_equal(a.W, c.W)
+
+
+def test_one_step_with_timeouts_is_the_papers_equation():
+    # constant history, RED's average frozen (w_q tiny): p, W(t-R), R(t-R) are the initial
+    # values, and one Heun step from W = 10 is the paper's derivative at W and at the
+    # predictor, averaged -- computed here by hand
+    law = RedLaw(50, 590, 0.1, 1e-15)
+    dt, q_init, W0 = 1e-3, 200.0, 10.0
+    r = solve_mgt(N, C, TP, law, BUF, dt, dt=dt, W_init=W0, q_init=q_init, save_dt=dt,
+                  timeouts=True)
+    p0 = 0.1 * (q_init - 50) / 540
+    R0 = q_init / C + TP
+    f1 = _paper_dW(W0, W0, p0, R0, R0)
+    qp = q_init + dt * (N * W0 / R0 - C)
+    f2 = _paper_dW(W0 + dt * f1, W0, p0, qp / C + TP, R0)
+    assert r.W[1] == pytest.approx(W0 + dt * (f1 + f2) / 2, rel=1e-12)
+    assert f1 != pytest.approx(1 / R0 - W0 * W0 * p0 / (2 * R0), rel=1e-3)
+    # the expected timeouts of the step: Q(W) W p / R, trapezoid
+    rate = lambda W: min(1, 3 / W) * W0 * p0 / R0  # noqa: E731
+    assert r.timeouts[1] == pytest.approx(dt * (rate(W0) + rate(W0 + dt * f1)) / 2, rel=1e-12)
+    assert r.timeouts[0] == 0.0
+
+
+@pytest.mark.parametrize("k", [True, 1.0])
+def test_timeouts_settle_on_the_equilibrium_with_timeouts(k):
+    # N = 30, C = 1250 packet/s, Tp = 0.05 s, ns-2's w_q: the model settles within 100 s
+    kk = 3.0 if k is True else k
+    law = RedLaw(50, 590, 0.1, 0.002)
+    r = solve_mgt(30, 1250.0, 0.05, law, 800, 100.0, timeouts=k)
+    q0 = _to_q0(30, 1250.0, 0.05, kk)
+    W0 = (1250 * 0.05 + q0) / 30
+    p0 = 0.1 * (q0 - 50) / 540
+    assert r.mean_queue(20) == pytest.approx(q0, rel=1e-6) and r.swing(20) < 1e-6
+    assert r.W[-1] == pytest.approx(W0, rel=1e-6) and r.p[-1] == pytest.approx(p0, rel=1e-6)
+    # timeouts lower the equilibrium queue (q0 without them: 195.75 packets)
+    assert q0 < _red_q0_at(30, 1250.0, 0.05) - 5
+    # the model's timeouts over the last 50 s: p0 C Q(W0) per second
+    assert r.timeout_count(50.0) == pytest.approx(50 * p0 * 1250 * min(1, kk / W0), rel=1e-4)
+
+
+def _red_q0_at(n, c, tp):
+    return brentq(lambda q: 0.1 * (q - 50) / 540 - 2 * n ** 2 / (q + c * tp) ** 2, 50, 590)
+
+
+def test_timeouts_in_the_scenario_and_the_jitted_kernel():
+    from qosmodels.fluid._mgt_kernel import integrate_mgt_to
+    from qosmodels.mechanisms import Red
+
+    sc = mgt_scenario(_red_dumbbell(Red(50, 590, 0.1, 5e-5)), "r0->r1")
+    a = sc.solve(5.0, timeouts=True)
+    b = solve_mgt(N, C, TP, RedLaw(50, 590, 0.1, 5e-5), BUF, 5.0, timeouts=3.0)
+    assert np.array_equal(a.W, b.W) and np.array_equal(a.timeouts, b.timeouts)
+    assert np.all(np.diff(a.timeouts) >= 0) and a.timeouts[-1] > 0
+    out_j = [np.empty(201) for _ in range(7)]
+    out_p = [np.empty(201) for _ in range(7)]
+    prm = np.array([50.0, 590.0, 0.1, 0.5, 0.0])
+    args = (N, C, TP, BUF, 1e-3, 2000, 10, 0, prm, 1.0, 0.0, 0.0, 0.0, 512)
+    assert integrate_mgt_to(*args, *out_j[:6], 3.0, out_j[6]) == 0
+    assert integrate_mgt_to.py_func(*args, *out_p[:6], 3.0, out_p[6]) == 0
+    for x, y in zip(out_j, out_p):
+        np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-12)
+
+
+def test_timeout_refusals():
+    law = RedLaw(50, 590, 0.1, 0.002)
+    with pytest.raises(ScenarioTypeError, match=r"timeouts must be False, True .* got 'reno'"):
+        solve_mgt(N, C, TP, law, BUF, 1.0, timeouts="reno")
+    for bad in (0, -1.0, math.inf):
+        with pytest.raises(ScenarioError, match=r"solve_mgt\.timeouts must be a number k > 0"):
+            solve_mgt(N, C, TP, law, BUF, 1.0, timeouts=bad)
+    with pytest.raises(ScenarioError, match=r"solved without timeouts"):
+        solve_mgt(N, C, TP, law, BUF, 1.0).timeout_count(0.5)
 
 
 def _red_dumbbell(red, access_delay=0.0):

@@ -45,16 +45,31 @@ def test_fields_are_normalised_and_frozen():
     ("th_len", -1, r"DualPi2\.th_len must be >= 0 \(in packets\), got -1"),
     ("th_len", 1.5, r"DualPi2\.th_len must be a whole number \(in packets\), got 1.5"),
     ("tshift", -0.01, r"DualPi2\.tshift must be >= 0 \(in s\), got -0.01"),
+    ("scheduler", "fifo", r"DualPi2\.scheduler must be one of \['tshift', 'wrr'\] \(the "
+                          r"time-shifted FIFO or weighted round robin, RFC 9332 Section "
+                          r"2\.5\.2\), got 'fifo'"),
+    ("c_protection", 1.5, r"DualPi2\.c_protection must be <= 1, got 1.5"),
+    ("c_protection", -0.1, r"DualPi2\.c_protection must be >= 0, got -0.1"),
 ])
 def test_bad_values_are_refused_naming_the_field(field, value, match):
     with pytest.raises(ScenarioError, match=match):
         DualPi2(**{field: value})
 
 
-@pytest.mark.parametrize("field", ["k", "target", "th_len"])
+@pytest.mark.parametrize("field", ["k", "target", "th_len", "c_protection"])
 def test_non_numbers_are_refused(field):
     with pytest.raises(ScenarioTypeError, match=rf"DualPi2\.{field} must be"):
         DualPi2(**{field: "2"})
+
+
+def test_the_scheduler_defaults_to_the_time_shifted_fifo_and_must_be_a_name():
+    # the time-shifted FIFO as before (ns-3's); Linux's round robin protects the Classic
+    # queue with 10 % (its c_protection default)
+    q = DualPi2()
+    assert (q.scheduler, q.c_protection) == ("tshift", 0.10)
+    assert DualPi2(scheduler="wrr", c_protection=0.25).c_protection == 0.25
+    with pytest.raises(ScenarioTypeError, match=r"DualPi2\.scheduler must be one of"):
+        DualPi2(scheduler=1)
 
 
 def test_record_must_be_a_boolean():

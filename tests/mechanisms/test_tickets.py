@@ -104,3 +104,22 @@ def test_red_rules_still_apply():
 ])
 def test_quantise(tag, levels, unit, want):
     assert quantise(tag, levels, unit) == want
+
+
+def test_reissue_is_a_time_and_a_ticket_rate_on_a_link_issued_tickets():
+    # Section 3.4: "after 300 seconds, the t/s issued to link (S_0, S_3) changes from 1000
+    # to 600"
+    q = TicketRed(tickets=1000, reissue=[300, 600])
+    assert q.reissue == (300.0, 600.0) and TicketRed(tickets=1.0).reissue is None
+    assert (q.issued_at(0.0), q.issued_at(299.999), q.issued_at(300.0)) == (1000, 1000, 600)
+    with pytest.raises(ScenarioError, match=r"issued none \(tickets=None\); give the link"):
+        TicketRed(reissue=(300.0, 600.0))
+    for bad in ((-1.0, 600.0), (math.inf, 600.0)):
+        with pytest.raises(ScenarioError, match=r"TicketRed.reissue\[0\] must be"):
+            TicketRed(tickets=1.0, reissue=bad)
+    for bad in ((300.0, 0.0), (300.0, math.nan)):
+        with pytest.raises(ScenarioError, match=r"TicketRed.reissue\[1\] must be"):
+            TicketRed(tickets=1.0, reissue=bad)
+    for bad in (300.0, (300.0,), "300,600", (1.0, 2.0, 3.0)):
+        with pytest.raises(ScenarioTypeError, match=r"reissue must be a pair \(time in s"):
+            TicketRed(tickets=1.0, reissue=bad)

@@ -104,6 +104,8 @@ class DraftBbr:
         return CYCLE[self.cycle_index], self.p.cwnd_gain
 
     def send_quantum(self):
+        if self.p.send_quantum is not None:  # a fixed quantum (the draft leaves it open)
+            return float(self.p.send_quantum)
         rate = self.pacing_rate * self.bits
         if rate < 1.2e6:
             return 1.0
@@ -362,6 +364,8 @@ SCENARIOS = {
     "shallow": dict(buffer=100, duration=6.0),
     # one packet lost in ten rounds' worth: the loss paths with the cycle running
     "tiny": dict(buffer=20, duration=6.0, seed=3),
+    # a fixed send quantum of 1 packet (ns-3's): the loss paths (a timeout too) and the cycle
+    "tiny-q1": dict(buffer=20, duration=6.0, seed=3, send_quantum=1),
 }
 
 
@@ -464,3 +468,90 @@ def test_sack_flows_count_each_packet_delivered_once_across_a_timeout():
     assert timeouts > 0  # the case the rule is about happens
     top = max(float(res.traces[f"bbr_btlbw[f{i}]"].max()) for i in range(2))
     assert top <= 1250.0 * 1.02, top
+
+
+# ------------------------------------------------------------------ the send quantum
+
+
+def _quantum_state(rate_bits, bits=8000.0, fixed=0.0):
+    """A one-flow state holding only what ``_send_quantum`` reads: the pacing rate (given in
+    bit/s, stored in packets/s), the packet size and the fixed quantum column."""
+    from collections import namedtuple
+
+    from qosmodels.sim._kernels import layout as K
+    from qosmodels.sim._kernels.sources import bbr as kb
+
+    ff = np.zeros((1, K.FF_SS + kb.BS_FULL_BW + 1))
+    ff[0, K.FF_BITS] = bits
+    ff[0, K.FF_SS + kb.BS_PACING] = rate_bits / bits
+    ff[0, K.FF_SP + kb.BBR_QUANTUM] = fixed
+    return namedtuple("S", "ff")(ff)
+
+
+@pytest.mark.parametrize("rate, bits, expected", [
+    # draft-cardwell-iccrg-bbr-congestion-control-00, BBRSetSendQuantum, in packets of 1000
+    # bytes: 1 packet below 1.2 Mb/s, 2 below 24 Mb/s, else min(rate x 1 ms, 64 KB)
+    (1.0e6, 8000.0, 1.0), (1.19e6, 8000.0, 1.0), (1.2e6, 8000.0, 2.0), (10e6, 8000.0, 2.0),
+    (23.9e6, 8000.0, 2.0), (24e6, 8000.0, 3.0),           # 24 kbit in 1 ms = 3 packets
+    (100e6, 8000.0, 12.5),                                # 100 kbit = 12.5 packets of 8 kbit
+    (1e9, 8000.0, 65.536),                                # 64 KB = 524288 bit = 65.536 packets
+    (1e9, 12000.0, 524288 / 12000),                       # 1500-byte packets: 43.69
+])
+def test_send_quantum_rule_by_hand(rate, bits, expected):
+    from qosmodels.sim._kernels.sources.bbr import _send_quantum
+
+    from .jitcall import jitcall
+
+    q = jitcall(_send_quantum)
+    assert q(_quantum_state(rate, bits), 0) == pytest.approx(expected, rel=1e-12)
+    # a fixed quantum holds at every rate
+    for fixed in (1.0, 2.0, 7.0):
+        assert q(_quantum_state(rate, bits, fixed), 0) == fixed
+
+
+def test_inflight_by_hand_with_either_quantum():
+    """BBRInflight(gain) = gain x BtlBw x RTprop + 3 x quantum: at 10 Mb/s of 1000-byte
+    packets (BtlBw 1250 packets/s), RTprop 40.8 ms, gain 2: 102 + 6 = 108 packets under the
+    draft's rule (2 packets), 102 + 3 = 105 with a quantum of 1, 102 + 12 = 114 with 4."""
+    from qosmodels.sim._kernels import layout as K
+    from qosmodels.sim._kernels.sources import bbr as kb
+
+    from .jitcall import jitcall
+
+    inflight = jitcall(kb._inflight)
+    for fixed, expected in ((0.0, 108.0), (1.0, 105.0), (2.0, 108.0), (4.0, 114.0)):
+        S = _quantum_state(10e6, 8000.0, fixed)
+        S.ff[0, K.FF_SS + kb.BS_BW0] = 1250.0
+        S.ff[0, K.FF_SS + kb.BS_RTPROP] = 0.0408
+        assert inflight(S, 0, 2.0) == pytest.approx(expected, rel=1e-12)
+
+
+def test_send_quantum_refusals():
+    from qosmodels.errors import ScenarioError, ScenarioTypeError
+
+    assert BbrV1().send_quantum is None
+    assert BbrV1(send_quantum=3).send_quantum == 3
+    assert BbrV1(send_quantum=np.int64(2)).send_quantum == 2
+    for bad in (0, -1):
+        with pytest.raises(ScenarioError, match=r"BbrV1\.send_quantum must be None .* >= 1 "
+                                                r"packets, got -?\d"):
+            BbrV1(send_quantum=bad)
+    for bad in (1.5, 2.0, "2", True):
+        with pytest.raises(ScenarioTypeError, match=r"BbrV1\.send_quantum must be None .*"
+                                                    r"integer number of packets"):
+            BbrV1(send_quantum=bad)
+
+
+def test_send_quantum_moves_the_cwnd_target_by_three_packets():
+    """The deep-buffer scenario in PROBE_BW (pacing 7.5-12.5 Mb/s, where the draft's rule
+    gives 2 packets): cwnd = 2 BtlBw RTprop + 3 quantum = 102 + 3 q packets, so 105 with a
+    quantum of 1 and 108 with 2, the default's 108 (by hand: BtlBw 1250 packets/s, RTprop
+    40.8 ms)."""
+    med = {}
+    for q in (None, 1, 2):
+        tr = _run(buffer=400, duration=6.0, send_quantum=q)[1].traces
+        t = tr["bbr_cwnd"].index.to_numpy()
+        med[q] = np.median(tr["bbr_cwnd"].to_numpy()[(t > 3.0) & (t < 6.0)])
+    assert med[1] == pytest.approx(2 * 1250 * 0.0408 + 3, rel=1e-9)
+    assert med[2] == pytest.approx(med[1] + 3.0, rel=1e-9)
+    assert med[None] == med[2]

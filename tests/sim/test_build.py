@@ -1,5 +1,5 @@
 """The kernel's build (qosmodels.sim._build): machine code for the entry only, rare handlers
-never inlined, everything restored afterwards.
+never inlined and their code linked into the entry only, everything restored afterwards.
 
 Checked on small functions compiled here with the kernel's own decorators, not on the
 kernel (whose compile the whole suite shares).
@@ -14,7 +14,9 @@ import pytest
 from numba import njit
 from numba.core.base import BaseContext
 from numba.core.codegen import CPUCodeLibrary
+from numba.core.compiler import Flags
 from numba.core.cpu import CPUContext
+from numba.core.targetconfig import TargetConfig
 
 from qosmodels.sim import _build
 from qosmodels.sim._kernels._jit import handler, rare_handler
@@ -88,15 +90,13 @@ def test_without_the_build_numba_generates_machine_code_for_every_library():
 
 
 def test_numba_is_restored_on_leaving_even_after_an_error():
-    before = (BaseContext.declare_function, CPUContext.get_executable,
-              CPUCodeLibrary._finalize_final_module)
+    before = _numba_methods()
     entry, _, _, rare = _fresh()
     with pytest.raises(RuntimeError):
         with _build.kernel_build(entry, rare):
             assert BaseContext.declare_function is not before[0]
             raise RuntimeError("stop")
-    assert (BaseContext.declare_function, CPUContext.get_executable,
-            CPUCodeLibrary._finalize_final_module) == before
+    assert _numba_methods() == before
 
 
 def test_a_stand_in_for_the_dispatcher_changes_nothing():
@@ -107,7 +107,8 @@ def test_a_stand_in_for_the_dispatcher_changes_nothing():
 
 def _numba_methods():
     return (BaseContext.declare_function, CPUContext.get_executable,
-            CPUCodeLibrary._finalize_final_module)
+            CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
+            TargetConfig.__eq__, TargetConfig.__hash__)
 
 
 def test_blocks_nest_and_numba_is_restored_on_leaving_the_outer_one():
@@ -206,3 +207,113 @@ def test_replicate_on_a_thread_pool_then_another_compile_does_not_crash():
                          timeout=900)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().endswith("ok")
+
+
+def _chain():
+    """entry -> inlined handler -> rare handler -> rare handler, compiled for the first time."""
+
+    @rare_handler
+    def plus_two(x):
+        return x + 2.0
+
+    @rare_handler
+    def plus_three(x):
+        return plus_two(x) + 1.0
+
+    @handler
+    def via(x):
+        return 10.0 * plus_three(x)
+
+    @njit(error_model="numpy", _nrt=False)
+    def entry(a):
+        s = 0.0
+        for v in a:
+            s += via(v)
+        return s
+
+    rare = {(f.py_func.__module__, f.py_func.__qualname__) for f in (plus_two, plus_three)}
+    return entry, via, plus_three, plus_two, rare
+
+
+def _defines(module, fn):
+    """Whether the LLVM module defines (not only declares) the function of ``fn``'s one
+    overload."""
+    name = fn.overloads[fn.signatures[0]].fndesc.mangled_name
+    return any(f.name == name and not f.is_declaration for f in module.functions)
+
+
+def test_rare_handlers_code_is_linked_into_the_entry_only():
+    # each library calling a rare handler keeps its declaration; the entry's module has
+    # every rare handler's code, once (Numba alone links it into every caller's library)
+    entry, via, plus_three, plus_two, rare = _chain()
+    with _build.kernel_build(entry, rare):
+        assert entry(np.arange(3.0)) == 10.0 * (3.0 + 3 * 3.0)  # sum 10 (x + 3)
+    via_lib = via.overloads[via.signatures[0]].library
+    three_lib = plus_three.overloads[plus_three.signatures[0]].library
+    entry_lib = entry.overloads[entry.signatures[0]].library
+    assert not _defines(via_lib._final_module, plus_three)
+    assert not _defines(three_lib._final_module, plus_two)
+    assert _defines(entry_lib._final_module, plus_three)
+    assert _defines(entry_lib._final_module, plus_two)
+    ir = entry.inspect_llvm(entry.signatures[0])
+    for fn in (plus_two, plus_three):
+        name = fn.overloads[fn.signatures[0]].fndesc.mangled_name
+        assert len(re.findall(r"^define [^\n]*@\"?" + re.escape(name) + r"\"?\(", ir, re.M)) == 1
+
+
+def test_a_library_that_left_rare_code_out_is_complete_when_linked_after_the_block():
+    # a test's trampoline compiled after the kernel links the handler's library: the rare
+    # handlers' code the block left out comes with it
+    entry, via, plus_three, plus_two, rare = _chain()
+    with _build.kernel_build(entry, rare):
+        entry(np.ones(2))
+
+    @njit(error_model="numpy", _nrt=False)
+    def trampoline(x):
+        return via(x)
+
+    assert trampoline(1.0) == 10.0 * (1.0 + 3.0)
+    lib = trampoline.overloads[trampoline.signatures[0]].library
+    assert _defines(lib._final_module, plus_three) and _defines(lib._final_module, plus_two)
+
+
+def test_rare_handlers_compiled_outside_a_block_are_linked_as_numba_does():
+    entry, via, plus_three, plus_two, rare = _chain()
+
+    @njit(error_model="numpy", _nrt=False)
+    def trampoline(x):
+        return plus_three(x)
+
+    assert trampoline(1.0) == 4.0  # compiled here, before any block: Numba's own linking
+    with _build.kernel_build(entry, rare):
+        assert entry(np.ones(1)) == 40.0  # plus_three's library, complete, linked as usual
+
+
+def _flags(**set_):
+    f = Flags()
+    for k, v in set_.items():
+        setattr(f, k, v)
+    return f
+
+
+def test_compile_options_compare_and_hash_as_numba_does():
+    # the faster comparison within a block gives Numba's own answers: options left unset
+    # equal options set to their defaults, set values decide, the hash is Numba's
+    eq, hashed = TargetConfig.__eq__, TargetConfig.__hash__
+    cases = [
+        (_flags(), _flags()),
+        (_flags(nrt=False, error_model="numpy"), _flags(nrt=False, error_model="numpy")),
+        (_flags(nrt=False, error_model="numpy"), _flags(nrt=False, error_model="python")),
+        (_flags(nrt=False), _flags(nrt=True)),
+        (_flags(nrt=False), _flags()),  # set to the default against unset
+        (_flags(nrt=True), _flags()),
+        (_flags(forceinline=True, nrt=False), _flags(nrt=False)),
+    ]
+    expected = [(eq(a, b), eq(b, a), hashed(a), hashed(b)) for a, b in cases]
+    assert [e[0] for e in expected] == [True, True, False, False, True, False, False]
+    entry, _, _, rare = _fresh()
+    with _build.kernel_build(entry, rare):
+        assert TargetConfig.__eq__ is not eq
+        got = [(a == b, b == a, hash(a), hash(b)) for a, b in cases]
+        assert (_flags() == object()) is False
+    assert got == expected

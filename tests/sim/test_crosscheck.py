@@ -263,11 +263,20 @@ def test_fqcodel_at_32_flows_matches_ns3_when_neither_hash_collides(ns3_python):
     2,
     # 8 flows, the same day, after the fix: aggregate 9.8686 against 9.7665 Mb/s (+1.05 %,
     # within 2 %), but three flows' mean cwnd outside 10 % (-32.9, -19.0, -39.6 %; ns-3's
-    # flows 1 and 7 hold 28.7 and 31.8 packets, the others 20-22; ours 17.8-20.3): not
-    # attributed (ns-3's TcpBbr differs from draft-00 in the ways the script's docstring lists).
+    # flows 1 and 7 hold 28.7 and 31.8 packets, the others 20-22; ours 17.8-20.3).  The cause
+    # is ns-3's (test_ns3_tcpbbr_at_8_flows_is_lossy_through_its_ack_aggregation_term): its
+    # ACK-aggregation cwnd term, in neither draft-00 nor Linux 4.9, overfills the buffer (drop
+    # rate 0.102 against 0.0003 without it), and after its timeouts (2354 in the run) single
+    # flows hold 30-100 packets for tens of seconds; which flows do is chance (ns-3, seeds
+    # 1-4: the 8 flows' mean cwnd 20.2-31.8, 20.1-22.0, 19.9-27.1, 9.2-28.2 packets; ours,
+    # seeds 1-5: 17.8-21.0).  Without that term in ns-3 and with ns-3's send quantum of one
+    # segment in ours (the draft's and Linux 4.9's: 2 packets at these rates), both criteria
+    # hold at seeds 1, 2 and 3 (every flow's cwnd -1.0 to -9.2 %, aggregate +0.00 / -0.02 /
+    # -0.00 %): test_bbr_at_8_flows_matches_ns3_tcpbbr_with_both_differences_matched.
     pytest.param(8, marks=pytest.mark.xfail(
-        strict=True, reason="8 flows: three flows' mean cwnd 19-40 % from ns-3's "
-                            "(benchmarks/RESULTS.md, BBRv1 against ns-3's TcpBbr)")),
+        strict=True, reason="8 flows: three flows' mean cwnd 19-40 % from ns-3's, whose "
+                            "ACK-aggregation term overfills the buffer (benchmarks/RESULTS.md, "
+                            "BBRv1 against ns-3's TcpBbr at 8 flows)")),
 ])
 def test_bbr_dumbbell_matches_ns3_tcpbbr(ns3_python, n_flows):
     # Issue 35's criteria for BbrV1(sack=True) against ns-3's TcpBbr (pacing on, SACK, initial
@@ -283,6 +292,75 @@ def test_bbr_dumbbell_matches_ns3_tcpbbr(ns3_python, n_flows):
         f"ns-3 {ns3['aggregate'] / 1e6:.4f} Mb/s")
     for mine, theirs in zip(ours["cwnd"], ns3["cwnd"]):
         assert mine == pytest.approx(theirs, rel=0.10)
+
+
+@pytest.mark.slow
+def test_ns3_tcpbbr_at_8_flows_is_lossy_through_its_ack_aggregation_term(ns3_python):
+    # The 8-flow gap above is ns-3's.  TcpBbr adds to its cwnd target an ACK-aggregation term
+    # (AckAggregationCwnd, Linux 4.20's extra_acked; not in draft-00 nor Linux 4.9's
+    # tcp_bbr.c, which qosmodels follows), and in ns-3 3.44 that term is 4 segments whatever
+    # the path (measured: 3832 bytes in every 10-ms sample of every flow; tcp-bbr.cc:
+    # `uint32_t epochProp` holds the epoch in whole seconds, so the expected ACKed bytes are
+    # 0, and the epoch restarts at 4096 bytes, AckEpochAckedResetThresh): 8 flows x 4
+    # segments more than the pipe and buffer hold.
+    # Measured on 2026-11-28, 300 s from 50 s, seed 1: as it is, drop rate 0.102, 2354
+    # timeouts, mean cwnd 20.2-31.8 packets; with the term's gain set to 0
+    # (--ns3-bbr-no-ack-aggregation), drop rate 0.0003, 10 timeouts, 17.47-17.71 packets.
+    cc = _crosscheck()
+    runs = {off: cc.run_worker("ns3", ns3_python, flows=8, duration=300.0, warmup=50.0,
+                               seed=1, variant="bbr", sack=True, bbr_no_ack_aggregation=off)
+            for off in (False, True)}
+    assert runs[True]["bbr_no_ack_aggregation"] and not runs[False]["bbr_no_ack_aggregation"]
+    assert runs[False]["drop_rate"] > 0.05
+    assert runs[True]["drop_rate"] < 0.005
+    assert max(runs[False]["cwnd"]) / min(runs[False]["cwnd"]) > 1.2
+    assert max(runs[True]["cwnd"]) / min(runs[True]["cwnd"]) < 1.05
+    assert runs[True]["aggregate"] > runs[False]["aggregate"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_bbr_at_8_flows_matches_ns3_tcpbbr_with_both_differences_matched(ns3_python, seed):
+    # Issue 35's criteria at 8 flows (aggregate goodput within 2 %, each flow's mean cwnd
+    # within 10 %) with ns-3's two departures from the draft matched: ns-3's TcpBbr without
+    # its ACK-aggregation cwnd term (--ns3-bbr-no-ack-aggregation) and qosmodels' BbrV1 with
+    # ns-3's send quantum of one segment (--bbr-send-quantum 1; the draft's rule gives 2
+    # packets at these rates).  Measured on 2026-11-28, 300 s from 50 s: aggregate +0.00,
+    # -0.02, -0.00 % at seeds 1, 2, 3; flows' mean cwnd -8.9..-1.2, -9.2..-1.0,
+    # -8.1..-3.7 %; per-flow goodput -5.3..+5.0, -5.2..+5.5, -2.9..+2.0 %.  With the draft's
+    # quantum (BbrV1's default) the same ns-3 runs are missed: cwnd +1.1..+15.0,
+    # +7.6..+18.6, +1.7..+19.8 %, our drop rate 0.026-0.028 against ns-3's 0.0003-0.0009.
+    # About 30 s per seed.
+    cc = _crosscheck()
+    ours, ns3 = cc.compare(8, duration=300.0, warmup=50.0, seed=seed, python=ns3_python,
+                           variant="bbr", bbr_no_ack_aggregation=True, bbr_send_quantum=1)
+    assert ns3["bbr_no_ack_aggregation"] and ours["bbr_send_quantum"] == 1
+    assert ours["sack"] and ns3["sack"]
+    assert ours["aggregate"] == pytest.approx(ns3["aggregate"], rel=0.02)
+    for i, (mine, theirs) in enumerate(zip(ours["cwnd"], ns3["cwnd"])):
+        assert mine == pytest.approx(theirs, rel=0.10), (seed, i, mine, theirs)
+
+
+def test_bbr_send_quantum_is_for_bbr_only():
+    # --bbr-send-quantum sets qosmodels' BbrV1(send_quantum=N); with another TCP it is
+    # refused (before ns-3 is loaded), and the network carries the quantum.
+    cc = _crosscheck()
+    with pytest.raises(ValueError, match="variant='bbr' only"):
+        cc.compare(2, 1.0, 0.5, variant="cubic", bbr_send_quantum=1)
+    with pytest.raises(ValueError, match="variant='bbr' only"):
+        cc.qosmodels_network(2, variant="newreno", bbr_send_quantum=1)
+    assert {f.source.send_quantum for f in cc.qosmodels_network(
+        2, variant="bbr", bbr_send_quantum=1).flows} == {1}
+    assert {f.source.send_quantum for f in cc.qosmodels_network(2, variant="bbr").flows} == {
+        None}
+
+
+def test_ns3_bbr_without_ack_aggregation_is_for_bbr_only():
+    # --ns3-bbr-no-ack-aggregation changes TcpBbr; with another TCP it is refused before ns-3
+    # is loaded.
+    cc = _crosscheck()
+    with pytest.raises(ValueError, match="variant='bbr' only"):
+        cc.run_ns3(2, 1.0, 0.5, variant="cubic", bbr_no_ack_aggregation=True)
 
 
 def test_bbr_variant_runs_bbrv1_with_sack_and_refuses_limited_transmit():

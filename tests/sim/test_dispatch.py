@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import importlib
+import math
 import pkgutil
 import subprocess
 import sys
@@ -342,7 +343,13 @@ PACK_CASES = [
       (bbr.BBR_MAX_RTO, 20), (bbr.BBR_INIT_RTO, 2), (bbr.BBR_HIGH_GAIN, 3.0),
       (bbr.BBR_CWND_GAIN, 1.5), (bbr.BBR_BW_ROUNDS, 6), (bbr.BBR_RTPROP_WIN, 5.0),
       (bbr.BBR_PROBE_RTT_TIME, 0.3), (bbr.BBR_MIN_CWND, 3), (bbr.BBR_RECORD, 1),
-      (bbr.BBR_SACK, 0)]),
+      (bbr.BBR_SACK, 0), (bbr.BBR_QUANTUM, 0)]),
+    (BbrV1(send_quantum=1, sack=True),
+     [(bbr.BBR_MAX_WINDOW, 1000), (bbr.BBR_INIT_WINDOW, 10), (bbr.BBR_MIN_RTO, 0.2),
+      (bbr.BBR_MAX_RTO, 60), (bbr.BBR_INIT_RTO, 1), (bbr.BBR_HIGH_GAIN, 2 / math.log(2)),
+      (bbr.BBR_CWND_GAIN, 2), (bbr.BBR_BW_ROUNDS, 10), (bbr.BBR_RTPROP_WIN, 10),
+      (bbr.BBR_PROBE_RTT_TIME, 0.2), (bbr.BBR_MIN_CWND, 4), (bbr.BBR_RECORD, 0),
+      (bbr.BBR_SACK, 3), (bbr.BBR_QUANTUM, 1)]),
     (GenericWindow(window=9, beta=3, rtt_gain=0.25, initial_rtt=0.4, priority=1),
      [(window.GEN_WINDOW, 9), (window.GEN_BETA, 3), (window.GEN_GAIN, 0.25),
       (window.GEN_INIT_RTT, 0.4)]),
@@ -384,20 +391,21 @@ PACK_CASES = [
       (rio.RIO_TYPICAL_SIZE, 1500)]),
     (ProfileMarker(profile=[1e5, 2e5], window=0.25), [(profile_marker.PM_WINDOW, 0.25)]),
     (TicketRed(min_th=3, max_th=9, max_p=0.25, w_q=0.01, tickets=900, k=1.5, window=30,
-               min_interval=2, exponent=4, rule="udp", police=True, bits=6, unit=0.5),
+               min_interval=2, exponent=4, rule="udp", police=True, bits=6, unit=0.5,
+               reissue=(300, 450)),
      [(red.RED_MIN_TH, 3), (red.RED_MAX_TH, 9), (red.RED_MAX_P, 0.25), (red.RED_W_Q, 0.01),
       (red.RED_GENTLE, 0), (red.RED_MARK, 0), (red.RED_TYPICAL_SIZE, 1000),
       (ticket_red.TR_TICKETS, 900), (ticket_red.TR_K, 1.5), (ticket_red.TR_WINDOW, 30),
       (ticket_red.TR_MIN_INT, 2), (ticket_red.TR_EXP, 4),
       (ticket_red.TR_FLAGS, ticket_red.F_UDP | ticket_red.F_POLICE), (ticket_red.TR_LEVELS, 63),
-      (ticket_red.TR_UNIT, 0.5)]),
+      (ticket_red.TR_UNIT, 0.5), (ticket_red.TR_RE_AT, 300), (ticket_red.TR_RE_TICKETS, 450)]),
     (TicketRed(variant="receiver", bits=None),
      [(red.RED_MIN_TH, 5), (red.RED_MAX_TH, 15), (red.RED_MAX_P, 0.1), (red.RED_W_Q, 0.002),
       (red.RED_GENTLE, 0), (red.RED_MARK, 0), (red.RED_TYPICAL_SIZE, 1000),
       (ticket_red.TR_TICKETS, 0), (ticket_red.TR_K, 1.4), (ticket_red.TR_WINDOW, 60),
       (ticket_red.TR_MIN_INT, 1), (ticket_red.TR_EXP, 3),
       (ticket_red.TR_FLAGS, ticket_red.F_RECEIVER), (ticket_red.TR_LEVELS, 0),
-      (ticket_red.TR_UNIT, 1)]),
+      (ticket_red.TR_UNIT, 1), (ticket_red.TR_RE_AT, 0), (ticket_red.TR_RE_TICKETS, 0)]),
     (TicketTagger(tickets=300, window=10, bits=8, unit=0.25, police=True, variant="receiver"),
      [(ticket_tagger.TT_WINDOW, 10), (ticket_tagger.TT_LEVELS, 255), (ticket_tagger.TT_UNIT, 0.25),
       (ticket_tagger.TT_POLICE, 1), (ticket_tagger.TT_RECEIVER, 1)]),
@@ -466,7 +474,13 @@ PACK_CASES = [
              th_len=3, tshift=0.03),
      [(dualpi2.DP_TARGET, 0.02), (dualpi2.DP_T_UPDATE, 0.01), (dualpi2.DP_ALPHA, 0.1),
       (dualpi2.DP_BETA, 2.0), (dualpi2.DP_K, 1.5), (dualpi2.DP_MIN_TH, 0.001),
-      (dualpi2.DP_RANGE, 0.0), (dualpi2.DP_TH_LEN, 3), (dualpi2.DP_TSHIFT, 0.03)]),
+      (dualpi2.DP_RANGE, 0.0), (dualpi2.DP_TH_LEN, 3), (dualpi2.DP_TSHIFT, 0.03),
+      (dualpi2.DP_SCHED, 0), (dualpi2.DP_W_C, 0.0)]),
+    (DualPi2(scheduler="wrr", c_protection=0.2),
+     [(dualpi2.DP_TARGET, 0.015), (dualpi2.DP_T_UPDATE, 0.016), (dualpi2.DP_ALPHA, 0.16),
+      (dualpi2.DP_BETA, 3.2), (dualpi2.DP_K, 2.0), (dualpi2.DP_MIN_TH, 800e-6),
+      (dualpi2.DP_RANGE, 400e-6), (dualpi2.DP_TH_LEN, 1), (dualpi2.DP_TSHIFT, 0.05),
+      (dualpi2.DP_SCHED, dualpi2.SCHED_WRR), (dualpi2.DP_W_C, 0.2)]),
 ]
 
 

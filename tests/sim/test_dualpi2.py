@@ -36,8 +36,14 @@ class RfcDualPi2:
     are their arrival times with a class (True: L) and an ECN capability; at most
     ``buffer`` waiting in the two queues."""
 
-    def __init__(self, spec: DualPi2, buffer):
+    def __init__(self, spec: DualPi2, buffer, bits=None):
         self.s, self.buffer = spec, buffer
+        # Linux sch_dualpi2.c's weighted round robin ("wrr"): the credit in bits, its
+        # reset value MTU (w_C - w_L) with every packet of ``bits`` bits (the MTU)
+        self.bits = bits
+        self.credit0 = (None if spec.scheduler != "wrr"
+                        else bits * (spec.c_protection - (1 - spec.c_protection)))
+        self.credit = self.credit0
         self.lq, self.cq = deque(), deque()
         self.p = 0.0          # p'
         self.prevq = 0.0
@@ -64,7 +70,8 @@ class RfcDualPi2:
         """The dequeue's treatment: 'drop', 'mark' or 'pass'; ``l_rest`` packets remain in
         the L queue after this one."""
         s = self.s
-        p_cl, p_c = s.k * self.p, self.p ** 2
+        # p_C = p'^2 as one rounded product (C's pow(), behind ``** 2``, may be 1 ulp off)
+        p_cl, p_c = s.k * self.p, self.p * self.p
         if in_l:
             if p_cl < 1:
                 p_nat = self.laqm(sojourn) if l_rest > s.th_len else 0.0
@@ -106,16 +113,30 @@ class RfcDualPi2:
 
     def dequeue(self, now):
         """Whether a packet leaves (the link stays busy)."""
+        wrr = self.s.scheduler == "wrr"
         while self.lq or self.cq:
-            if self.lq and (not self.cq or (now - self.lq[0][0]) + self.s.tshift
-                            > (now - self.cq[0][0])):
+            n_l, n_c = len(self.lq), len(self.cq)
+            if wrr:  # Linux dequeue_packet: L if not empty and (C empty or credit <= 0)
+                take_l = n_l > 0 and (n_c == 0 or self.credit <= 0)
+            else:
+                take_l = n_l > 0 and (n_c == 0 or (now - self.lq[0][0]) + self.s.tshift
+                                      > (now - self.cq[0][0]))
+            if take_l:
                 in_l, (t, ecn) = True, self.lq.popleft()
             else:
                 in_l, (t, ecn) = False, self.cq.popleft()
             if self.treat(now, in_l, ecn, now - t, len(self.lq)) == "drop":
                 self.early += 1
                 continue
+            if wrr:  # the credit moves only for a packet sent while the other queue waits
+                w_c = self.s.c_protection
+                if in_l and n_c:
+                    self.credit += w_c * self.bits
+                elif not in_l and n_l:
+                    self.credit -= (1 - w_c) * self.bits
             return True
+        if wrr:
+            self.credit = self.credit0
         return False
 
     def update(self, now):
@@ -184,6 +205,12 @@ SCENARIOS = {
     # (Classic drops of L packets), and overflow drops
     "saturation": dict(l_rate=1_534_561.0, c_rate=931_117.0, c_ecn=0, buffer=40,
                        spec=DualPi2(k=1.0, tshift=0.01, record=True)),
+    # Linux's weighted round robin instead of the time-shifted FIFO, with a Classic
+    # weight that makes the credit cross 0 often (both queues backlogged)
+    "wrr-overload": dict(l_rate=734_567.0, c_rate=611_113.0, c_ecn=1, buffer=1000,
+                         spec=DualPi2(scheduler="wrr", c_protection=0.3, record=True)),
+    "wrr-saturation": dict(l_rate=1_534_561.0, c_rate=931_117.0, c_ecn=0, buffer=40,
+                           spec=DualPi2(k=1.0, scheduler="wrr", record=True)),
 }
 
 
@@ -203,7 +230,7 @@ def test_marks_drops_and_updates_match_rfc_9332_pseudocode(name, monkeypatch):
                       + [(t, 1, (False, sc["c_ecn"] != 0))
                          for t in source_times(sc["c_rate"], bits, duration)])
     arrivals = [(t, pkt) for t, _, pkt in arrivals]
-    ref = RfcDualPi2(q, sc["buffer"])
+    ref = RfcDualPi2(q, sc["buffer"], bits)
     sent = replay_link(arrivals, capacity, bits, duration, ref)
     probs = r.traces["dualpi2_prob"]
     lm, cs = r.traces["dualpi2_l_marks"], r.traces["dualpi2_c_signals"]
@@ -273,3 +300,32 @@ def test_classic_aqms_treat_ect1_as_ecn_capable():
     assert a.link_drops["marks"][0] > 0
     np.testing.assert_array_equal(a.throughput, b.throughput)
     np.testing.assert_array_equal(a.link_drops["marks"], b.link_drops["marks"])
+
+
+@pytest.mark.parametrize("w_c", [0.1, 0.25])
+def test_round_robin_gives_the_classic_queue_its_weight_while_both_are_backlogged(
+        w_c, monkeypatch):
+    """Linux's round robin (``scheduler="wrr"``): with both queues always backlogged and
+    the AQM idle (``alpha = beta = 0``: ``p'`` stays 0, nothing is marked or dropped but
+    overflow), the Classic queue sends ``c_protection`` of the bits; the time-shifted FIFO
+    instead shares by waiting time."""
+    l_rate, c_rate, cap = 1_800_000.0, 1_700_000.0, 1e6
+    ect1_cbr(monkeypatch, {l_rate: 2, c_rate: 0})
+
+    def classic_share(**kw):
+        q = DualPi2(alpha=0.0, beta=0.0, **kw)
+        # a buffer never full: with a full shared buffer the arrivals, not the scheduler,
+        # would decide (the Classic queue holding the buffer starves the L queue)
+        net = Network([Link("a", "b", cap, 0.0, buffer=100_000, queue=q)],
+                      [Flow(["a", "b"], source=Cbr(rate=l_rate), packet_size=1000),
+                       Flow(["a", "b"], source=Cbr(rate=c_rate), packet_size=1000)])
+        r = simulate(net, 20.0, warmup=5.0, seed=1, progress=False)
+        got = np.asarray(r.throughput)
+        assert r.link_drops["early"][0] == 0 and r.link_drops["overflow"][0] == 0
+        assert r.utilisation[0] > 0.999
+        return got[1] / got.sum()
+
+    assert classic_share(scheduler="wrr", c_protection=w_c) == pytest.approx(w_c, abs=0.002)
+    # the time-shifted FIFO: the Classic head waits at most tshift longer than the L head,
+    # a different share (not w_c)
+    assert abs(classic_share() - w_c) > 0.05

@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 
 from qosmodels import Aggregate, Flow, Link, Network, ScenarioError, pps, simulate, topologies
+from qosmodels.errors import ScenarioTypeError
 from qosmodels.mechanisms import (
     AggregateBucket,
     Cbr,
@@ -315,6 +316,20 @@ def test_with_tickets_refuses():
             pps.with_tickets(net, {**tickets, "s2->r0": bad})
     with pytest.raises(ScenarioError, match=r"has no ticket rate for link \('s3', 'r0'\)"):
         pps.with_tickets(net, {"s1->r0": 300.0, "s2->r0": 200.0})
+
+
+def test_with_tickets_reissue_reaches_the_named_links():
+    net = topologies.pps_one_hop(tickets=(300, 200, 100), capacity=Mbps(1.2))
+    tickets = {"s1->r0": 300.0, "s2->r0": 200.0, "s3->r0": 100.0}
+    got = pps.with_tickets(net, tickets, reissue={("s2", "r0"): (50.0, 400.0)})
+    assert [link.queue.reissue for link in got.links] == [None, None, (50.0, 400.0), None]
+    with pytest.raises(ScenarioError, match=r"reissue names link 'x->y', which is not in the "
+                                            r"network"):
+        pps.with_tickets(net, tickets, reissue={"x->y": (50.0, 400.0)})
+    with pytest.raises(ScenarioTypeError, match=r"reissue must be a mapping"):
+        pps.with_tickets(net, tickets, reissue=[("s2->r0", (50.0, 400.0))])
+    with pytest.raises(ScenarioError, match=r"TicketRed.reissue\[1\] must be > 0"):
+        pps.with_tickets(net, tickets, reissue={"s2->r0": (50.0, -1.0)})
 
 
 def test_fair_rates_read_back_from_an_installed_network():

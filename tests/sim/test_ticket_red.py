@@ -306,6 +306,29 @@ def test_no_tickets_issued_keeps_the_currency_and_tickets_relabel():
             np.testing.assert_allclose(out, want, rtol=1e-12)
 
 
+def test_reissued_tickets_relabel_from_their_time_on():
+    # Section 3.4: from the reissue's time on, XRate = the new tickets / InTktRate; before it
+    # the old; InTktRate (the replay's) runs on through the change
+    n = 2000
+    rng = np.random.default_rng(5)
+    times = np.cumsum(rng.exponential(0.01, n))
+    at = float(times[n // 2]) - 1e-9  # half the arrivals before the reissue, half after
+    tags = rng.uniform(1.0, 9.0, n)
+    q = tred(tickets=250.0, reissue=(at, 400.0))
+    verdict, out, _ = Link1(q).run(tags, times, waiting=0, fresh=True)
+    assert np.all(verdict == ADMIT)
+    rep = Replay(q.window, q.k, q.min_interval)
+    in_rate = np.array([rep.arrive(t, s)[0] for t, s in zip(tags, times)])
+    issued = np.where(times >= at, 400.0, 250.0)
+    assert (issued == 400.0).sum() == n // 2
+    np.testing.assert_allclose(out, tags * issued / in_rate, rtol=1e-12)
+    # a reissue after the last arrival changes nothing, bit for bit
+    late = tred(tickets=250.0, reissue=(float(times[-1]) + 1.0, 400.0))
+    _, out_late, _ = Link1(late).run(tags, times, waiting=0, fresh=True)
+    _, out_none, _ = Link1(tred(tickets=250.0)).run(tags, times, waiting=0, fresh=True)
+    assert np.array_equal(out_late, out_none)
+
+
 # ------------------------------------------------------------------ the UDP rule
 def test_udp_rule_drop_probability_and_augmentation():
     # Section 4 at one link: AvgTkt = InTktRate / Capacity with the capacity in packets/s

@@ -7,7 +7,7 @@ Mechanisms name the columns of their parameter rows (``LF_QP``, ``FF_SP``)
 and their codes in their own kernel modules (``queues/``, ``sources/``).
 """
 
-PARAM_ROW = 16  # length of a spec's packed parameter row
+PARAM_ROW = 17  # length of a spec's packed parameter row
 
 # ----------------------------------------------------------------- links, float columns
 LF_CAP = 0          # bit/s

@@ -5,7 +5,8 @@ RFC 9332's classifier), slot 1 the Classic queue (everything else, ACKs too).
 :func:`klass` is the classifier; :func:`admit` is ``dualpi2_enqueue``'s shared
 buffer test (and, for an arrival at an idle link, which the link sends at once,
 the dequeue's marking or dropping with a sojourn time of 0); :func:`select` is
-``dualpi2_dequeue``: the time-shifted FIFO scheduler, then the L queue's native
+``dualpi2_dequeue``: the scheduler (the time-shifted FIFO, or Linux's weighted round
+robin with ``scheduler="wrr"``, whose credit :func:`_credit` keeps), then the L queue's native
 ramp combined with the coupled probability (``recur(lq, .)``), or the Classic
 queue's squared probability (``recur(cq, .)``; dropped also when ECN-capable once
 ``p_C >= p_Cmax``), dropping and going on where the RFC drops; :func:`on_update`
@@ -13,7 +14,8 @@ queue's squared probability (``recur(cq, .)``; dropped also when ECN-capable onc
 the first arrival, from the larger of the two queues' head sojourn times.
 
 The link's state: the base probability ``p'``, the previous queue delay ``prevq``
-(s) and the two queues' ``recur`` accumulators ``lq.count`` and ``cq.count``.
+(s), the two queues' ``recur`` accumulators ``lq.count`` and ``cq.count``, and the
+round robin's credit and its starting value (bits; 0 with the time-shifted FIFO).
 
 References
 ----------
@@ -41,6 +43,7 @@ from ..layout import (
     LI_TX,
     LI_WAITING,
     MARK_CE,
+    PF_BITS,
     PF_ENQ,
     PI_FLOW,
     PI_KIND,
@@ -61,7 +64,14 @@ DP_MIN_TH = 5      # s, minTh of the L queue's ramp
 DP_RANGE = 6       # s, range of the ramp (0: a step at minTh)
 DP_TH_LEN = 7      # packets, Th_len: no native marking unless the L queue holds more
 DP_TSHIFT = 8      # s, the scheduler's time shift
-PARAMS = ("target", "t_update", "alpha", "beta", "k", "min_th", "range", "th_len", "tshift")
+DP_SCHED = 9       # the scheduler: 0 time-shifted FIFO, 1 weighted round robin
+DP_W_C = 10        # w_C, the round robin's Classic weight (0 with the time-shifted FIFO)
+#: The kernel's codes of ``DualPi2.scheduler`` (``qosmodels.mechanisms.dualpi2.SCHEDULERS``).
+SCHED_TSHIFT = 0
+SCHED_WRR = 1
+PARAMS = ("target", "t_update", "alpha", "beta", "k", "min_th", "range", "th_len", "tshift",
+          ("scheduler", lambda s: 0.0 if s.scheduler == "tshift" else 1.0),
+          ("c_protection", lambda s: s.c_protection if s.scheduler == "wrr" else 0.0))
 
 #: The class slots: the L queue, then the Classic queue.
 SLOT_L = 0
@@ -75,6 +85,8 @@ Q_PBASE = LF_QS          # p', the base probability
 Q_PREVQ = LF_QS + 1      # prevq, s
 Q_LCOUNT = LF_QS + 2     # lq.count, recur's accumulator for the L queue
 Q_CCOUNT = LF_QS + 3     # cq.count, recur's accumulator for the Classic queue
+Q_CREDIT = LF_QS + 4     # the round robin's credit, bits (<= 0: the L queue's turn)
+Q_CREDIT0 = LF_QS + 5    # its value when both queues are empty, MTU (w_C - w_L), bits
 
 #: Outcomes of :func:`decide`.
 PASS = 0
@@ -85,6 +97,18 @@ DROP = 2
 def slots(spec, n_crossings) -> int:
     """Two FIFO rings: the L queue and the Classic queue."""
     return 2
+
+
+def setup_link(spec, network, l, xs, x_flow, lf, li, hs, hsi) -> None:
+    """With ``scheduler="wrr"``: the round robin's first credit, ``MTU (w_C - w_L)`` bits,
+    ``MTU`` the largest packet of the flows whose data or ACKs cross the link (Linux: the
+    device's MTU); nothing otherwise."""
+    if spec.scheduler != "wrr":
+        return
+    mtu = 8.0 * max((network.flows[x_flow[x]].packet_size for x in xs), default=1)
+    w_c = spec.c_protection
+    lf[Q_CREDIT0] = mtu * (w_c - (1.0 - w_c))
+    lf[Q_CREDIT] = lf[Q_CREDIT0]
 
 
 def traces(spec) -> tuple[str, ...]:
@@ -206,27 +230,50 @@ def admit(S, l, p):
 def select(S, l):
     """``dualpi2_dequeue`` at link ``l``: the packet to send (-1: none), the packets the
     AQM drops on the way dropped (cause "early")."""
-    li, slot = S.li, S.slot
+    li, slot, lf = S.li, S.slot, S.lf
     now = S.gf[GF_NOW]
     sl = li[l, LI_SLOT0] & POS
     sc = (sl + 1) & POS
+    wrr = lf[l, LF_QP + DP_SCHED] == SCHED_WRR
     while slot[sl, SL_COUNT] + slot[sc, SL_COUNT] > 0:
         n_l = slot[sl, SL_COUNT]
+        n_c = slot[sc, SL_COUNT]
         in_l = False
-        if n_l > 0:  # time-shifted FIFO: L unless the Classic head waited tshift longer
-            if slot[sc, SL_COUNT] == 0:
+        if n_l > 0:
+            if n_c == 0:
                 in_l = True
-            else:
+            elif wrr:  # weighted round robin: L while the credit is not positive
+                in_l = lf[l, Q_CREDIT] <= 0.0
+            else:  # time-shifted FIFO: L unless the Classic head waited tshift longer
                 t_l = now - S.pf[peek_head(S, sl), PF_ENQ]
                 t_c = now - S.pf[peek_head(S, sc), PF_ENQ]
-                in_l = t_l + S.lf[l, LF_QP + DP_TSHIFT] > t_c
+                in_l = t_l + lf[l, LF_QP + DP_TSHIFT] > t_c
         p = pop_head(S, sl if in_l else sc)
         li[l, LI_WAITING] -= 1
         if decide(S, l, p, in_l, now - S.pf[p, PF_ENQ], slot[sl, SL_COUNT]) == DROP:
             drop(S, l, p, LI_DROP_EARLY)
             continue
+        if wrr:
+            _credit(S, l, p, in_l, n_l, n_c)
         return p
+    if wrr:  # both queues empty: the round robin starts again
+        lf[l, Q_CREDIT] = lf[l, Q_CREDIT0]
     return -1
+
+
+@handler
+def _credit(S, l, p, in_l, n_l, n_c):
+    """The round robin's credit after sending packet ``p`` (``in_l``: from the L queue;
+    ``n_l``, ``n_c``: the queues' lengths before it left): ``+ w_C`` bits of it for an L
+    packet while Classic packets waited, ``- w_L`` for a Classic packet while L packets
+    waited (Linux ``dequeue_packet``)."""
+    lf = S.lf
+    w_c = lf[l, LF_QP + DP_W_C]
+    if in_l:
+        if n_c > 0:
+            lf[l, Q_CREDIT] += w_c * S.pf[p, PF_BITS]
+    elif n_l > 0:
+        lf[l, Q_CREDIT] -= (1.0 - w_c) * S.pf[p, PF_BITS]
 
 
 @rare_handler

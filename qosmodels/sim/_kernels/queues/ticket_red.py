@@ -19,7 +19,7 @@ References
 ----------
 Zhang, Wang, Peterson, Krishnamurthy, "Probabilistic Packet Scheduling",
 Princeton TR-632-01, 2001: Sections 2.4.2 (TRED), 2.5 (XRate), 2.7.1 (ACK
-tickets), 2.8 (policing), 4 (UDP).
+tickets), 2.8 (policing), 3.4 (tickets reissued during a run), 4 (UDP).
 """
 
 import math
@@ -56,6 +56,8 @@ TR_EXP = TR_TICKETS + 4
 TR_FLAGS = TR_TICKETS + 5     # F_UDP | F_POLICE | F_RECEIVER
 TR_LEVELS = TR_TICKETS + 6    # 0: unquantised
 TR_UNIT = TR_TICKETS + 7
+TR_RE_AT = TR_TICKETS + 8     # time of the reissue, s
+TR_RE_TICKETS = TR_TICKETS + 9  # t/s issued from then on (0: no reissue)
 F_UDP, F_POLICE, F_RECEIVER = 1, 2, 4
 PARAMS = red.PARAMS + (
     ("tickets", lambda s: 0.0 if s.tickets is None else s.tickets),
@@ -64,6 +66,8 @@ PARAMS = red.PARAMS + (
                          + F_RECEIVER * (s.variant == "receiver"))),
     ("levels", lambda s: s.levels),
     "unit",
+    ("reissue_at", lambda s: 0.0 if s.reissue is None else s.reissue[0]),
+    ("reissued", lambda s: 0.0 if s.reissue is None else s.reissue[1]),
 )
 
 # the link's float state
@@ -189,11 +193,21 @@ def admit(S, l, p):
 
 
 @handler
+def issued_now(S, l, now):
+    """The t/s issued to link ``l`` at ``now``: its tickets, or its reissue from its time on
+    (Section 3.4)."""
+    lf = S.lf
+    if lf[l, LF_QP + TR_RE_TICKETS] > 0.0 and now >= lf[l, LF_QP + TR_RE_AT]:
+        return lf[l, LF_QP + TR_RE_TICKETS]
+    return lf[l, LF_QP + TR_TICKETS]
+
+
+@handler
 def relabel(S, l, p, in_rate, flags, now):
     """Packet ``p`` kept at link ``l``: its tag into the next node's currency (XRate, with
     policing), quantised."""
     lf = S.lf
-    issued = lf[l, LF_QP + TR_TICKETS]
+    issued = issued_now(S, l, now)
     out_rate = issued
     if flags & F_RECEIVER:  # OutTktRate = AckInTktRate
         out_rate = lf[l, Q_ACK]
@@ -226,7 +240,7 @@ def ack_relabel(S, l, tag, now):
     link issued none), quantised."""
     lf = S.lf
     ack_in = update(lf, l, Q_ACK, Q_ACK_F, tag, now, lf[l, LF_QP + TR_WINDOW])
-    issued = lf[l, LF_QP + TR_TICKETS]
+    issued = issued_now(S, l, now)
     if issued > 0.0:
         tag = tag * issued / ack_in
     return quantise(tag, lf[l, LF_QP + TR_LEVELS], lf[l, LF_QP + TR_UNIT])

@@ -6,7 +6,8 @@ send, a rate sample per ACK), and the BBR state machine of
 draft-cardwell-iccrg-bbr-congestion-control-00, Section 4: the BtlBw max filter
 over ``btlbw_rounds`` round trips, the RTprop min filter over ``rtprop_window``
 s, STARTUP, DRAIN, PROBE_BW's eight-phase gain cycle and PROBE_RTT, cwnd =
-``cwnd_gain`` x BDP + 3 send quanta, and pacing: one packet at a time, the
+``cwnd_gain`` x BDP + 3 send quanta (the draft's rule by rate, or the spec's fixed
+``send_quantum``), and pacing: one packet at a time, the
 next after ``1 / pacing_rate`` s (the flow's timer slot 1).  Losses: three
 duplicate ACKs start a NewReno-style recovery (each duplicate ACK counted as
 one packet delivered above SND.UNA, since the receiver sends no SACK) with the
@@ -98,6 +99,7 @@ BBR_PROBE_RTT_TIME = 9  # ProbeRTTDuration, s
 BBR_MIN_CWND = 10       # BBRMinPipeCwnd, packets
 BBR_RECORD = 11
 BBR_SACK = 12           # SACK blocks per ACK (RFC 2018), 0: no SACK; RFC 6675's recovery
+BBR_QUANTUM = 13        # a fixed send quantum, packets; 0 (None): the draft's rule by rate
 
 #: The spec fields packed into the parameter row, in column order.
 PARAMS = (
@@ -105,6 +107,7 @@ PARAMS = (
     "high_gain", "cwnd_gain", "btlbw_rounds", "rtprop_window", "probe_rtt_time",
     "min_pipe_cwnd", "record",
     ("sack", lambda s: s.sack_blocks if s.sack else 0),
+    "send_quantum",
 )
 
 # float state columns (FF_SS + ...)
@@ -254,9 +257,12 @@ def _gains(S, f, mode):
 
 @handler
 def _send_quantum(S, f):
-    """BBRSetSendQuantum, packets: 1 packet below 1.2 Mb/s, 2 below 24 Mb/s, else
-    min(pacing_rate x 1 ms, 64 KB)."""
+    """BBRSetSendQuantum, packets: the spec's ``send_quantum`` if given, else 1 packet below
+    1.2 Mb/s, 2 below 24 Mb/s, else min(pacing_rate x 1 ms, 64 KB)."""
     ff = S.ff
+    fixed = ff[f, FF_SP + BBR_QUANTUM]
+    if fixed > 0.0:
+        return fixed
     bits = ff[f, FF_BITS]
     rate = ff[f, FF_SS + BS_PACING] * bits  # bit/s
     if rate < 1.2e6:
