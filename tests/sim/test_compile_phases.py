@@ -64,9 +64,10 @@ def _param_rows(field):
 def _stored_columns(field, a):
     """``a`` in the layout the digests were written with: without the columns appended to
     the flows' rows since (the receiver's delayed ACKs, session 44: ``FF_DA_TIMEOUT``,
-    ``FI_DA_M`` .. ``FI_GROW_PACKETS``, and RACK-TLP's ``FI_RACK``: the last columns of ``ff`` and ``fi``) and without the
-    parameter rows' columns past :data:`STORED_PARAM_ROW`; their values in the fingerprint
-    scenarios are checked by :func:`test_the_appended_columns_hold_their_off_values`."""
+    ``FI_DA_M`` .. ``FI_GROW_PACKETS``, and RACK-TLP's ``FI_RACK``: the last columns of
+    ``ff`` and ``fi``) and without the parameter rows' columns past
+    :data:`STORED_PARAM_ROW`; their values in the fingerprint scenarios are checked by
+    :func:`test_the_appended_columns_hold_their_off_values`."""
     from qosmodels.sim._kernels import layout as K
 
     if field == "ff":
