@@ -103,12 +103,14 @@ from .rackstate import (
     MODE_RTO,
     R_AT,
     R_BEST,
+    R_CUT,
     R_END,
     R_FACK,
     R_MIN_RTT,
     R_MODE,
     R_NOSACK,
     R_REORD,
+    R_RLOST,
     R_RTT,
     R_TLP_END,
     R_TLP_RETX,
@@ -194,7 +196,8 @@ def in_recovery(S, f):
     """In fast recovery, or in the recovery after a timeout (SND.UNA at or below the
     recovery point the timeout set)."""
     fi = S.fi
-    return fi[f, FI_IN_REC] != 0 or (fi[f, FI_TIMEOUTS] > 0 and fi[f, FI_SND_UNA] <= fi[f, FI_RECOVER])
+    return fi[f, FI_IN_REC] != 0 or (fi[f, FI_TIMEOUTS] > 0
+                                     and fi[f, FI_SND_UNA] <= fi[f, FI_RECOVER])
 
 
 @rare_handler
@@ -242,6 +245,8 @@ def detect_loss(S, f):
             if now + remaining <= now:  # (a remainder below the clock's resolution: 0)
                 S.ooo[k] = np.uint8((fl | LOST) & (255 - RETX))
                 n += 1
+                if (fl & RETX) != 0 and t > st[h + R_CUT]:  # a lost retransmission (9.3)
+                    st[h + R_RLOST] = 1.0
             elif remaining > timeout:
                 timeout = remaining
     if timeout > 0.0:
@@ -324,11 +329,47 @@ def _first_lost(S, f, q0):
 
 
 @rare_handler
+def retx_lost(S, f):
+    """RFC 8985 Section 9.3: whether step 5 has marked lost a retransmission sent after the
+    window's last reduction (then the sender reduces it again, :func:`cut`); clears it."""
+    st = S.stime
+    h = head(S, f)
+    r = st[h + R_RLOST] != 0.0
+    st[h + R_RLOST] = 0.0
+    return r
+
+
+@rare_handler
+def cut(S, f):
+    """The window has just been reduced (recovery entered, or a lost retransmission): a
+    retransmission sent before now belongs to the window already answered for."""
+    st = S.stime
+    h = head(S, f)
+    st[h + R_CUT] = S.gf[GF_NOW]
+    st[h + R_RLOST] = 0.0
+
+
+@rare_handler
+def restart_rto(S, f):
+    """Restart the retransmission timer after the packet at SND.UNA is resent (Linux's
+    rule, ``tcp_xmit_retransmit_queue``; without RACK the sender restarts it on entering
+    the recovery), unless RACK's reordering timer holds the slot: its expiry restarts it."""
+    fi, st = S.fi, S.stime
+    h = head(S, f)
+    slot = fi[f, FI_TIMER0] & POS
+    if not (np.int64(st[h + R_MODE]) == MODE_REO and S.tm[slot, TM_DEADLINE] == st[h + R_AT]):
+        st[h + R_MODE] = np.float64(MODE_RTO)
+        arm_timer(S, f)
+
+
+@rare_handler
 def resend_first_lost(S, f):
-    """RFC 6675 step (4.3) with RACK's marks: resend the lowest packet marked lost."""
+    """RFC 6675 step (4.3) with RACK's marks: resend the lowest packet marked lost; the
+    retransmission timer restarts (:func:`restart_rto`)."""
     q = _first_lost(S, f, S.fi[f, FI_SND_UNA])
     if q >= 0:
         transmit(S, f, q)
+    restart_rto(S, f)
 
 
 @rare_handler
@@ -345,6 +386,8 @@ def send_recovery(S, f, cwnd, wmax):
         if q >= 0:
             if not transmit(S, f, q):
                 break
+            if q == fi[f, FI_SND_UNA]:  # (the head resent: the timer restarts)
+                restart_rto(S, f)
             q += 1
         else:
             q = fi[f, FI_SND_NXT]

@@ -37,7 +37,10 @@ R_TLP_END = 8    # TLP.end_seq, packets (0: None, no probe episode)
 R_TLP_RETX = 9   # TLP.is_retrans: 1.0 or 0.0
 R_BEST = 10      # (per ACK) the latest transmit time among the packets it delivered, s
 R_NOSACK = 11    # (per ACK) 1.0: the ACK carried no SACK block
-R_H = 12
+R_CUT = 12       # when the window was last reduced in a recovery (entry, or a lost
+                 # retransmission: RFC 8985 Section 9.3), s
+R_RLOST = 13     # 1.0: step 5 marked lost a retransmission sent after R_CUT (Section 9.3)
+R_H = 14
 
 #: the flow's timer slot 0 holds the retransmission timer, RACK's reordering timer or TLP's
 MODE_RTO = 0

@@ -423,6 +423,7 @@ def _rack_recover(S, f, wmax):
     fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
     fi[f, FI_IN_REC] = 1
     fi[f, FI_FAST_RTX] += 1
+    rack.cut(S, f)
     rack.resend_first_lost(S, f)
     rack.send_recovery(S, f, ff[f, FF_CWND], wmax)
 
@@ -440,6 +441,10 @@ def _on_ack_rack(S, f, a, una0, new, wmax):
     if fi[f, FI_IN_REC] == 0 and una > fi[f, FI_RECOVER] and (ev & rack.EV_LOST) != 0:
         _rack_recover(S, f, np.int64(wmax))
     elif fi[f, FI_IN_REC] != 0:
+        if rack.retx_lost(S, f):  # RFC 8985 9.3: a lost retransmission, a new reduction
+            _decrease(S, f, fi[f, FI_SND_NXT] - una)
+            ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
+            rack.cut(S, f)
         rack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax))
     elif new > 0 and fi[f, FI_SND_NXT] > una:
         d = fi[f, FI_DUPACKS] + 1
@@ -462,6 +467,11 @@ def _rack_timer(S, f):
         if fi[f, FI_IN_REC] == 0 and fi[f, FI_SND_UNA] > fi[f, FI_RECOVER]:
             _rack_recover(S, f, wmax)
         elif fi[f, FI_IN_REC] != 0:
+            if rack.retx_lost(S, f):  # RFC 8985 9.3 (as in the ACK's handler)
+                una = fi[f, FI_SND_UNA]
+                _decrease(S, f, fi[f, FI_SND_NXT] - una)
+                ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
+                rack.cut(S, f)
             rack.send_recovery(S, f, ff[f, FF_CWND], wmax)
     return True
 
