@@ -122,9 +122,10 @@ class TcpReno(SourceSpec):
         lost when a packet sent a reordering window (a quarter of the minimum RTT; 0
         in recovery or with three packets SACKed, until reordering is seen) after it is
         delivered, also a retransmission; the recovery starts on RACK's marks instead
-        of DupThresh, and resends only marked packets
-        (``qosmodels/sim/_kernels/rack.py``).  On by default in Linux since 4.10
-        (``net.ipv4.tcp_recovery`` = 1).
+        of DupThresh, and resends only marked packets; a lost retransmission reduces
+        the window again (RFC 8985 9.3) and the retransmission timer restarts when the
+        first unacknowledged packet is resent (``qosmodels/sim/_kernels/rack.py``).  On
+        by default in Linux since 4.10 (``net.ipv4.tcp_recovery`` = 1).
     tlp : bool
         Tail loss probes, RFC 8985 Section 7 (default False; needs ``rack=True``): a
         probe (new data, else the last packet again) two smoothed RTTs after the last

@@ -41,7 +41,27 @@ not resent since (which covers lost retransmissions, RFC 8985's point), else new
 RFC 6675's rules 3 and 4 (a retransmission of a packet not known lost, and the rescue
 retransmission) are left out, as Linux's ``tcp_xmit_retransmit_queue`` resends only packets
 marked lost; TLP takes rule 4's place.  A retransmission timeout keeps the simulator's
-go-back-N (:mod:`.sack`: the scoreboard cleared) and marks every packet outstanding lost.
+go-back-N (:mod:`.sack`: the scoreboard cleared) and marks every packet outstanding lost
+(RFC 8985 6.3 marks only SND.UNA and the packets older than ``RACK.rtt + reo_wnd``; with
+go-back-N every one is resent anyway).
+
+Two rules around the recovery that RFC 6675 alone does not need:
+
+* the retransmission timer restarts whenever the packet at SND.UNA is (re)sent by RACK
+  (:func:`restart_rto`): at the start of the recovery, as the sender without RACK does, and
+  when RACK resends a lost retransmission of it (Linux's ``tcp_xmit_retransmit_queue``
+  rearms the timer when it resends the head); not while the reordering timer holds the
+  slot (its expiry restarts it).  Without it the timer, last restarted by the ACK before,
+  fired before the new copy could be acknowledged: on the 32-flow CUBIC dumbbell of
+  ``benchmarks/RESULTS.md`` (the section "RACK-TLP") most of the 4517 timeouts of session
+  45 were such, fired 0.08-0.1 s after the head's retransmission with RTTs of 0.11-0.12 s;
+* RFC 8985 Section 9.3: "In the absence of PRR [RFC6937], when RACK-TLP detects a lost
+  retransmission, the congestion control MUST trigger an additional congestion response";
+  here a retransmission marked lost that was sent after the window's last reduction
+  (``R_CUT``) reduces it again as on entering the recovery (Reno: ssthresh = cwnd =
+  FlightSize / 2; CUBIC: beta), once per such window (Section 9.3's "only reacts once per
+  window" read as: a retransmission sent before the last reduction belongs to the window
+  already answered for).  PRR is not modelled.
 
 TLP (Section 7), with ``tlp=True``: after an ACK that acknowledges new data, outside fast
 and timeout recovery and with no probe episode open (``TLP.end_seq`` None), the timer slot
@@ -60,18 +80,23 @@ after new data is sent; here new data is sent in the same event as the ACK that 
 it, so the times are the same, except for the first flight, which has no SRTT: its PTO
 would be the 1 s of the initial RTO.)
 
-What could be checked: the text of RFC 8985 itself could not be retrieved in full in the
-session that wrote this module (search excerpts of Sections 6.2 step 1 and 2, 6.3's
-``RACK_mark_losses_on_RTO`` and other implementations' readings of 7.2 and 7.4.2 were
-read); the rules above are written as the RFC states them to the author's understanding.
-The kernel is checked by hand traces (``tests/sim/test_rack.py``: a lost retransmission
-found without a timeout, tail losses repaired by the probe); a plain-Python replay of the
-RFC's pseudo-code fed the same ACK stream is not written yet.
+What could be checked: the text of RFC 8985 itself could not be retrieved in full (search
+excerpts of Sections 6.2 steps 1 and 2, 6.3's ``RACK_mark_losses_on_RTO``, 9.2 and 9.3 as
+quoted by other implementations, and their readings of 7.2 and 7.4.2 were read); the rules
+above are written as the RFC states them to the authors' understanding.  Steps 1-5 and the
+reordering timer are checked against ``tests/sim/rack_replay.py``, a plain-Python replay of
+the RFC's pseudo-code fed the transmissions and ACKs of kernel runs (three patterns: periodic
+losses, lost retransmissions on a 50 ms path, packets overtaking each other), call by call
+(the packets marked lost, the timer's deadline); the recovery around them by hand traces
+(``tests/sim/test_rack.py``: a lost retransmission found without a timeout, the timer
+restarted with the head's retransmission, tail losses repaired by the probe).  TLP's rules
+(Section 7) are not replayed.
 
 References
 ----------
-RFC 8985, Sections 5, 6.1-6.3, 7.1-7.4; RFC 6675, Sections 4 and 5; Linux
-``net/ipv4/tcp_recovery.c`` (compared for the values the RFC leaves open).
+RFC 8985, Sections 5, 6.1-6.3, 7.1-7.4, 9.3; RFC 6675, Sections 4 and 5; Linux
+``net/ipv4/tcp_recovery.c`` and ``tcp_output.c``'s ``tcp_xmit_retransmit_queue`` (compared
+for the values and timer rules the RFC leaves open).
 """
 
 import numpy as np
