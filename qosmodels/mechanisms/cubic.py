@@ -247,8 +247,13 @@ class Cubic(SourceSpec):
     ack_counting: str = "ack"
 
     kind: ClassVar[str] = "cubic"
-    kernel: ClassVar[str] = "sources.cubic"
     windowed: ClassVar[bool] = True
+
+    @property
+    def kernel(self) -> str:
+        """CUBIC's kernel, or its RACK-TLP form for ``rack=True`` (a module of its own, so
+        that a kernel variant without RACK leaves its code out)."""
+        return "sources.cubic_rack" if self.rack else "sources.cubic"
 
     def __post_init__(self):
         name = type(self).__name__

@@ -367,12 +367,17 @@ class TcpReno(SourceSpec):
     ack_counting: str = "ack"
 
     kind: ClassVar[str] = "reno"
-    kernel: ClassVar[str] = "sources.reno"
     windowed: ClassVar[bool] = True
     _RTT_SAMPLES: ClassVar[tuple[str, ...]] = ("segment", "ack")
     _TIMERS: ClassVar[tuple[str, ...]] = ("reference", "impatient", "slow-but-steady")
     _RECOVERIES: ClassVar[tuple[str, ...]] = ("inflation", "pipe")
 
+
+    @property
+    def kernel(self) -> str:
+        """Reno's kernel, or its RACK-TLP form for ``rack=True`` (a module of its own, so
+        that a kernel variant without RACK leaves its code out)."""
+        return "sources.reno_rack" if self.rack else "sources.reno"
 
     def __post_init__(self):
         name = type(self).__name__
@@ -575,4 +580,3 @@ class TcpNewReno(TcpReno):
     retransmits the next hole and deflates the window by the amount acknowledged."""
 
     kind: ClassVar[str] = "newreno"
-    kernel: ClassVar[str] = "sources.reno"

@@ -272,8 +272,6 @@ def on_timeout(S, f):
     """The window's reaction to a retransmission timeout (go-back-N is the caller's):
     RFC 9438 Section 4.8, ssthresh from beta, cwnd = 1, the next stage with K = 0."""
     ff, fi = S.ff, S.fi
-    if fi[f, FI_RACK] != 0 and _rack_timer(S, f):  # RACK's reordering or TLP's probe timer
-        return
     if fi[f, FI_WINDOWED] > 1:  # RFC 6675 Section 5.1: the scoreboard is not trusted
         sack.clear(S, f)
     lt_restart(S, f)
@@ -346,18 +344,16 @@ def on_ack(S, f, a):
     _trace(S, f, np.float64(a), r)
 
 
-@rare_handler
-def on_ack_sack(S, f, a):
-    """Cumulative ACK ``a`` of a SACK flow: RFC 6675's recovery as
-    :func:`.reno.on_ack_sack`, with CUBIC's growth and decrease (RFC 9438, Section 4.6:
-    ssthresh = cwnd = beta x FlightSize on entering the recovery)."""
+@handler
+def _sack_ack(S, f, a):
+    """The part of :func:`on_ack_sack` every CUBIC SACK sender shares (with ``rack=True``
+    too, :func:`on_ack_rack`): the scoreboard updated, and on a new ACK the RTT sample,
+    SND.UNA, the end of the recovery, the growth and the timer.  Returns the packets newly
+    SACKed (-1 for an old ACK, below SND.UNA) and the RTT sample (NaN: none)."""
     ff, fi = S.ff, S.fi
     una = fi[f, FI_SND_UNA]
     wmax = ff[f, FF_SP + CUB_MAX_WINDOW]
     r = np.nan
-    rk = fi[f, FI_RACK] != 0
-    if rk:  # RFC 8985 6.2 steps 1-3 for the packets the cumulative ACK delivers
-        rack.before_update(S, f, a)
     new = sack.update(S, f, a)
     if a > una:
         newly = a - una
@@ -383,14 +379,22 @@ def on_ack_sack(S, f, a):
         else:
             arm_timer(S, f)
     elif a < una:
+        return np.int64(-1), r
+    return np.int64(new), r
+
+
+@rare_handler
+def on_ack_sack(S, f, a):
+    """Cumulative ACK ``a`` of a SACK flow: RFC 6675's recovery as
+    :func:`.reno.on_ack_sack`, with CUBIC's growth and decrease (RFC 9438, Section 4.6:
+    ssthresh = cwnd = beta x FlightSize on entering the recovery)."""
+    ff, fi = S.ff, S.fi
+    new, r = _sack_ack(S, f, a)
+    if new < 0:
         _trace(S, f, np.float64(a), r)
         return
-    una0 = una
+    wmax = ff[f, FF_SP + CUB_MAX_WINDOW]
     una = fi[f, FI_SND_UNA]
-    if rk:
-        _on_ack_rack(S, f, a, una0, new, wmax)
-        _trace(S, f, np.float64(a), r)
-        return
     if new > 0 and fi[f, FI_IN_REC] == 0 and fi[f, FI_SND_NXT] > una:
         d = fi[f, FI_DUPACKS] + 1
         fi[f, FI_DUPACKS] = d
@@ -474,6 +478,28 @@ def _rack_timer(S, f):
                 rack.cut(S, f)
             rack.send_recovery(S, f, ff[f, FF_CWND], wmax)
     return True
+
+
+@rare_handler
+def on_ack_rack(S, f, a):
+    """``source_ack`` of :mod:`.cubic_rack` (a SACK flow with ``rack=True``, RFC 8985):
+    steps 1-3 for the packets the cumulative ACK delivers, :func:`_sack_ack`, then
+    :func:`_on_ack_rack`."""
+    fi = S.fi
+    una0 = fi[f, FI_SND_UNA]
+    rack.before_update(S, f, a)
+    new, r = _sack_ack(S, f, a)
+    if new >= 0:
+        _on_ack_rack(S, f, a, una0, new, S.ff[f, FF_SP + CUB_MAX_WINDOW])
+    _trace(S, f, np.float64(a), r)
+
+
+@rare_handler
+def on_timeout_rack(S, f):
+    """``source_timeout`` of :mod:`.cubic_rack`: RACK's reordering timer or TLP's probe
+    timer (:func:`_rack_timer`), else the retransmission timeout (:func:`on_timeout`)."""
+    if not _rack_timer(S, f):
+        on_timeout(S, f)
 
 
 #: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):

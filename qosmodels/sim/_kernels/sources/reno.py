@@ -344,8 +344,6 @@ def on_timeout(S, f):
     # (recovery="pipe": ns-3's BytesInFlight() before the timeout, SACKed
     # packets excluded; the SACK marks are then dropped, ResetRenoSack)
     flight = fi[f, FI_SND_NXT] - fi[f, FI_SND_UNA] - fi[f, FI_RENO_SACKED]
-    if fi[f, FI_RACK] != 0 and rack_timer(S, f):  # RACK's reordering or TLP's probe timer
-        return
     fi[f, FI_RENO_SACKED] = 0
     fi[f, FI_HEAD_LOST] = 0
     if fi[f, FI_WINDOWED] > 1:  # RFC 6675 Section 5.1: the scoreboard is not trusted
@@ -478,23 +476,16 @@ def on_ack(S, f, a, ece):
                     limited_transmit(S, f, una, ff[f, FF_SP + TCP_MAX_WINDOW])
 
 
-@rare_handler
-def on_ack_sack(S, f, a, ece):
-    """Cumulative ACK ``a`` of a SACK flow (RFC 6675, Section 5): the scoreboard updated
-    from the ACK's blocks; outside recovery RFC 5681's slow start and congestion avoidance
-    on a new ACK, and a duplicate ACK (one SACKing new data, even if it also advances the
-    cumulative ACK) counted; three of them, or SND.UNA lost by ``IsLost()``, start the
-    recovery: RecoveryPoint = HighData, ssthresh = cwnd = FlightSize / 2, SND.UNA resent;
-    in recovery each ACK below RecoveryPoint runs step (C), and one above it ends the
-    recovery (cwnd stays ssthresh).  The timer restarts on every new ACK and the fast
-    retransmit (RFC 6298, 5.3)."""
+@handler
+def _sack_ack(S, f, a, ece):
+    """The part of :func:`on_ack_sack` every SACK sender of this module shares (with
+    ``rack=True`` too, :func:`on_ack_rack`): the scoreboard updated, and on a new ACK the
+    RTT sample, SND.UNA, the end of the recovery, the growth, the ECN reduction and the
+    timer.  Returns the packets newly SACKed, -1 for an old ACK (below SND.UNA)."""
     ff, fi = S.ff, S.fi
     una = fi[f, FI_SND_UNA]
     rules = np.int64(ff[f, FF_SP + TCP_TIMER])
     wmax = ff[f, FF_SP + TCP_MAX_WINDOW]
-    rk = fi[f, FI_RACK] != 0
-    if rk:  # RFC 8985 6.2 steps 1-3 for the packets the cumulative ACK delivers
-        rack.before_update(S, f, a)
     new = sack.update(S, f, a)
     if a > una:
         r = ack_rtt(S, f, una, a)
@@ -526,12 +517,26 @@ def on_ack_sack(S, f, a, ece):
         else:
             arm_timer(S, f)
     elif a < una:
+        return -1
+    return new
+
+
+@rare_handler
+def on_ack_sack(S, f, a, ece):
+    """Cumulative ACK ``a`` of a SACK flow (RFC 6675, Section 5): the scoreboard updated
+    from the ACK's blocks; outside recovery RFC 5681's slow start and congestion avoidance
+    on a new ACK, and a duplicate ACK (one SACKing new data, even if it also advances the
+    cumulative ACK) counted; three of them, or SND.UNA lost by ``IsLost()``, start the
+    recovery: RecoveryPoint = HighData, ssthresh = cwnd = FlightSize / 2, SND.UNA resent;
+    in recovery each ACK below RecoveryPoint runs step (C), and one above it ends the
+    recovery (cwnd stays ssthresh).  The timer restarts on every new ACK and the fast
+    retransmit (RFC 6298, 5.3)."""
+    ff, fi = S.ff, S.fi
+    new = _sack_ack(S, f, a, ece)
+    if new < 0:
         return
-    una0 = una
+    wmax = ff[f, FF_SP + TCP_MAX_WINDOW]
     una = fi[f, FI_SND_UNA]
-    if rk:
-        _on_ack_rack(S, f, a, una0, new, wmax)
-        return
     if new > 0 and fi[f, FI_IN_REC] == 0 and fi[f, FI_SND_NXT] > una:  # step (2)
         d = fi[f, FI_DUPACKS] + 1
         fi[f, FI_DUPACKS] = d
@@ -620,6 +625,28 @@ def rack_timer(S, f):
                 rack.cut(S, f)
             rack.send_recovery(S, f, ff[f, FF_CWND], wmax)
     return True
+
+
+@rare_handler
+def on_ack_rack(S, f, a, ece):
+    """``source_ack`` of :mod:`.reno_rack` (a SACK flow with ``rack=True``, RFC 8985):
+    steps 1-3 for the packets the cumulative ACK delivers (before the scoreboard forgets
+    which were SACKed), :func:`_sack_ack`, then :func:`_on_ack_rack`."""
+    fi = S.fi
+    una0 = fi[f, FI_SND_UNA]
+    rack.before_update(S, f, a)
+    new = _sack_ack(S, f, a, ece)
+    if new < 0:
+        return
+    _on_ack_rack(S, f, a, una0, new, S.ff[f, FF_SP + TCP_MAX_WINDOW])
+
+
+@rare_handler
+def on_timeout_rack(S, f):
+    """``source_timeout`` of :mod:`.reno_rack`: RACK's reordering timer or TLP's probe timer
+    (:func:`rack_timer`), else the retransmission timeout (:func:`on_timeout`)."""
+    if not rack_timer(S, f):
+        on_timeout(S, f)
 
 
 @handler
