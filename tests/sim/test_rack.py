@@ -134,3 +134,30 @@ def test_rack_and_tlp_must_be_bools(kw):
     field = list(kw)[-1]
     with pytest.raises(ScenarioTypeError, match=rf"{field} must be True or False"):
         TcpNewReno(sack=True, **kw)
+
+
+# ------------------------------------------------------------------------ kernel variants
+
+def test_a_rack_sender_has_a_kernel_module_of_its_own():
+    assert TcpNewReno(sack=True).kernel == TcpReno(sack=True).kernel == "sources.reno"
+    assert TcpNewReno(sack=True, rack=True).kernel == "sources.reno_rack"
+    assert TcpReno(sack=True, rack=True, tlp=True).kernel == "sources.reno_rack"
+    assert Cubic(sack=True).kernel == "sources.cubic"
+    assert Cubic(sack=True, rack=True).kernel == "sources.cubic_rack"
+
+
+def test_a_variant_without_a_rack_flow_leaves_rack_out():
+    # the variants prune the dispatch branches of unused modules: without a rack flow no
+    # hook reaches RACK's ACK and timer handlers
+    from pathlib import Path
+
+    from qosmodels.sim._kernels import dispatch
+    from qosmodels.sim._variant import CORE, kernels_of, specialise
+
+    text = Path(dispatch.__file__).read_text()
+    core = specialise(text, CORE | {"sources.cubic"})
+    assert "on_ack_rack" not in core and "on_timeout_rack" not in core
+    net = _net(_newreno(rack=True))
+    keep = CORE | kernels_of(net)
+    assert "sources.reno_rack" in keep
+    assert "on_ack_rack" in specialise(text, keep)

@@ -1,7 +1,9 @@
 """RACK-TLP loss detection (RFC 8985) for the SACK senders, in packets.
 
-A SACK flow (:mod:`.sack`) with ``rack=True`` (``FI_RACK`` 1; with ``tlp=True`` 2) marks
-packets lost by time instead of RFC 6675's DupThresh: each transmission stamps its time
+A SACK flow (:mod:`.sack`) with ``rack=True`` (``FI_RACK`` 1; with ``tlp=True`` 2; its
+source kernel :mod:`.sources.reno_rack` or :mod:`.sources.cubic_rack`, so that variants
+without such a flow do not compile this module's handlers) marks packets lost by time
+instead of RFC 6675's DupThresh: each transmission stamps its time
 (:func:`.rackstate.stamp`); each ACK, after the scoreboard update, runs Section 6.2's steps:
 
 1. ``RACK.min_RTT``: the smallest round-trip time of a packet delivered by an ACK that was
