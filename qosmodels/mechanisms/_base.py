@@ -178,6 +178,21 @@ def _sack(owner, spec):
                                unit="blocks"))
 
 
+def _rack(owner, spec):
+    """Validate a SACK sender's ``rack`` and ``tlp`` fields (RFC 8985): RACK needs SACK,
+    TLP needs RACK."""
+    _flag(owner, "rack", spec.rack)
+    _flag(owner, "tlp", spec.tlp)
+    if spec.rack and not spec.sack:
+        raise ScenarioError(f"{owner}.rack=True needs sack=True (RACK, RFC 8985, detects "
+                            f"losses from the SACK scoreboard); set sack=True as well, or "
+                            f"rack=False")
+    if spec.tlp and not spec.rack:
+        raise ScenarioError(f"{owner}.tlp=True needs rack=True (TLP, RFC 8985 Section 7, "
+                            f"leaves the loss its probe reveals to RACK); set rack=True as "
+                            f"well, or tlp=False")
+
+
 def _delayed_ack(owner, spec):
     """Validate, in place, a TCP sender's receiver fields ``delayed_ack`` (``m``, an integer
     >= 1: an ACK for every ``m``-th in-order packet, 1 = every packet at once) and

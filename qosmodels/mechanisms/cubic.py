@@ -22,6 +22,7 @@ from ._base import (
     _delayed_ack,
     _flag,
     _priority,
+    _rack,
     _sack,
     _tcp_window_and_timer,
 )
@@ -162,7 +163,7 @@ class Cubic(SourceSpec):
         blocks on the ACKs (RFC 2018) and RFC 6675's scoreboard and recovery.
         Entering the recovery sets ``ssthresh = cwnd = max(beta FlightSize, 2)``
         (Section 4.6); ``cwnd`` stays there until the recovery ends.
-        Not modelled: D-SACK, RACK, FACK, reneging.
+        Not modelled: D-SACK, FACK, reneging (RACK-TLP: ``rack``, ``tlp``).
     sack_blocks : int
         The most SACK blocks an ACK carries, 1 to 4 (default 3, as with the
         timestamp option Linux sends).
@@ -174,6 +175,20 @@ class Cubic(SourceSpec):
         whose ``beta`` multiple sets ``ssthresh`` (RFC 5681, Section 3.2; here
         ``min(FlightSize, cwnd)``, see above, which they do not change when the
         window was full).  With ``sack=True``, RFC 6675's step (3).
+    rack : bool
+        RACK loss detection, RFC 8985 (default False; needs ``sack=True``): a packet is
+        lost when a packet sent a reordering window (a quarter of the minimum RTT; 0
+        in recovery or with three packets SACKed, until reordering is seen) after it is
+        delivered, also a retransmission; the recovery starts on RACK's marks instead
+        of DupThresh, and resends only marked packets; a lost retransmission reduces
+        the window again (RFC 8985 9.3) and the retransmission timer restarts when the
+        first unacknowledged packet is resent (``qosmodels/sim/_kernels/rack.py``).  On
+        by default in Linux since 4.10 (``net.ipv4.tcp_recovery`` = 1).
+    tlp : bool
+        Tail loss probes, RFC 8985 Section 7 (default False; needs ``rack=True``): a
+        probe (new data, else the last packet again) two smoothed RTTs after the last
+        ACK of new data (plus 200 ms with one packet in flight), before the
+        retransmission timer would fire.
     delayed_ack : int, packets
         The receiver's delayed ACKs, as :class:`TcpReno`'s: an ACK for every
         ``delayed_ack``-th in-order packet or after ``delayed_ack_timeout``; 1 (default)
@@ -225,13 +240,20 @@ class Cubic(SourceSpec):
     sack: bool = False
     sack_blocks: int = 3
     limited_transmit: bool = False
+    rack: bool = False
+    tlp: bool = False
     delayed_ack: int = 1
     delayed_ack_timeout: float = 0.2
     ack_counting: str = "ack"
 
     kind: ClassVar[str] = "cubic"
-    kernel: ClassVar[str] = "sources.cubic"
     windowed: ClassVar[bool] = True
+
+    @property
+    def kernel(self) -> str:
+        """CUBIC's kernel, or its RACK-TLP form for ``rack=True`` (a module of its own, so
+        that a kernel variant without RACK leaves its code out)."""
+        return "sources.cubic_rack" if self.rack else "sources.cubic"
 
     def __post_init__(self):
         name = type(self).__name__
@@ -257,4 +279,5 @@ class Cubic(SourceSpec):
         set_(self, "priority", _priority(name, self.priority))
         _sack(name, self)
         _flag(name, "limited_transmit", self.limited_transmit)
+        _rack(name, self)
         _delayed_ack(name, self)

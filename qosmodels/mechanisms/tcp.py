@@ -22,6 +22,7 @@ from ._base import (
     _delayed_ack,
     _flag,
     _priority,
+    _rack,
     _sack,
     _tcp_window_and_timer,
 )
@@ -93,7 +94,7 @@ class TcpReno(SourceSpec):
         the scoreboard (RFC 6675, Section 5.1).  ``recovery`` must then be
         ``"inflation"`` (unused: RFC 6675 replaces it), and TcpReno and TcpNewReno
         recover alike (``limited_transmit=True`` adds step (3) of RFC 6675, Section 5).
-        Not modelled: D-SACK (RFC 2883), RACK (RFC 8985), FACK, receiver reneging.  The
+        Not modelled: D-SACK (RFC 2883), FACK, receiver reneging.  The
         flow keeps a ring of 32 times
         ``max_window`` slots for the scoreboard and the ACKs' options
         (``qosmodels/sim/_kernels/sack.py``).
@@ -116,6 +117,20 @@ class TcpReno(SourceSpec):
         HighACK and, while ``cwnd - pipe >= 1``, new packets as the receiver's window
         allows; they too are left out of FlightSize at step (4.2).  Its packets leave
         as the fast retransmission does, without asking a shaping edge element's gate.
+    rack : bool
+        RACK loss detection, RFC 8985 (default False; needs ``sack=True``): a packet is
+        lost when a packet sent a reordering window (a quarter of the minimum RTT; 0
+        in recovery or with three packets SACKed, until reordering is seen) after it is
+        delivered, also a retransmission; the recovery starts on RACK's marks instead
+        of DupThresh, and resends only marked packets; a lost retransmission reduces
+        the window again (RFC 8985 9.3) and the retransmission timer restarts when the
+        first unacknowledged packet is resent (``qosmodels/sim/_kernels/rack.py``).  On
+        by default in Linux since 4.10 (``net.ipv4.tcp_recovery`` = 1).
+    tlp : bool
+        Tail loss probes, RFC 8985 Section 7 (default False; needs ``rack=True``): a
+        probe (new data, else the last packet again) two smoothed RTTs after the last
+        ACK of new data (plus 200 ms with one packet in flight), before the
+        retransmission timer would fire.
     delayed_ack : int, packets
         The receiver's delayed ACKs (``qosmodels/sim/_kernels/delack.py``): an ACK for
         every ``delayed_ack``-th in-order packet (RFC 1122 4.2.3.2, RFC 5681 4.2: "at
@@ -345,17 +360,24 @@ class TcpReno(SourceSpec):
     sack: bool = False
     sack_blocks: int = 3
     limited_transmit: bool = False
+    rack: bool = False
+    tlp: bool = False
     delayed_ack: int = 1
     delayed_ack_timeout: float = 0.2
     ack_counting: str = "ack"
 
     kind: ClassVar[str] = "reno"
-    kernel: ClassVar[str] = "sources.reno"
     windowed: ClassVar[bool] = True
     _RTT_SAMPLES: ClassVar[tuple[str, ...]] = ("segment", "ack")
     _TIMERS: ClassVar[tuple[str, ...]] = ("reference", "impatient", "slow-but-steady")
     _RECOVERIES: ClassVar[tuple[str, ...]] = ("inflation", "pipe")
 
+
+    @property
+    def kernel(self) -> str:
+        """Reno's kernel, or its RACK-TLP form for ``rack=True`` (a module of its own, so
+        that a kernel variant without RACK leaves its code out)."""
+        return "sources.reno_rack" if self.rack else "sources.reno"
 
     def __post_init__(self):
         name = type(self).__name__
@@ -391,6 +413,7 @@ class TcpReno(SourceSpec):
         self._check_increase(name)
         _sack(name, self)
         _flag(name, "limited_transmit", self.limited_transmit)
+        _rack(name, self)
         _delayed_ack(name, self)
         if self.ack_counting != "ack" and self.kind not in ("reno", "newreno", "dctcp", "prague"):
             raise ScenarioError(f"{name}.ack_counting={self.ack_counting!r} is modelled for "
@@ -557,4 +580,3 @@ class TcpNewReno(TcpReno):
     retransmits the next hole and deflates the window by the amount acknowledged."""
 
     kind: ClassVar[str] = "newreno"
-    kernel: ClassVar[str] = "sources.reno"

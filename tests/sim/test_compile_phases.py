@@ -64,9 +64,10 @@ def _param_rows(field):
 def _stored_columns(field, a):
     """``a`` in the layout the digests were written with: without the columns appended to
     the flows' rows since (the receiver's delayed ACKs, session 44: ``FF_DA_TIMEOUT``,
-    ``FI_DA_M`` .. ``FI_GROW_PACKETS``, the last columns of ``ff`` and ``fi``) and without the
-    parameter rows' columns past :data:`STORED_PARAM_ROW`; their values in the fingerprint
-    scenarios are checked by :func:`test_the_appended_columns_hold_their_off_values`."""
+    ``FI_DA_M`` .. ``FI_GROW_PACKETS``, and RACK-TLP's ``FI_RACK``: the last columns of
+    ``ff`` and ``fi``) and without the parameter rows' columns past
+    :data:`STORED_PARAM_ROW`; their values in the fingerprint scenarios are checked by
+    :func:`test_the_appended_columns_hold_their_off_values`."""
     from qosmodels.sim._kernels import layout as K
 
     if field == "ff":
@@ -95,15 +96,16 @@ def digests() -> dict[str, dict[str, str]]:
 
 
 def test_the_appended_columns_hold_their_off_values():
-    # no fingerprint scenario asks for delayed ACKs or per-packet growth: the columns
-    # appended for them are the last ones, and hold what ``delack.setup`` writes for "off"
+    # no fingerprint scenario asks for delayed ACKs, per-packet growth or RACK-TLP: the
+    # columns appended for them are the last ones, and hold what ``delack.setup`` writes for
+    # "off" (and FI_RACK 0, RACK off)
     from qosmodels.sim._kernels import layout as K
 
-    assert K.N_FF == K.FF_DA_TIMEOUT + 1 and K.N_FI == K.FI_GROW_PACKETS + 1
+    assert K.N_FF == K.FF_DA_TIMEOUT + 1 and K.N_FI == K.FI_RACK + 1
     for name, c in _scenarios():
         assert np.all(c.ff[:, K.FF_DA_TIMEOUT] == 0.0), name
         fi = c.fi[:, K.FI_DA_M:]
-        off = [1, 0, 0, 0, 0, -1, 0]  # M, HELD, CE, DCTCP, HIGH, SLOT, GROW_PACKETS
+        off = [1, 0, 0, 0, 0, -1, 0, 0]  # M, HELD, CE, DCTCP, HIGH, SLOT, GROW_PACKETS, RACK
         assert fi.shape[1] == len(off)
         np.testing.assert_array_equal(fi, np.tile(off, (fi.shape[0], 1)), err_msg=name)
         # the parameter rows' added column: no fingerprint scenario reissues tickets, and no

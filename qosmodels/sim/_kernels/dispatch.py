@@ -39,12 +39,14 @@ from .sources import (
     bbr,
     cbr,
     cubic,
+    cubic_rack,
     dctcp,
     onoff,
     poisson,
     prague,
     rap,
     reno,
+    reno_rack,
     tahoe,
     tcp_friendly,
     vegas,
@@ -66,7 +68,8 @@ SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.tcp_friendly": tcp_friendly, "sources.accumulation": accumulation,
            "sources.vegas": vegas, "sources.web": web, "sources.tahoe": tahoe,
            "sources.dctcp": dctcp, "sources.cubic": cubic, "sources.bbr": bbr,
-           "sources.prague": prague, "sources.rap": rap}
+           "sources.prague": prague, "sources.rap": rap, "sources.reno_rack": reno_rack,
+           "sources.cubic_rack": cubic_rack}
 
 
 @handler
@@ -216,7 +219,8 @@ def source_next_tick(S, code, f, now):
 @handler
 def source_send_limit(S, code, f):
     """One past the last sequence number a window source may send now."""
-    if code == reno.CODE or code == vegas.CODE or code == web.CODE or code == dctcp.CODE:
+    if (code == reno.CODE or code == vegas.CODE or code == web.CODE or code == dctcp.CODE
+            or code == reno_rack.CODE):
         return reno.send_limit(S, f)
     if code == window.CODE or code == poisson.CODE:
         return window.send_limit(S, f)
@@ -228,7 +232,7 @@ def source_send_limit(S, code, f):
         return accumulation.send_limit(S, f)
     if code == tahoe.CODE:
         return tahoe.send_limit(S, f)
-    if code == cubic.CODE:
+    if code == cubic.CODE or code == cubic_rack.CODE:
         return cubic.send_limit(S, f)
     if code == bbr.CODE:
         return bbr.send_limit(S, f)
@@ -269,6 +273,10 @@ def source_ack(S, code, f, a, ece):
         prague.on_ack(S, f, a, ece)
     elif code == rap.CODE:
         rap.on_ack(S, f, a)
+    elif code == reno_rack.CODE:
+        reno.on_ack_rack(S, f, a, ece)
+    elif code == cubic_rack.CODE:
+        cubic.on_ack_rack(S, f, a)
 
 
 @handler
@@ -290,6 +298,10 @@ def source_timeout(S, code, f):
         bbr.on_timeout(S, f)
     elif code == rap.CODE:
         rap.on_timeout(S, f)
+    elif code == reno_rack.CODE:
+        reno.on_timeout_rack(S, f)
+    elif code == cubic_rack.CODE:
+        cubic.on_timeout_rack(S, f)
 
 
 @handler
@@ -321,7 +333,7 @@ def source_window(S, code, f, windowed):
     """The window to record, packets (NaN for open-loop sources)."""
     if (code == reno.CODE or code == vegas.CODE or code == web.CODE or code == tahoe.CODE
             or code == dctcp.CODE or code == cubic.CODE or code == bbr.CODE
-            or code == prague.CODE):
+            or code == prague.CODE or code == reno_rack.CODE or code == cubic_rack.CODE):
         return reno.window(S, f)
     if code == decbit_source.CODE:
         return decbit_source.window(S, f)

@@ -26,6 +26,7 @@ from .layout import (
     FI_CODE,
     FI_DA_SLOT,
     FI_EDGE,
+    FI_RACK,
     FI_SENT,
     FI_SND_NXT,
     FI_SND_UNA,
@@ -44,6 +45,8 @@ from .layout import (
     W_SEND,
 )
 from .pool import defer, release
+from .rack import rearm as tlp_rearm
+from .rackstate import is_rto
 from .sack import take
 from .sender import arm_timer, transmit
 from .timers import cancel, is_off
@@ -59,6 +62,7 @@ def send_packets(S, f):
     if lim > fi[f, FI_APP_LIMIT]:
         lim = fi[f, FI_APP_LIMIT]
     nxt = fi[f, FI_SND_NXT]
+    nxt0 = nxt
     e = fi[f, FI_EDGE]
     while nxt < lim:
         # a shaping edge element may hold the sender back (it then waits for the edge)
@@ -72,6 +76,8 @@ def send_packets(S, f):
         edge_gate(S, S.ei[e & POS, EI_CODE], e & POS, f, False)
     if is_off(S, fi[f, FI_TIMER0] & POS) and nxt > fi[f, FI_SND_UNA]:
         arm_timer(S, f)
+    if fi[f, FI_RACK] > 1 and nxt > nxt0:  # TLP: the probe timer after new data (RFC 8985 7.1)
+        tlp_rearm(S, f, True)
 
 
 @rare_handler
@@ -152,8 +158,11 @@ def on_timer(S, f, k):
         if source_timer(S, fi[f, FI_CODE], f, k):
             defer(S, (f << W_BITS) | W_SEND)
         return
-    fi[f, FI_TIMEOUTS] += 1
+    rto = is_rto(S, f)  # (else RACK's reordering timer or TLP's probe timer: .rack)
+    if rto:
+        fi[f, FI_TIMEOUTS] += 1
     source_timeout(S, fi[f, FI_CODE], f)
-    fi[f, FI_SND_NXT] = fi[f, FI_SND_UNA]  # go back N
-    fi[f, FI_TIMING] = 0
+    if rto:
+        fi[f, FI_SND_NXT] = fi[f, FI_SND_UNA]  # go back N
+        fi[f, FI_TIMING] = 0
     defer(S, (f << W_BITS) | W_SEND)

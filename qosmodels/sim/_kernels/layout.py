@@ -150,7 +150,9 @@ FI_DA_HIGH = FI_DA_DCTCP + 1   # one past the highest sequence number received (
 FI_DA_SLOT = FI_DA_HIGH + 1    # the delayed-ACK timer's slot among the flow's (``timers``), -1: none
 FI_GROW_PACKETS = FI_DA_SLOT + 1  # 1: the sender grows per packet an ACK acknowledges (Linux),
                                  # 0: per ACK of new data (RFC 5681); ``ack_counting``
-N_FI = FI_GROW_PACKETS + 1
+FI_RACK = FI_GROW_PACKETS + 1  # RACK-TLP (RFC 8985, ``rack``/``rackstate``): 0 off, 1 RACK,
+                               # 2 RACK and TLP (a SACK flow only)
+N_FI = FI_RACK + 1
 
 #: ``FI_WINDOWED >> SACK_SHIFT``: the SACK blocks (RFC 2018) the flow's ACKs carry, 0: no
 #: SACK (``sack.py`` lays out such a flow's ``stime`` region)

@@ -67,6 +67,7 @@ from .layout import (
     SACK_SHIFT,
     ST_SACK_RING,
 )
+from .rackstate import reserved
 from .sender import transmit
 
 #: sub-rings of the scoreboard and of the SACKing ACKs' serials among the eight
@@ -128,7 +129,7 @@ def _record(S, f, k):
     fi = S.fi
     q = fi[f, FI_OOO_MASK] + 1
     rs = 1 + 2 * (fi[f, FI_WINDOWED] >> SACK_SHIFT)
-    n = (3 * q - N_H) // rs
+    n = (3 * q - N_H - reserved(S, f)) // rs  # (RACK's state at the region's top)
     return (fi[f, FI_OOO_OFF] + q + N_H + (k % n) * rs) & POS
 
 

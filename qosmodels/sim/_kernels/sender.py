@@ -22,6 +22,7 @@ from .layout import (
     FI_OOO_MASK,
     FI_OOO_OFF,
     FI_PER_ACK,
+    FI_RACK,
     FI_RETX,
     FI_RETX_W,
     FI_RTT_N_W,
@@ -48,6 +49,7 @@ from .layout import (
     W_FORWARD,
 )
 from .pool import alloc, defer
+from .rackstate import stamp
 from .timers import set_deadline
 
 
@@ -105,6 +107,8 @@ def transmit(S, f, seq):
     fi[f, FI_SENT] += 1
     if fi[f, FI_WINDOWED] != 0:
         per_ack = fi[f, FI_PER_ACK] != 0
+        if fi[f, FI_RACK] != 0:  # RFC 8985 6.1: the transmit time (a SACK flow's ``rack``)
+            stamp(S, f, seq, seq < fi[f, FI_MAXSEQ])
         if seq < fi[f, FI_MAXSEQ]:
             fi[f, FI_RETX] += 1
             if S.gf[GF_NOW] >= S.gf[GF_WARMUP]:
