@@ -21,7 +21,7 @@ RFC 8985, Sections 5.2 (per-segment variables), 6.1 (upon transmitting a data se
 
 import numpy as np
 
-from ._jit import POS, handler
+from ._jit import POS, handler, rare_handler
 from .layout import FI_OOO_MASK, FI_OOO_OFF, FI_RACK, GF_NOW
 
 # header slots (floats): RACK's variables (RFC 8985 Section 5.2), 0 meaning none unless said
@@ -85,11 +85,15 @@ def flags_at(S, f, seq):
     return (fi[f, FI_OOO_OFF] + q + (seq & (q // 8 - 1))) & POS
 
 
-@handler
+@rare_handler
 def stamp(S, f, seq, again):
     """RFC 8985, Section 6.1: packet ``seq`` of flow ``f`` leaves now (``again``: a
     retransmission): its transmit time, and for a retransmission ``RETX`` and ``EVER``
-    (``LOST`` kept: the loss it repairs stays counted until it is delivered)."""
+    (``LOST`` kept: the loss it repairs stays counted until it is delivered).
+
+    A rare handler (a real call, not inlined into :func:`.sender.transmit`): inlined, it
+    made the benchmark's drop-tail dumbbell, which has no RACK flow, 9.6 % slower (paired
+    ``simulate`` times, 9 pairs; ``benchmarks/RESULTS.md``, session 46)."""
     S.stime[xmit_at(S, f, seq)] = S.gf[GF_NOW]
     k = flags_at(S, f, seq)
     if again:
