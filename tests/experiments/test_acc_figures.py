@@ -48,6 +48,8 @@ def test_known_causes(quick):
     assert causes[("acc-fig5", "Monaco transient after the jump")] == "unstated parameter"
     assert causes[("acc-fig6", "AVD: utilisation 0-50 s")] == "mechanism differs"
     assert causes[("acc-fig6", "55 pkts: utilisation 20-30 s")] == "mechanism differs"
+    assert causes[("acc-fig6", "55 pkts, loss from the echo only: utilisation 20-30 s")] == \
+        "mechanism differs"
     # over offsets of the access delay the interval excludes the band: a measured cause
     assert causes[("acc-fig6", "90 pkts: queue, 45-50 s")] == "mechanism differs"
     assert causes[("acc-fig10", "long1 rate, 40-50 s")] == "mechanism differs"
@@ -410,3 +412,17 @@ def test_fig9_trailing_bias():
     assert acc._fig9_trailing_bias(4, 100e6 / 3) == pytest.approx(3 * 76.8e-6)
     # q = 0.3: 0.3 + 0.51 at two later links
     assert acc._fig9_trailing_bias(3, 10e6) == pytest.approx(76.8e-6 * (0.3 + 0.51))
+
+
+def test_fig7_echo_only_rows_run_with_timeout_halves_false(quick):
+    u = _row(quick, "acc-fig6", "55 pkts, loss from the echo only: utilisation 20-30 s")
+    c = _row(quick, "acc-fig6",
+             "55 pkts, loss from the echo only: largest throughput C.O.V. (0.5-s means)")
+    for row in (u, c):
+        assert "timeout_halves=False" in row.packets.method
+    assert "If the egress node receives fewer bytes" in u.reference
+    assert c.verdict == "reproduced" and c.packets.value > 0.05
+    # the run: only the echo halves, so more packets are lost than with the default
+    default = _row(quick, "acc-fig6", "55 pkts: utilisation 20-30 s")
+    assert u.packets.value != default.packets.value
+    assert u.verdict == "known difference" and "16788" in u.known.note
