@@ -128,6 +128,14 @@ def paper_net(n, long_access_delay=0.1, avd_offset=1, alpha=0.15):
     ------
     ScenarioError
         If ``n < 1``, ``long_access_delay`` is outside [1 ms, 1 s] or ``avd_offset < 0``.
+
+    Examples
+    --------
+    >>> net, avd = paper_net(5)
+    >>> avd
+    (1, 3)
+    >>> [round(float(d), 4) for d in net.delays[5:]]
+    [0.001, 0.0505, 0.1]
     """
     from .. import _validate as v
     from ..mechanisms import Avq
