@@ -54,7 +54,9 @@ on the in-band packet's size, which the paper does not give (declared, ``control
 their note gives the measured cause, the ACK-sized packet's bias in a chain of congested
 links (it trails a long flow's data packet down the chain), and the control law's fixed
 point with the measured biases (:func:`_fig9_fixed_point`), which predicts most of the long
-flows' deficit.
+flows' deficit.  Figure 9 as the paper runs it (mixed droptail and AVD bottlenecks at every N,
+the long flows' RTTs spread) is the sibling experiment ``acc-fig9-paper``
+(:mod:`qosmodels.experiments.acc_fig9`).
 
 Tolerances: where the paper states a value in words ("only 10% ~ 60%",
 "less than 10%", "around 100%"), a side must lie within 5 % (relative) of the
