@@ -40,18 +40,23 @@ each, so the quick form runs them unchanged.
 Unstated parameters and known differences: each experiment declares the set-up the
 paper leaves open (:class:`~qosmodels.experiments.Unstated`: Figure 2's link delay,
 Figure 4's reverse path -- the reverse flows' protocol, the reverse buffer, the delay --,
-Figure 5's reverse delay jump, AVQ's gain in Figures 8, 9(d)-(f) and 10, Figure 9's long flows' RTT
+Figure 5's reverse delay jump, AVQ's gain in Figures 8, 9(d)-(f) and 10, the data timeout of
+Figure 7's rows with the text's loss response (``timeout_beta``), Figure 9's long flows' RTT
 spread and in-band control packet's size, Figure 11's access delay, and the span of the
 phase offsets, ``phase_span``, of Figures 2, 5, 6 and 11), and every row outside tolerance
 at the defaults carries
 its :class:`~qosmodels.experiments.Known` cause and evidence next to it.  Monaco follows
 Section IV-B.1: the next control pair leaves when the previous pair's echo arrives, and
-loss is detected from the in-band packet's count of data.  Figure 9's rates at N != 5 turn
+loss is detected from the in-band packet's count of data.  Figure 7 also has rows with that
+echo's decrease-due-to-loss as the only response to loss, the text's
+(``Accumulation(timeout_halves=False)``; by default a retransmission timeout halves too).  Figure 9's rates at N != 5 turn
 on the in-band packet's size, which the paper does not give (declared, ``control_size``):
 their note gives the measured cause, the ACK-sized packet's bias in a chain of congested
 links (it trails a long flow's data packet down the chain), and the control law's fixed
 point with the measured biases (:func:`_fig9_fixed_point`), which predicts most of the long
-flows' deficit.
+flows' deficit.  Figure 9 as the paper runs it (mixed droptail and AVD bottlenecks at every N,
+the long flows' RTTs spread) is the sibling experiment ``acc-fig9-paper``
+(:mod:`qosmodels.experiments.acc_fig9`).
 
 Tolerances: where the paper states a value in words ("only 10% ~ 60%",
 "less than 10%", "around 100%"), a side must lie within 5 % (relative) of the
@@ -682,10 +687,13 @@ def _active(net, t0, t1):
                              if f.start <= t0 and (f.stop is None or f.stop >= t1)])
 
 
-def _dynamic_packets(buffer, avd, sides, alpha=0.15, duration=50.0, warmup=0.0, offset=0.0):
+def _dynamic_packets(buffer, avd, sides, alpha=0.15, duration=50.0, warmup=0.0, offset=0.0,
+                     timeout_halves=True, beta=2.0):
     """Figures 6-8 in packets (Monaco, kappa 0.5, one run of ``duration`` s measured from
-    ``warmup``, sampled every 0.1 s; ``offset`` s added to every flow's first access link):
-    the result and the method, or (None, "") without the packets side."""
+    ``warmup``, sampled every 0.1 s; ``offset`` s added to every flow's first access link;
+    ``timeout_halves=False``: only the echo's decrease-due-to-loss halves a window, and
+    ``beta`` is then the sources' timeout multiplier): the result and the method, or
+    (None, "") without the packets side."""
     if "packets" not in sides:
         return None, ""
     from ..fluid.scenarios import acc_dynamic_flows
@@ -700,11 +708,13 @@ def _dynamic_packets(buffer, avd, sides, alpha=0.15, duration=50.0, warmup=0.0, 
         net = net.replace(links=[dataclasses.replace(link, queue=Avq(gamma=0.98, avd=True,
                                                                      alpha=alpha))
                                  if k == 0 else link for k, link in enumerate(net.links)])
-    src = Accumulation(control="P", estimator="monaco", kappa=PACKET_KAPPA, target=TARGET)
+    src = Accumulation(control="P", estimator="monaco", kappa=PACKET_KAPPA, target=TARGET,
+                       timeout_halves=timeout_halves, beta=2.0 if timeout_halves else beta)
     net = net.replace(flows=[dataclasses.replace(f, source=src) for f in net.flows])
     r = simulate(net, duration, seed=0, warmup=warmup, record=Record(interval=0.1),
                  progress=False)
-    return r, ("simulate: Accumulation(control='P', estimator='monaco', kappa=0.5)"
+    return r, ("simulate: Accumulation(control='P', estimator='monaco', kappa=0.5"
+               + (f", timeout_halves=False, beta={beta:g})" if not timeout_halves else ")")
                + (f", Avq(gamma=0.98, avd=True, alpha={alpha:g}) at the bottleneck" if avd
                   else "")
                + f", {buffer}-packet buffer; one run")
@@ -857,6 +867,66 @@ _FIG7_KNOWN_UTIL = Known(
 _FIG7_UTIL_NOTE = (
     "packets: the flows' losses stall them until their retransmission timeouts (go-back-N); "
     "the paper's Figure 7 halves windows too but keeps the link full.")
+#: Figure 7 with the text's loss response only (timeout_halves=False): full and quick form
+#: alike (the runs do not depend on the form).
+_FIG7_ECHO_KNOWN_UTIL = Known(
+    "unstated parameter",
+    "Section IV-B.1 detects loss from the in-band packet's count of data and halves 'as in "
+    "TCP Reno' at the echo's decrease-due-to-loss; it does not say how Monaco's lost data are "
+    "sent again.  With that single response (Accumulation(timeout_halves=False)) the "
+    "library's sources recover the data by going back N after a retransmission timeout, "
+    "beta times the averaged RTT, and a flow sends nothing past its window until then: "
+    "with the generic timer's beta = 2 the link is busy 0.909 of 20-30 s (0.902 when the "
+    "timeout halves too, the default), and over the 50-s run 5916 packets are lost, 1773 "
+    "timeouts fire and 16788 packets are sent again (default 3316, 1615, 7582).  The stall "
+    "until the timeout is the cost: busy 0.9975, 0.967, 0.909, 0.861 of 20-30 s at beta = "
+    "1.1, 1.5, 2, 3 (timeout_beta; with the default response the same betas give 0.971, "
+    "0.912, 0.902, 0.914).", 0.12, sides=("packets",))
+#: The sources' timeout multiplier in Figure 7's rows with the text's loss response.
+_TIMEOUT_BETA = Unstated(
+    "timeout_beta", 2.0, (1.1, 1.5, 3.0),
+    "the paper does not say how Monaco's lost data are recovered; the library's sources go "
+    "back N after beta times the averaged RTT: the generic timer's 2 (the default, as every "
+    "other ACC row), or a TCP-like srtt + 4 rttvar, little above the average when the RTT is "
+    "steady (1.1), up to 3; used by Figure 7's rows with timeout_halves=False only (the "
+    "timer also replaces overdue control pairs)")
+_FIG7_ECHO = "55 pkts, loss from the echo only"
+
+
+def _fig7_echo_checks(sides, beta) -> list[Check]:
+    """Figure 7's utilisation and oscillation with ``timeout_halves=False`` (the text's
+    loss response: the echo's decrease-due-to-loss only) and timeout multiplier ``beta``."""
+    pk, pmethod = _dynamic_packets(55, False, sides, timeout_halves=False, beta=beta)
+    w, wmethod = _dynamic_packets(55, False, sides, duration=30.0, warmup=20.0,
+                                  timeout_halves=False, beta=beta)
+    lost = (f"{int(pk.counters['dropped'].sum())} packets lost, "
+            f"{int(pk.counters['timeouts'].sum())} timeouts over 0-50 s")
+    more = Bounds(lower=_OSC_LIMIT)
+    return [
+        _noted(Check(
+            "acc-fig6", f"{_FIG7_ECHO}: utilisation 20-30 s", 1.0, source="paper (measured)",
+            paper=1.0, known=_FIG7_ECHO_KNOWN_UTIL,
+            packets=Side(float(w.utilisation[0]), 2e-2,
+                         method=wmethod + f", measured 20-30 s; the bottleneck's busy time; "
+                                          f"{lost}"),
+            reference="paper Fig. 7: 'the bottleneck is still fully utilized'; Section "
+                      "IV-B.1: 'If the egress node receives fewer bytes than were "
+                      "transmitted, then packet loss is detected', and on "
+                      "decrease-due-to-loss 'Monaco halves the congestion window as in TCP "
+                      "Reno'"),
+            "packets: one halving per loss, at the echo; the flows still stall until their "
+            "retransmission timeouts (go-back-N, beta times the averaged RTT), the paper "
+            "giving no data recovery (timeout_beta)",
+            side="packets"),
+        Check(
+            "acc-fig6", f"{_FIG7_ECHO}: largest throughput C.O.V. (0.5-s means)", more,
+            source="paper (measured)", paper=more,
+            packets=_throughput_cov(pk, pmethod),
+            reference="paper, Section V-A (Fig. 7(c)): 'the throughput is more oscillating'; "
+                      "read as above 5%, as the row with the default loss response"),
+    ]
+
+
 #: Figure 8's utilisation (AVD, 55 packets): full and quick form alike.
 _FIG8_KNOWN_UTIL = Known(
     "mechanism differs",
@@ -870,7 +940,8 @@ _FIG8_KNOWN_UTIL = Known(
 
 @register("acc-fig6",
           title="ACC Figs. 6-8: dynamic flow sets on 30 Mb/s; 90- and 55-packet droptail, AVD",
-          paper=f"{_PAPER}, Figs. 6-8", sides=_PACKET_SIDES, unstated=(_AVQ_ALPHA, _PHASE_SPAN))
+          paper=f"{_PAPER}, Figs. 6-8", sides=_PACKET_SIDES,
+          unstated=(_AVQ_ALPHA, _PHASE_SPAN, _TIMEOUT_BETA))
 def fig6(*, sides, quick, params) -> list[Check]:
     from ..fluid.scenarios import acc_dynamic_flows
 
@@ -990,6 +1061,7 @@ def fig6(*, sides, quick, params) -> list[Check]:
             reference="paper, Section V-A (Fig. 7(c)): 'the throughput is more oscillating'; "
                       "read as above the 5% C.O.V. that Figure 8's 'without oscillation' is "
                       "read as"))
+        checks.extend(_fig7_echo_checks(sides, params["timeout_beta"]))
     # Figure 8: AVD at the bottleneck, gamma = 0.98
     r = (_solve(acc_dynamic_flows(55), 50.0, kappa=KAPPA, estimator="monaco", target=TARGET,
                 avd_links=["r0->r1"], avd_utilisation=0.98, avd_alpha=params["avq_alpha"])

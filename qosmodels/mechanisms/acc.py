@@ -111,6 +111,17 @@ class Accumulation(SourceSpec):
         Record Monaco's estimate at each control period (the echo's arrival) on
         the trace channel ``monaco_estimate`` (packets); only with
         ``estimator="monaco"``.
+    timeout_halves : bool
+        Whether a retransmission timeout halves ``W`` (default True).  False
+        (only with ``estimator="monaco"``): the echo's decrease-due-to-loss,
+        detected from the in-band packet's count of data, is the only response
+        to loss, which is all Section IV-B.1 describes ("If the egress node
+        receives fewer bytes than were transmitted, then packet loss is
+        detected"; "If the congestion feedback is decrease-due-to-loss, Monaco
+        halves the congestion window as in TCP Reno"); the timeout then only
+        recovers the data, going back N (the paper does not describe how
+        Monaco's data are recovered).  With the default a loss usually halves
+        ``W`` twice, once at the echo and once at the timeout.
     priority : int
 
     References
@@ -141,6 +152,7 @@ class Accumulation(SourceSpec):
     priority: int = 0
     control_size: int | None = None
     record: bool = False
+    timeout_halves: bool = True
 
     kind: ClassVar[str] = "acc"
     kernel: ClassVar[str] = "sources.accumulation"
@@ -190,6 +202,13 @@ class Accumulation(SourceSpec):
             set_(self, "control_size", integer(n, "control_size", self.control_size, ge=1,
                                                unit="bytes"))
         _flag(n, "record", self.record)
+        _flag(n, "timeout_halves", self.timeout_halves)
+        if not self.timeout_halves and self.estimator != "monaco":
+            raise ScenarioError(
+                f"Accumulation.timeout_halves = False applies only to estimator='monaco' (its "
+                f"echo's decrease-due-to-loss is then the only response to loss); estimator="
+                f"{self.estimator!r} would never reduce its window on loss: drop "
+                f"timeout_halves or choose 'monaco'")
         for field in ("control_size", "record"):
             if getattr(self, field) not in (None, False) and self.estimator != "monaco":
                 raise ScenarioError(

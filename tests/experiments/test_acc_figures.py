@@ -48,6 +48,8 @@ def test_known_causes(quick):
     assert causes[("acc-fig5", "Monaco transient after the jump")] == "unstated parameter"
     assert causes[("acc-fig6", "AVD: utilisation 0-50 s")] == "mechanism differs"
     assert causes[("acc-fig6", "55 pkts: utilisation 20-30 s")] == "mechanism differs"
+    assert causes[("acc-fig6", "55 pkts, loss from the echo only: utilisation 20-30 s")] == \
+        "unstated parameter"
     # over offsets of the access delay the interval excludes the band: a measured cause
     assert causes[("acc-fig6", "90 pkts: queue, 45-50 s")] == "mechanism differs"
     assert causes[("acc-fig10", "long1 rate, 40-50 s")] == "mechanism differs"
@@ -86,7 +88,7 @@ def test_every_acc_experiment_declares_its_unstated_parameters():
     assert names == {"acc-fig2": {"delay", "phase_span"},
                      "acc-fig4": {"reverse_reno", "reverse_buffer", "delay"},
                      "acc-fig5": {"reverse_jump", "phase_span"},
-                     "acc-fig6": {"avq_alpha", "phase_span"},
+                     "acc-fig6": {"avq_alpha", "phase_span", "timeout_beta"},
                      "acc-fig9": {"long_rtt_spread", "avq_alpha", "control_size"},
                      "acc-fig10": {"avq_alpha"},
                      "acc-fig11": {"access_delay", "phase_span"}}
@@ -410,3 +412,38 @@ def test_fig9_trailing_bias():
     assert acc._fig9_trailing_bias(4, 100e6 / 3) == pytest.approx(3 * 76.8e-6)
     # q = 0.3: 0.3 + 0.51 at two later links
     assert acc._fig9_trailing_bias(3, 10e6) == pytest.approx(76.8e-6 * (0.3 + 0.51))
+
+
+def test_fig7_echo_only_rows_run_with_timeout_halves_false(quick):
+    u = _row(quick, "acc-fig6", "55 pkts, loss from the echo only: utilisation 20-30 s")
+    c = _row(quick, "acc-fig6",
+             "55 pkts, loss from the echo only: largest throughput C.O.V. (0.5-s means)")
+    for row in (u, c):
+        assert "timeout_halves=False" in row.packets.method
+    assert "If the egress node receives fewer bytes" in u.reference
+    assert c.verdict == "reproduced" and c.packets.value > 0.05
+    # the run: only the echo halves, so more packets are lost than with the default
+    default = _row(quick, "acc-fig6", "55 pkts: utilisation 20-30 s")
+    assert u.packets.value != default.packets.value
+    assert u.verdict == "known difference" and "16788" in u.known.note
+
+
+# (the 10-ms runs leave Figure 6's phases empty: their means warn; only the set-up is checked)
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_fig7_timeout_beta_reaches_only_the_echo_only_runs(monkeypatch):
+    seen = []
+    real = acc._dynamic_packets
+
+    def spy(buffer, avd, sides, *args, **kw):
+        seen.append(kw)
+        return real(buffer, avd, sides, *args, **{**kw, "duration": 0.01, "warmup": 0.0})
+
+    monkeypatch.setattr(acc, "_dynamic_packets", spy)
+    checks = acc._fig7_echo_checks({"packets"}, 1.1)
+    assert [kw.get("timeout_halves") for kw in seen] == [False, False]
+    assert {kw.get("beta") for kw in seen} == {1.1}
+    assert all("timeout_halves=False, beta=1.1" in c.packets.method for c in checks)
+    r, _ = real(55, False, {"packets"}, duration=0.01, timeout_halves=False, beta=1.1)
+    assert {(f.source.beta, f.source.timeout_halves) for f in r.network.flows} == {(1.1, False)}
+    r, _ = real(55, False, {"packets"}, duration=0.01, beta=1.1)  # the default response
+    assert {(f.source.beta, f.source.timeout_halves) for f in r.network.flows} == {(2.0, True)}

@@ -28,7 +28,7 @@ import itertools
 import numpy as np
 import pytest
 
-from qosmodels import Flow, Link, Network, simulate
+from qosmodels import Flow, Link, Network, ScenarioError, simulate
 from qosmodels.mechanisms import Accumulation
 from qosmodels.units import Mbps
 
@@ -234,3 +234,65 @@ def test_loss_halves_the_window_at_the_echo():
     assert 0 < sum(at_echo) <= lost
     assert len(down) - sum(at_echo) <= r.counters["timeouts"][0]
     assert (r.traces["monaco_estimate"].to_numpy() < 10.0).all()
+
+
+# ---------------------------------------------------------------- timeout_halves=False
+def _lossy(**source):
+    """The lossy run of test_loss_halves_the_window_at_the_echo (a* = 10 packets over a
+    6-packet buffer), the window sampled every millisecond, Monaco's estimates recorded."""
+    from qosmodels.sim import Record
+
+    src = Accumulation(control="P", estimator="monaco", kappa=0.5, target=10000,
+                       record=True, **source)
+    net = Network([Link("a", "b", Mbps(10), 0.005, buffer=6)],
+                  [Flow(["a", "b"], source=src, packet_size=1000)])
+    return simulate(net, 20.0, seed=0, record=Record(interval=0.001), progress=False)
+
+
+def test_timeout_halves_is_validated():
+    from qosmodels.errors import ScenarioTypeError
+
+    with pytest.raises(ScenarioTypeError, match=r"Accumulation.timeout_halves must be True or False, got 0"):
+        Accumulation(estimator="monaco", timeout_halves=0)
+    with pytest.raises(ScenarioError,
+                       match=r"timeout_halves = False applies only to estimator='monaco'"):
+        Accumulation(estimator="vegas", timeout_halves=False)
+    assert Accumulation(estimator="monaco").timeout_halves is True
+
+
+def test_without_timeout_halving_only_the_echo_moves_the_window():
+    """Replay of Section IV-B from the recorded estimates: with timeout_halves=False the
+    window changes only when an echo arrives, and there either by eq (10), ``W - kappa
+    (a - a*)`` clipped to [1, max_window] with the echoed ``a``, or by halving (to at least
+    1, decrease-due-to-loss); never at a retransmission timeout."""
+    r = _lossy(timeout_halves=False)
+    assert r.counters["dropped"][0] > 0 and r.counters["timeouts"][0] > 0
+    w = r.cwnd_series[:, 0]
+    t = r.t[:len(w)]
+    est = r.traces["monaco_estimate"]
+    echo_t, echo_a = est.index.to_numpy(), est.to_numpy()
+    halvings = checked = 0
+    for i in range(len(w) - 1):
+        inside = (echo_t > t[i] + 1e-12) & (echo_t <= t[i + 1] + 1e-12)
+        if not inside.any():
+            assert w[i + 1] == w[i], t[i]  # no echo, no change: a timeout leaves W alone
+        elif inside.sum() == 1:
+            (a,) = echo_a[inside]
+            law = min(max(w[i] - 0.5 * (a - 10.0), 1.0), 1000.0)
+            half = max(0.5 * w[i], 1.0)
+            assert np.isclose(w[i + 1], law) or np.isclose(w[i + 1], half), t[i]
+            halvings += not np.isclose(w[i + 1], law)
+            checked += 1
+    assert checked > 100 and 0 < halvings <= r.counters["dropped"][0]
+
+
+def test_by_default_a_timeout_halves_too():
+    # the same run with the default: some decreases fall between echoes (the timeouts')
+    r = _lossy()
+    w = r.cwnd_series[:, 0]
+    t = r.t[:len(w)]
+    echoes = r.traces["monaco_estimate"].index.to_numpy()
+    down = np.flatnonzero(w[1:] < w[:-1] - 1e-12)
+    off_echo = [d for d in down
+                if not ((echoes > t[d] + 1e-12) & (echoes <= t[d + 1] + 1e-12)).any()]
+    assert 0 < len(off_echo) <= r.counters["timeouts"][0]

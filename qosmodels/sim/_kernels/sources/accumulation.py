@@ -25,7 +25,10 @@ more are missing than at the last in-band packet the echo says
 instead of applying eq (10).  A retransmission timeout still halves the window
 too and goes back N: the paper does not say what Monaco does on a data timeout,
 and a flow whose in-band packets are lost with its data gets no echo to report
-the loss (the control timer only replaces the pair).
+the loss (the control timer only replaces the pair).  With ``timeout_halves=False``
+(``ACC_ECHO_ONLY`` = 1) the echo's decrease-due-to-loss is the only response to
+loss, the one the paper's text gives; the timeout then only recovers the data
+(going back N, the generic window's reliability, which the paper does not describe).
 
 References
 ----------
@@ -91,11 +94,13 @@ ACC_TARGET = 7       # bytes
 ACC_K = 8
 ACC_RTT_ERROR = 9    # s
 ACC_CTRL_BITS = 10   # Monaco: the in-band control packet's size, bits (0: an ACK's)
+ACC_ECHO_ONLY = 11   # Monaco: 1 if only the echo's decrease-due-to-loss halves (0: a timeout too)
 PARAMS = ("max_window", "beta", "rtt_gain", "initial_rtt",
           ("control", lambda s: ("P", "AIAD", "MW").index(s.control)),
           ("estimator", lambda s: ("vegas", "vegas-k", "monaco").index(s.estimator)),
           "kappa", "target", "k", "rtt_error",
-          ("control_size", lambda s: 8.0 * (s.control_size or 0)))
+          ("control_size", lambda s: 8.0 * (s.control_size or 0)),
+          ("timeout_halves", lambda s: 0.0 if s.timeout_halves else 1.0))
 #: Timer slots of a flow: its retransmission timer, Monaco's pacing and Monaco's control
 #: timer (a pair's echo overdue).
 TIMERS = 3
@@ -375,9 +380,11 @@ def on_ack(S, f, a):
 
 @handler
 def on_timeout(S, f):
-    """A retransmission timeout halves the window (at least 1) and starts a new round."""
-    w = 0.5 * S.ff[f, FF_SS + AS_W]
-    S.ff[f, FF_SS + AS_W] = w if w > 1.0 else 1.0
+    """A retransmission timeout halves the window (at least 1; not with
+    ``timeout_halves=False``, where only Monaco's echo does) and starts a new round."""
+    if S.ff[f, FF_SP + ACC_ECHO_ONLY] == 0.0:
+        w = 0.5 * S.ff[f, FF_SS + AS_W]
+        S.ff[f, FF_SS + AS_W] = w if w > 1.0 else 1.0
     S.ff[f, FF_SS + AS_SUM] = 0.0
     S.ff[f, FF_SS + AS_ROUND_MIN] = np.inf
     S.fi[f, FI_SS + AI_N] = 0
