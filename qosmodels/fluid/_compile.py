@@ -61,6 +61,7 @@ class CompiledFluid(NamedTuple):
     j_flow: np.ndarray  # (H,) int32: the flow of the hop at position j
     j_next: np.ndarray  # (H,) int32: position of the same flow's next hop, -1 for its last
     hop_pos: np.ndarray  # (H,) int64: position j of each hop in link order
+    j_hop: np.ndarray  # (H,) int32: the hop (in route order) at each position j
     last_j: np.ndarray  # (F,) int32: position of each flow's last hop
     # (F,) int32 each: the flows in the column order of the time-major per-flow histories
     # (sorted by the lag of their reads, so that the flows of one lag read one contiguous
@@ -433,7 +434,7 @@ def compile_fluid(
         cap=cap, delay0=delay0, buf=buf, link_order=_link_order(net, short),
         link_hop_ptr=link_hop_ptr, j_prev=j_prev.astype(np.int32),
         j_flow=hop_flow[order].astype(np.int32), j_next=j_next.astype(np.int32),
-        hop_pos=hop_pos, last_j=hop_pos[net.route_ptr[1:] - 1].astype(np.int32),
+        hop_pos=hop_pos, j_hop=order.astype(np.int32), last_j=hop_pos[net.route_ptr[1:] - 1].astype(np.int32),
         e_order=e_order, e_col=np.argsort(e_order).astype(np.int32),
         x_order=x_order, x_col=np.argsort(x_order).astype(np.int32), avd=avd,
         avd_gamma=avd_gamma, avd_alpha=avd_alpha, **marking,

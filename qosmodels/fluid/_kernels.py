@@ -64,13 +64,17 @@ wraparound code; the per-hop and per-flow indices and lags, read every step, are
 (half the bytes streamed; widened to int64 before ``& POS``).  Each link's slice of an old
 row of ``hist_s`` or ``hist_a`` is too short for the hardware prefetcher (about 12 cache
 lines, a different row per link): :func:`transfer` and :func:`queues` prefetch the rows of
-the link ``AHEAD`` places on, and :func:`measure` the marking probabilities of the flow
-``AHEAD_FLOWS`` on (:mod:`qosmodels.fluid._prefetch`; hints only, no value changes).
+the link ``AHEAD`` places on (:mod:`qosmodels.fluid._prefetch`; hints only, no value
+changes).  The marking probabilities a flow's marks were made with (one per RED hop, each at
+its own lag) are read link by link by :func:`marks_seen`, within each link's row of
+``hist_p``, into a per-hop array that :func:`measure` reads in route order (read flow by
+flow they were scattered over the whole of ``hist_p``; issue 37, session 47: Reno/RED at
+10^4 flows about 0.9x the CPU time).
 
 The step is split into jitted functions, one concept each, called once
 per step (:func:`transfer` once per link; a call per step, not per flow, costs nothing
 measurable): :func:`set_lags` (when a delay changes), :func:`gather` and :func:`measure`
-(the delayed measurements), :func:`predict`, the network (:func:`transfer`,
+(the delayed measurements; :func:`marks_seen` for RED), :func:`predict`, the network (:func:`transfer`,
 :func:`queues`, :func:`mark`, :func:`avq`), :func:`correct` and :func:`save`; the
 per-flow and per-link formulas shared by two of them are inlined helpers.  Their
 arithmetic, and its order, is that of the single loop they replaced: the outputs are
@@ -87,13 +91,11 @@ import numpy as np
 from numba import njit
 
 from ._mgt_kernel import pie_update
-from ._prefetch import prefetch, prefetch_range
+from ._prefetch import prefetch_range
 
 #: How many links ahead :func:`transfer` and :func:`queues` prefetch a link's history rows
 #: (:mod:`qosmodels.fluid._prefetch`; 2-4 measured alike, 1 and 8 slower, issue 37).
 AHEAD = 3
-#: How many flows ahead :func:`measure` prefetches a flow's marking probabilities.
-AHEAD_FLOWS = 8
 
 #: The largest int64: ``x & (m & POS)`` is known to the compiler to be >= 0.
 POS = 0x7FFFFFFFFFFFFFFF
@@ -194,14 +196,16 @@ def rev_delay(h, delay, hop_link, hop_rev):
 @njit(**_JIT)
 def set_lags(inv_dt, delay, hop_link, hop_rev, route_ptr, rttp, ack_k, ack_f, rev_k, rev_f,
              lk_k, lk_f, drev_k, drev_f, rttp_k, rttp_f, eg_k, eg_f, e_order, x_order, ek, ef,
-             xk, xf):
+             xk, xf, j_hop, pj_k, pj_f):
     """The constant lags of every lookup from the links' current ``delay`` (recomputed when
     an event changes a delay): per hop, to the sender's ACK (``ack``) and from its reverse
     link (``rev``); per link, from its departures to the next hops (``lk``); per flow, the
     reverse path (``drev``), the propagation round trip (``rttp``) and the last link
     (``eg``); and copies in the column orders of the per-flow histories, read by
     :func:`gather` in sequence: the egress accumulation's (``ek``, ``ef``: the last hop's
-    ``ack``) in ``e_order``, the round trip's (``xk``, ``xf``) in ``x_order``."""
+    ``ack``) in ``e_order``, the round trip's (``xk``, ``xf``) in ``x_order``; and the hops'
+    ``ack`` in link order (``pj_k``, ``pj_f``; ``j_hop``: the hop at each position), read
+    by :func:`marks_seen`."""
     n_flows = route_ptr.shape[0] - 1
     for l in range(delay.shape[0]):
         lk_k[l], lk_f[l] = split(delay[l], inv_dt)
@@ -231,6 +235,9 @@ def set_lags(inv_dt, delay, hop_link, hop_rev, route_ptr, rttp, ack_k, ack_f, re
         ef[r] = ack_f[hl]
         xk[r] = rttp_k[x_order[r]]
         xf[r] = rttp_f[x_order[r]]
+    for j in range(j_hop.shape[0]):
+        pj_k[j] = ack_k[j_hop[j]]
+        pj_f[j] = ack_f[j_hop[j]]
 
 
 # ------------------------------------------------------------------ the sources
@@ -294,26 +301,29 @@ def gather(n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e, hi
             g[i, 3] = at_t(hist_loss, r, b, xf[r], nmax, mask)
 
 
-@njit(inline="always", **_JIT)
-def marks_ahead(i, n1, mask, route_ptr, hop_link, red, ack_k, hist_p):
-    # prefetch the marking probabilities measure() will read for flow i (one per RED hop,
-    # each at its own lag: scattered reads)
-    ring = hist_p.shape[1]
-    for h in range(route_ptr[i], route_ptr[i + 1]):
-        l = hop_link[h]
-        if red[l]:
-            prefetch(hist_p, l * ring + ((n1 - ack_k[h]) & mask))
+@njit(**_JIT)
+def marks_seen(n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_hop):
+    """The marking probability of every hop of a marking link when the marks reaching its
+    flow's sender at time n1 dt were made, its ``ack`` lag earlier (``p_hop``, in route
+    order), from the history up to step nmax: read link by link, so that one link's hops,
+    each at its own lag, read within that link's row of ``hist_p`` (read flow by flow, in
+    :func:`measure`, they were scattered reads over the whole history)."""
+    for l in range(red.shape[0]):
+        if not red[l]:
+            continue
+        for j in range(link_hop_ptr[l], link_hop_ptr[l + 1]):
+            p_hop[np.int64(j_hop[j]) & POS] = at(hist_p, l, n1 - pj_k[j], pj_f[j], nmax, mask)
 
 
 @njit(**_JIT)
 def measure(
     t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f, rev_k,
-    rev_f, drev_k, drev_f, hist_p, hist_v, hist_w, hist_r, g, rttp,
+    rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g, rttp,
     start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active, est_p, est_m,
     est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count, loss_acted, last_halve, halve,
 ):
     """Every flow's rtt, accumulation estimate and loss signal at time t1 = n1 dt, from the
-    history up to step nmax and the reads of :func:`gather`."""
+    history up to step nmax and the reads of :func:`gather` and :func:`marks_seen`."""
     n_flows = start.shape[0]
     for i in range(n_flows):
         h0 = route_ptr[i]
@@ -326,16 +336,12 @@ def measure(
         qb = 0.0
         pnot = 1.0
         if hop_terms:
-            if i + AHEAD_FLOWS < n_flows:  # (random reads: ask for a later flow's now)
-                marks_ahead(i + AHEAD_FLOWS, n1, mask, route_ptr, hop_link, red, ack_k, hist_p)
             for h in range(h0, h1):
                 l = hop_link[h]
-                b = n1 - ack_k[h]
-                fr = ack_f[h]
                 if red[l]:
-                    pnot *= 1.0 - at(hist_p, l, b, fr, nmax, mask)
+                    pnot *= 1.0 - p_hop[h]
                 if avd[l]:
-                    virt += at(hist_v, l, b, fr, nmax, mask)
+                    virt += at(hist_v, l, n1 - ack_k[h], ack_f[h], nmax, mask)
                 r = hop_rev[h]
                 if r >= 0:
                     qb += at(hist_w, r, n1 - rev_k[h], rev_f[h], nmax, mask)
@@ -720,7 +726,7 @@ def save(
 @njit(**_JIT)
 def integrate(
     dt, save_every, ring, ring_s, a_off, a_mask,
-    cap, delay0, buf, link_order, link_hop_ptr, j_prev, j_flow, j_next, hop_pos, last_j,
+    cap, delay0, buf, link_order, link_hop_ptr, j_prev, j_flow, j_next, hop_pos, j_hop, last_j,
     e_order, e_col, x_order, x_col,
     avd, avd_gamma, avd_alpha,
     red, red_min, red_max, red_maxp, red_rate, red_top, aqm, aqm_prm,
@@ -754,16 +760,19 @@ def integrate(
      loss, loss_acted, loss_step, last_halve, halve, active, min_rtt, ep_start, ep_min,
      ep_hist, ep_count, w_pred, hist_s, hist_p, hist_x, hist_e, avgq, pmark, est_m, est_p,
      g, ack_k, ack_f, rev_k, rev_f, lk_k, lk_f, drev_k, drev_f,
-     rttp_k, rttp_f, eg_k, eg_f, aqm_s, ek, ef, xk, xf) = work
+     rttp_k, rttp_f, eg_k, eg_f, aqm_s, ek, ef, xk, xf, pj_k, pj_f, p_hop) = work
     kk = max(vegas_k, 1)
     # per-hop terms of the measurements: RED marks, AVD virtual delays, reverse queues
     hop_terms = False
     any_avd = False
+    any_red = False
     for l in range(n_links):
         if red[l] or avd[l]:
             hop_terms = True
         if avd[l]:
             any_avd = True
+        if red[l]:
+            any_red = True
     for h in range(hop_link.shape[0]):
         if hop_rev[h] >= 0:
             hop_terms = True
@@ -782,14 +791,16 @@ def integrate(
         if changed:
             set_lags(inv_dt, delay, hop_link, hop_rev, route_ptr, rttp, ack_k, ack_f, rev_k,
                      rev_f, lk_k, lk_f, drev_k, drev_f, rttp_k, rttp_f, eg_k, eg_f, e_order,
-                     x_order, ek, ef, xk, xf)
+                     x_order, ek, ef, xk, xf, j_hop, pj_k, pj_f)
             changed = False
         # ---- measurements at t1 (history up to step n) and the predictor
         nmax = max(n, 0)
         gather(n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e, hist_x,
                hist_loss, loss, loss_step, g)
+        if any_red:
+            marks_seen(n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_hop)
         measure(t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k,
-                ack_f, rev_k, rev_f, drev_k, drev_f, hist_p, hist_v, hist_w, hist_r, g,
+                ack_f, rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g,
                 rttp, start, stop, pkt_bits, control, estimator, kk,
                 rtt_p_error, x, rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start,
                 ep_min, ep_hist, ep_count, loss_acted, last_halve, halve)
@@ -837,6 +848,7 @@ WORK = (
     "w_pred", "hist_s", "hist_p", "hist_x", "hist_e", "avgq", "pmark", "est_m", "est_p", "g",
     "ack_k", "ack_f", "rev_k", "rev_f", "lk_k", "lk_f", "drev_k",
     "drev_f", "rttp_k", "rttp_f", "eg_k", "eg_f", "aqm_s", "ek", "ef", "xk", "xf",
+    "pj_k", "pj_f", "p_hop",
 )
 
 
@@ -856,13 +868,14 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     # per hop, in link order (position j, grouped by link_hop_ptr): the cumulative offered
     # input (before drops) and its increment; (h_in) the previous hop's line (see hist_s)
     # arriving now: departures D, partial sums S, bits, and W, s (zero for first hops)
-    z.update({name: np.zeros(H) for name in ("offered", "inc", "ack_f", "rev_f")})
+    z.update({name: np.zeros(H) for name in ("offered", "inc", "ack_f", "rev_f", "pj_f",
+                                              "p_hop")})
     for name, n in (("ptr", L), ("lk_k", L), ("loss_step", F), ("ep_count", F)):
         z[name] = np.zeros(n, np.int64)
     # the per-flow and per-hop lags in whole steps, read every step: int32 (a ring is far
     # shorter than 2**31 steps)
     for name, n in (("drev_k", F), ("rttp_k", F), ("eg_k", F), ("ek", F), ("xk", F),
-                    ("ack_k", H), ("rev_k", H)):
+                    ("ack_k", H), ("rev_k", H), ("pj_k", H)):
         z[name] = np.zeros(n, np.int32)
     kk = max(vegas_k, 1)
     z.update(
