@@ -204,8 +204,8 @@ def set_lags(inv_dt, delay, hop_link, hop_rev, route_ptr, rttp, ack_k, ack_f, re
     (``eg``); and copies in the column orders of the per-flow histories, read by
     :func:`gather` in sequence: the egress accumulation's (``ek``, ``ef``: the last hop's
     ``ack``) in ``e_order``, the round trip's (``xk``, ``xf``) in ``x_order``; and the hops'
-    ``ack`` in link order (``pj_k``, ``pj_f``; ``j_hop``: the hop at each position), read
-    by :func:`marks_seen`."""
+    ``ack`` in the order :func:`marks_seen` reads them (``pj_k``, ``pj_f``; ``j_hop``: the
+    hop at each position, grouped by link as ``link_hop_ptr``, by lag within a link)."""
     n_flows = route_ptr.shape[0] - 1
     for l in range(delay.shape[0]):
         lk_k[l], lk_f[l] = split(delay[l], inv_dt)
@@ -306,7 +306,7 @@ def marks_seen(n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_h
     """The marking probability of every hop of a marking link when the marks reaching its
     flow's sender at time n1 dt were made, its ``ack`` lag earlier (``p_hop``, in route
     order), from the history up to step nmax: read link by link, so that one link's hops,
-    each at its own lag, read within that link's row of ``hist_p`` (read flow by flow, in
+    each at its own lag (sorted), walk that link's row of ``hist_p`` (read flow by flow, in
     :func:`measure`, they were scattered reads over the whole history)."""
     for l in range(red.shape[0]):
         if not red[l]:
