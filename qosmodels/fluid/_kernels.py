@@ -71,13 +71,13 @@ its own lag) are read link by link by :func:`marks_seen`, within each link's row
 flow they were scattered over the whole of ``hist_p``; issue 37, session 47: Reno/RED at
 10^4 flows about 0.9x the CPU time).
 
-The step is split into jitted functions, one concept each, called once
-per step (:func:`transfer` once per link; a call per step, not per flow, costs nothing
-measurable): :func:`set_lags` (when a delay changes), :func:`gather` and :func:`measure`
-(the delayed measurements; :func:`marks_seen` for RED), :func:`predict`, the network (:func:`transfer`,
-:func:`queues`, :func:`mark`, :func:`avq`), :func:`correct` and :func:`save`; the
-per-flow and per-link formulas shared by two of them are inlined helpers.  Their
-arithmetic, and its order, is that of the single loop they replaced: the outputs are
+The step is split into jitted functions, one concept each, called once per step
+(:func:`transfer` once per link; a call per step, not per flow, costs nothing measurable):
+:func:`set_lags` (when a delay changes), :func:`gather` and :func:`measure` (the delayed
+measurements; :func:`marks_seen` for RED), :func:`predict`, the network (:func:`transfer`,
+:func:`queues`, :func:`egress`, :func:`mark`, :func:`avq`), :func:`correct` and
+:func:`save`; the per-flow and per-link formulas shared by two of them are inlined helpers.
+Their arithmetic, and its order, is that of the single loop they replaced: the outputs are
 bit-identical to it (checked on 35 scenarios when the split was made).
 
 Status codes: see ``STATUS_*`` below.
@@ -516,7 +516,7 @@ def depart(l, n1, departed, ptr, hist_a, a_off, am, wl):
 @njit(**_JIT)
 def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, j_prev, j_flow,
            j_next, lk_k, lk_f, sent, h_in, offered, inc, lam_l, queue, departed, ptr, hist_a,
-           hist_s, hist_w, loss, loss_step, hist_e, e_col):
+           hist_s, hist_w, loss, loss_step):
     """Every link's FIFO queue from step n to n1 = n + 1, in ``link_order`` (zero-delay
     dependencies first); returns ``(status, link)``.
 
@@ -605,13 +605,22 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
             hist_s[c1, j, 0] = dd
             hist_s[c1, j, 1] = sj
             hist_s[c1, j, 2] = wj
-            if j_next[j] < 0:  # a last hop: the egress accumulation and queueing delay
-                c = e_col[np.int64(j_flow[j]) & POS]
-                hist_e[s1, c, 0] = sj
-                hist_e[s1, c, 1] = wj
         if same_step(l, lk_k, lk_f):  # (a zero-delay link): next hops read this step's lines
             transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
     return STATUS_OK, -1
+
+
+@njit(**_JIT)
+def egress(n1, s1, smask, e_order, last_j, hist_s, hist_e):
+    """The egress accumulation and forward queueing delay of every flow at step n1 (the
+    ``(S, W)`` of its last hop's line, written by :func:`queues`) into row ``s1`` of
+    ``hist_e``, in the order of its columns: one sequential row (written from
+    :func:`queues`, hop by hop, they were scattered writes, each a cache line to fetch)."""
+    c1 = n1 & smask
+    for r in range(e_order.shape[0]):
+        j = np.int64(last_j[e_order[r]]) & POS
+        hist_e[s1, r, 0] = hist_s[c1, j, 1]
+        hist_e[s1, r, 1] = hist_s[c1, j, 2]
 
 
 @njit(**_JIT)
@@ -815,9 +824,10 @@ def integrate(
             status, l = queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask,
                                j_prev, j_flow, j_next, lk_k, lk_f, sent, h_in,
                                offered, inc, lam_l, queue, departed, ptr, hist_a, hist_s,
-                               hist_w, loss, loss_step, hist_e, e_col)
+                               hist_w, loss, loss_step)
             if status != STATUS_OK:
                 return status, n1, l
+            egress(n1, s1, smask, e_order, last_j, hist_s, hist_e)
             mark(t1, s1, dt, red, aqm, aqm_prm, aqm_s, cap, queue, avgq, red_rate, red_min,
                  red_max, red_maxp, red_top, pmark, hist_p)
             if any_avd:

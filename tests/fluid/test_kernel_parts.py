@@ -110,6 +110,7 @@ def test_transfer_and_queues_replay_one_fifo_step(state, q0):
     call(K.transfer, dict(ns, l=0))
     status, _ = call(K.queues, ns)
     assert status == K.STATUS_OK
+    call(K.egress, ns)  # (the egress history: every flow's last hop's (S, W), column order)
 
     # the replay: inputs, the queue, the drops, the departures and the lines
     v_a = np.interp(t1 - d0, t, d_a0)
