@@ -75,7 +75,7 @@ The step is split into jitted functions, one concept each, called once per step
 (:func:`transfer` once per link; a call per step, not per flow, costs nothing measurable):
 :func:`set_lags` (when a delay changes), :func:`gather` and :func:`measure` (the delayed
 measurements; :func:`marks_seen` for RED), :func:`predict`, the network (:func:`transfer`,
-:func:`queues`, :func:`egress`, :func:`mark`, :func:`avq`), :func:`correct` and
+:func:`queues`, :func:`egress`, :func:`mark`, :func:`avq`), :func:`correct`, :func:`flow_rows` and
 :func:`save`; the per-flow and per-link formulas shared by two of them are inlined helpers.
 Their arithmetic, and its order, is that of the single loop they replaced: the outputs are
 bit-identical to it (checked on 35 scenarios when the split was made).
@@ -403,11 +403,10 @@ def predict(dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate):
 @njit(**_JIT)
 def correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, f, x, halve,
             w_min, active, pkt_bits, rtt, rttp, est_m, est_tq, est_a, target, max_rate, last_j,
-            eg_k, eg_f, tau, rbar, hist_r, hist_s, hist_loss, hist_x, x_col,
-            loss, loss_step):
+            eg_k, eg_f, tau, rbar, hist_r, hist_s):
     """Heun's corrector, the loss response (halving), the rates and slopes at the new
-    windows, Monaco's EWMA filter and the per-flow histories of step n1 (at n = -1, t = 0:
-    rates and slopes only)."""
+    windows and Monaco's EWMA filter (at n = -1, t = 0: rates and slopes only); the
+    time-major per-flow histories of step n1 follow (:func:`flow_rows`)."""
     for i in range(w.shape[0]):
         if n >= 0:
             wn = w[i] + 0.5 * dt * (f[i] + rhs(i, w_pred[i], active, control, estimator,
@@ -431,11 +430,19 @@ def correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, 
                     - pair_t(hist_s, hl, b - 1, eg_f[i], n1, smask)[0]) * inv_dt
             rbar[i] += (1.0 - math.exp(-dt / tau[i])) * (r_in - rbar[i])
             hist_r[i, s1] = rbar[i]
-        c = x_col[i]
+
+
+@njit(**_JIT)
+def flow_rows(s1, control, x_order, x, loss, loss_step, hist_x, hist_loss):
+    """Row ``s1`` of the time-major per-flow histories ``hist_loss`` (cumulative lost bits)
+    and, for Reno, ``hist_x`` (rates), in the order of their columns (``x_order``): one
+    sequential row each (written flow by flow, they were scattered writes)."""
+    for r in range(x_order.shape[0]):
+        i = x_order[r]
         if loss_step[i] > 0:  # (before a flow's first loss its history is all zero)
-            hist_loss[s1, c] = loss[i]
+            hist_loss[s1, r] = loss[i]
         if control == CTRL_RENO:
-            hist_x[s1, c] = x[i]
+            hist_x[s1, r] = x[i]
 
 
 # ------------------------------------------------------------------ the network
@@ -551,9 +558,9 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
                 v = h_in[j, 0]
             if v < offered[j]:
                 v = offered[j]
-            inc[j] = v - offered[j]
+            inc[j - p0] = v - offered[j]  # (inc: a scratch of the link's hops)
             offered[j] = v
-            lam += inc[j]
+            lam += inc[j - p0]
         backlog = queue[l] + lam
         served = cap[l] * dt
         if served > backlog:
@@ -569,11 +576,11 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
         al = hist_a[r0] + lam - drop
         hist_a[r1] = al
         for j in range(p0, p1):
-            acc_in = inc[j] * keep
+            acc_in = inc[j - p0] * keep
             hist_a[(r1 + 1 + j - p0) & POS] = hist_a[(r0 + 1 + j - p0) & POS] + acc_in
-            if acc_in < inc[j]:
+            if acc_in < inc[j - p0]:
                 fh = np.int64(j_flow[j]) & POS
-                loss[fh] += inc[j] - acc_in
+                loss[fh] += inc[j - p0] - acc_in
                 loss_step[fh] = n1
         departed[l] += served
         if qn <= 1e-9 * cap[l] * dt:
@@ -836,8 +843,9 @@ def integrate(
         # ---- corrector, loss response, EWMA filters, the per-flow histories
         correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, f, x, halve,
                 w_min, active, pkt_bits, rtt, rttp, est_m, est_tq, est_a, target, max_rate,
-                last_j, eg_k, eg_f, tau, rbar, hist_r, hist_s, hist_loss, hist_x, x_col,
-                loss, loss_step)
+                last_j, eg_k, eg_f, tau, rbar, hist_r, hist_s)
+        if n >= 0:
+            flow_rows(s1, control, x_order, x, loss, loss_step, hist_x, hist_loss)
         if n1 % save_every == 0:
             bad = save(n1 // save_every, t1, n1, smask, control, estimator, last_j, eg_k, eg_f,
                        hist_s, w, x, rtt, est_p, est_tq, est_a, active, loss, queue, vdelay,
@@ -876,7 +884,8 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     z.update({name: np.zeros(L) for name in ("queue", "departed", "vq", "vdelay", "lam_l",
                                               "lk_f")})
     # per hop, in link order (position j, grouped by link_hop_ptr): the cumulative offered
-    # input (before drops) and its increment; (h_in) the previous hop's line (see hist_s)
+    # input (before drops); (inc) a scratch for one link's hops' increments of it (its first
+    # entries only: a short scratch stays in cache); (h_in) the previous hop's line (see hist_s)
     # arriving now: departures D, partial sums S, bits, and W, s (zero for first hops)
     z.update({name: np.zeros(H) for name in ("offered", "inc", "ack_f", "rev_f", "pj_f",
                                               "p_hop")})
