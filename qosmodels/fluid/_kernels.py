@@ -52,7 +52,9 @@ cost one scattered cache line per flow, history and step):
 * per flow, ``hist_e`` (the accumulation and forward queueing delay at the egress),
   ``hist_x`` (Reno's rate) and ``hist_loss`` are time-major ``(ring, flows)``, their
   columns in the order of the flows' lags (``e_order`` and ``x_order``, sorted by
-  :mod:`qosmodels.fluid._compile`): a step writes one row, and :func:`gather` reads the
+  :mod:`qosmodels.fluid._compile`): a step writes one row, in order (:func:`egress`,
+  :func:`flow_rows`: a scattered write fetches a cache line first, and cost more than the
+  scattered reads that replaced them; issue 37, session 47), and :func:`gather` reads the
   flows of one lag as one slice;
 * per link (``hist_p``, ``hist_w``, ``hist_v``) and Monaco's ``hist_r``: a row per column
   (small, they stay in cache); per link, the arrivals as one block of rows
