@@ -61,6 +61,9 @@ class CompiledFluid(NamedTuple):
     j_flow: np.ndarray  # (H,) int32: the flow of the hop at position j
     j_next: np.ndarray  # (H,) int32: position of the same flow's next hop, -1 for its last
     hop_pos: np.ndarray  # (H,) int64: position j of each hop in link order
+    # (H,) int32: the hops (route order) in the order marks_seen reads them: by link (as
+    # link_hop_ptr groups them), then by lag (_mark_order)
+    j_hop: np.ndarray
     last_j: np.ndarray  # (F,) int32: position of each flow's last hop
     # (F,) int32 each: the flows in the column order of the time-major per-flow histories
     # (sorted by the lag of their reads, so that the flows of one lag read one contiguous
@@ -175,6 +178,21 @@ def _column_orders(net: Network, delay0, hop_link, hop_rev, hop_flow):
     egress = delay0[hop_link[net.route_ptr[1:] - 1]] + drev  # the accumulation's lag
     return (np.argsort(egress, kind="stable").astype(np.int32),
             np.argsort(fwd + drev, kind="stable").astype(np.int32))  # the round trip's
+
+
+def _mark_order(net: Network, delay0, hop_link, hop_rev, hop_flow):
+    """The order in which the kernel's ``marks_seen`` reads the hops' marking probabilities:
+    grouped by link as ``link_hop_ptr`` groups them, and within a link by the lag at which
+    they are read (the ACK lag: the rest of the forward path and the reverse path, with the
+    initial delays), so that one link's reads walk its row of history in order.  A layout
+    only: any order gives the same numbers."""
+    d = delay0[hop_link]
+    rev = np.where(hop_rev >= 0, delay0[np.maximum(hop_rev, 0)], d)
+    drev = np.bincount(hop_flow, weights=rev, minlength=net.n_flows)
+    csum = np.cumsum(d)
+    # the forward delays from hop h to its flow's egress, h's own link included
+    rest = csum[net.route_ptr[1:] - 1][hop_flow] - csum + d
+    return np.lexsort((rest + drev[hop_flow], hop_link)).astype(np.int32)
 
 
 def _marking(net: Network, red, red_links, ctrl: int, mean_pkt, cap) -> dict:
@@ -433,7 +451,8 @@ def compile_fluid(
         cap=cap, delay0=delay0, buf=buf, link_order=_link_order(net, short),
         link_hop_ptr=link_hop_ptr, j_prev=j_prev.astype(np.int32),
         j_flow=hop_flow[order].astype(np.int32), j_next=j_next.astype(np.int32),
-        hop_pos=hop_pos, last_j=hop_pos[net.route_ptr[1:] - 1].astype(np.int32),
+        hop_pos=hop_pos, j_hop=_mark_order(net, delay0, hop_link, hop_rev, hop_flow),
+        last_j=hop_pos[net.route_ptr[1:] - 1].astype(np.int32),
         e_order=e_order, e_col=np.argsort(e_order).astype(np.int32),
         x_order=x_order, x_col=np.argsort(x_order).astype(np.int32), avd=avd,
         avd_gamma=avd_gamma, avd_alpha=avd_alpha, **marking,

@@ -52,7 +52,9 @@ cost one scattered cache line per flow, history and step):
 * per flow, ``hist_e`` (the accumulation and forward queueing delay at the egress),
   ``hist_x`` (Reno's rate) and ``hist_loss`` are time-major ``(ring, flows)``, their
   columns in the order of the flows' lags (``e_order`` and ``x_order``, sorted by
-  :mod:`qosmodels.fluid._compile`): a step writes one row, and :func:`gather` reads the
+  :mod:`qosmodels.fluid._compile`): a step writes one row, in order (:func:`egress`,
+  :func:`flow_rows`: a scattered write fetches a cache line first, and cost more than the
+  scattered reads that replaced them; issue 37, session 47), and :func:`gather` reads the
   flows of one lag as one slice;
 * per link (``hist_p``, ``hist_w``, ``hist_v``) and Monaco's ``hist_r``: a row per column
   (small, they stay in cache); per link, the arrivals as one block of rows
@@ -64,16 +66,20 @@ wraparound code; the per-hop and per-flow indices and lags, read every step, are
 (half the bytes streamed; widened to int64 before ``& POS``).  Each link's slice of an old
 row of ``hist_s`` or ``hist_a`` is too short for the hardware prefetcher (about 12 cache
 lines, a different row per link): :func:`transfer` and :func:`queues` prefetch the rows of
-the link ``AHEAD`` places on, and :func:`measure` the marking probabilities of the flow
-``AHEAD_FLOWS`` on (:mod:`qosmodels.fluid._prefetch`; hints only, no value changes).
+the link ``AHEAD`` places on (:mod:`qosmodels.fluid._prefetch`; hints only, no value
+changes).  The marking probabilities a flow's marks were made with (one per RED hop, each at
+its own lag) are read link by link by :func:`marks_seen`, within each link's row of
+``hist_p``, into a per-hop array that :func:`measure` reads in route order (read flow by
+flow they were scattered over the whole of ``hist_p``; issue 37, session 47: Reno/RED at
+10^4 flows about 0.9x the CPU time).
 
-The step is split into jitted functions, one concept each, called once
-per step (:func:`transfer` once per link; a call per step, not per flow, costs nothing
-measurable): :func:`set_lags` (when a delay changes), :func:`gather` and :func:`measure`
-(the delayed measurements), :func:`predict`, the network (:func:`transfer`,
-:func:`queues`, :func:`mark`, :func:`avq`), :func:`correct` and :func:`save`; the
-per-flow and per-link formulas shared by two of them are inlined helpers.  Their
-arithmetic, and its order, is that of the single loop they replaced: the outputs are
+The step is split into jitted functions, one concept each, called once per step
+(:func:`transfer` once per link; a call per step, not per flow, costs nothing measurable):
+:func:`set_lags` (when a delay changes), :func:`gather` and :func:`measure` (the delayed
+measurements; :func:`marks_seen` for RED), :func:`predict`, the network (:func:`transfer`,
+:func:`queues`, :func:`egress`, :func:`mark`, :func:`avq`), :func:`correct`, :func:`flow_rows` and
+:func:`save`; the per-flow and per-link formulas shared by two of them are inlined helpers.
+Their arithmetic, and its order, is that of the single loop they replaced: the outputs are
 bit-identical to it (checked on 35 scenarios when the split was made).
 
 Status codes: see ``STATUS_*`` below.
@@ -87,13 +93,11 @@ import numpy as np
 from numba import njit
 
 from ._mgt_kernel import pie_update
-from ._prefetch import prefetch, prefetch_range
+from ._prefetch import prefetch_range
 
 #: How many links ahead :func:`transfer` and :func:`queues` prefetch a link's history rows
 #: (:mod:`qosmodels.fluid._prefetch`; 2-4 measured alike, 1 and 8 slower, issue 37).
 AHEAD = 3
-#: How many flows ahead :func:`measure` prefetches a flow's marking probabilities.
-AHEAD_FLOWS = 8
 
 #: The largest int64: ``x & (m & POS)`` is known to the compiler to be >= 0.
 POS = 0x7FFFFFFFFFFFFFFF
@@ -194,14 +198,16 @@ def rev_delay(h, delay, hop_link, hop_rev):
 @njit(**_JIT)
 def set_lags(inv_dt, delay, hop_link, hop_rev, route_ptr, rttp, ack_k, ack_f, rev_k, rev_f,
              lk_k, lk_f, drev_k, drev_f, rttp_k, rttp_f, eg_k, eg_f, e_order, x_order, ek, ef,
-             xk, xf):
+             xk, xf, j_hop, pj_k, pj_f):
     """The constant lags of every lookup from the links' current ``delay`` (recomputed when
     an event changes a delay): per hop, to the sender's ACK (``ack``) and from its reverse
     link (``rev``); per link, from its departures to the next hops (``lk``); per flow, the
     reverse path (``drev``), the propagation round trip (``rttp``) and the last link
     (``eg``); and copies in the column orders of the per-flow histories, read by
     :func:`gather` in sequence: the egress accumulation's (``ek``, ``ef``: the last hop's
-    ``ack``) in ``e_order``, the round trip's (``xk``, ``xf``) in ``x_order``."""
+    ``ack``) in ``e_order``, the round trip's (``xk``, ``xf``) in ``x_order``; and the hops'
+    ``ack`` in the order :func:`marks_seen` reads them (``pj_k``, ``pj_f``; ``j_hop``: the
+    hop at each position, grouped by link as ``link_hop_ptr``, by lag within a link)."""
     n_flows = route_ptr.shape[0] - 1
     for l in range(delay.shape[0]):
         lk_k[l], lk_f[l] = split(delay[l], inv_dt)
@@ -231,6 +237,9 @@ def set_lags(inv_dt, delay, hop_link, hop_rev, route_ptr, rttp, ack_k, ack_f, re
         ef[r] = ack_f[hl]
         xk[r] = rttp_k[x_order[r]]
         xf[r] = rttp_f[x_order[r]]
+    for j in range(j_hop.shape[0]):
+        pj_k[j] = ack_k[j_hop[j]]
+        pj_f[j] = ack_f[j_hop[j]]
 
 
 # ------------------------------------------------------------------ the sources
@@ -294,26 +303,29 @@ def gather(n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e, hi
             g[i, 3] = at_t(hist_loss, r, b, xf[r], nmax, mask)
 
 
-@njit(inline="always", **_JIT)
-def marks_ahead(i, n1, mask, route_ptr, hop_link, red, ack_k, hist_p):
-    # prefetch the marking probabilities measure() will read for flow i (one per RED hop,
-    # each at its own lag: scattered reads)
-    ring = hist_p.shape[1]
-    for h in range(route_ptr[i], route_ptr[i + 1]):
-        l = hop_link[h]
-        if red[l]:
-            prefetch(hist_p, l * ring + ((n1 - ack_k[h]) & mask))
+@njit(**_JIT)
+def marks_seen(n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_hop):
+    """The marking probability of every hop of a marking link when the marks reaching its
+    flow's sender at time n1 dt were made, its ``ack`` lag earlier (``p_hop``, in route
+    order), from the history up to step nmax: read link by link, so that one link's hops,
+    each at its own lag (sorted), walk that link's row of ``hist_p`` (read flow by flow, in
+    :func:`measure`, they were scattered reads over the whole history)."""
+    for l in range(red.shape[0]):
+        if not red[l]:
+            continue
+        for j in range(link_hop_ptr[l], link_hop_ptr[l + 1]):
+            p_hop[np.int64(j_hop[j]) & POS] = at(hist_p, l, n1 - pj_k[j], pj_f[j], nmax, mask)
 
 
 @njit(**_JIT)
 def measure(
     t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f, rev_k,
-    rev_f, drev_k, drev_f, hist_p, hist_v, hist_w, hist_r, g, rttp,
+    rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g, rttp,
     start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active, est_p, est_m,
     est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count, loss_acted, last_halve, halve,
 ):
     """Every flow's rtt, accumulation estimate and loss signal at time t1 = n1 dt, from the
-    history up to step nmax and the reads of :func:`gather`."""
+    history up to step nmax and the reads of :func:`gather` and :func:`marks_seen`."""
     n_flows = start.shape[0]
     for i in range(n_flows):
         h0 = route_ptr[i]
@@ -326,16 +338,12 @@ def measure(
         qb = 0.0
         pnot = 1.0
         if hop_terms:
-            if i + AHEAD_FLOWS < n_flows:  # (random reads: ask for a later flow's now)
-                marks_ahead(i + AHEAD_FLOWS, n1, mask, route_ptr, hop_link, red, ack_k, hist_p)
             for h in range(h0, h1):
                 l = hop_link[h]
-                b = n1 - ack_k[h]
-                fr = ack_f[h]
                 if red[l]:
-                    pnot *= 1.0 - at(hist_p, l, b, fr, nmax, mask)
+                    pnot *= 1.0 - p_hop[h]
                 if avd[l]:
-                    virt += at(hist_v, l, b, fr, nmax, mask)
+                    virt += at(hist_v, l, n1 - ack_k[h], ack_f[h], nmax, mask)
                 r = hop_rev[h]
                 if r >= 0:
                     qb += at(hist_w, r, n1 - rev_k[h], rev_f[h], nmax, mask)
@@ -397,11 +405,10 @@ def predict(dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate):
 @njit(**_JIT)
 def correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, f, x, halve,
             w_min, active, pkt_bits, rtt, rttp, est_m, est_tq, est_a, target, max_rate, last_j,
-            eg_k, eg_f, tau, rbar, hist_r, hist_s, hist_loss, hist_x, x_col,
-            loss, loss_step):
+            eg_k, eg_f, tau, rbar, hist_r, hist_s):
     """Heun's corrector, the loss response (halving), the rates and slopes at the new
-    windows, Monaco's EWMA filter and the per-flow histories of step n1 (at n = -1, t = 0:
-    rates and slopes only)."""
+    windows and Monaco's EWMA filter (at n = -1, t = 0: rates and slopes only); the
+    time-major per-flow histories of step n1 follow (:func:`flow_rows`)."""
     for i in range(w.shape[0]):
         if n >= 0:
             wn = w[i] + 0.5 * dt * (f[i] + rhs(i, w_pred[i], active, control, estimator,
@@ -425,11 +432,19 @@ def correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, 
                     - pair_t(hist_s, hl, b - 1, eg_f[i], n1, smask)[0]) * inv_dt
             rbar[i] += (1.0 - math.exp(-dt / tau[i])) * (r_in - rbar[i])
             hist_r[i, s1] = rbar[i]
-        c = x_col[i]
+
+
+@njit(**_JIT)
+def flow_rows(s1, control, x_order, x, loss, loss_step, hist_x, hist_loss):
+    """Row ``s1`` of the time-major per-flow histories ``hist_loss`` (cumulative lost bits)
+    and, for Reno, ``hist_x`` (rates), in the order of their columns (``x_order``): one
+    sequential row each (written flow by flow, they were scattered writes)."""
+    for r in range(x_order.shape[0]):
+        i = x_order[r]
         if loss_step[i] > 0:  # (before a flow's first loss its history is all zero)
-            hist_loss[s1, c] = loss[i]
+            hist_loss[s1, r] = loss[i]
         if control == CTRL_RENO:
-            hist_x[s1, c] = x[i]
+            hist_x[s1, r] = x[i]
 
 
 # ------------------------------------------------------------------ the network
@@ -510,7 +525,7 @@ def depart(l, n1, departed, ptr, hist_a, a_off, am, wl):
 @njit(**_JIT)
 def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, j_prev, j_flow,
            j_next, lk_k, lk_f, sent, h_in, offered, inc, lam_l, queue, departed, ptr, hist_a,
-           hist_s, hist_w, loss, loss_step, hist_e, e_col):
+           hist_s, hist_w, loss, loss_step):
     """Every link's FIFO queue from step n to n1 = n + 1, in ``link_order`` (zero-delay
     dependencies first); returns ``(status, link)``.
 
@@ -545,9 +560,9 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
                 v = h_in[j, 0]
             if v < offered[j]:
                 v = offered[j]
-            inc[j] = v - offered[j]
+            inc[j - p0] = v - offered[j]  # (inc: a scratch of the link's hops)
             offered[j] = v
-            lam += inc[j]
+            lam += inc[j - p0]
         backlog = queue[l] + lam
         served = cap[l] * dt
         if served > backlog:
@@ -563,11 +578,11 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
         al = hist_a[r0] + lam - drop
         hist_a[r1] = al
         for j in range(p0, p1):
-            acc_in = inc[j] * keep
+            acc_in = inc[j - p0] * keep
             hist_a[(r1 + 1 + j - p0) & POS] = hist_a[(r0 + 1 + j - p0) & POS] + acc_in
-            if acc_in < inc[j]:
+            if acc_in < inc[j - p0]:
                 fh = np.int64(j_flow[j]) & POS
-                loss[fh] += inc[j] - acc_in
+                loss[fh] += inc[j - p0] - acc_in
                 loss_step[fh] = n1
         departed[l] += served
         if qn <= 1e-9 * cap[l] * dt:
@@ -599,13 +614,22 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
             hist_s[c1, j, 0] = dd
             hist_s[c1, j, 1] = sj
             hist_s[c1, j, 2] = wj
-            if j_next[j] < 0:  # a last hop: the egress accumulation and queueing delay
-                c = e_col[np.int64(j_flow[j]) & POS]
-                hist_e[s1, c, 0] = sj
-                hist_e[s1, c, 1] = wj
         if same_step(l, lk_k, lk_f):  # (a zero-delay link): next hops read this step's lines
             transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
     return STATUS_OK, -1
+
+
+@njit(**_JIT)
+def egress(n1, s1, smask, e_order, last_j, hist_s, hist_e):
+    """The egress accumulation and forward queueing delay of every flow at step n1 (the
+    ``(S, W)`` of its last hop's line, written by :func:`queues`) into row ``s1`` of
+    ``hist_e``, in the order of its columns: one sequential row (written from
+    :func:`queues`, hop by hop, they were scattered writes, each a cache line to fetch)."""
+    c1 = n1 & smask
+    for r in range(e_order.shape[0]):
+        j = np.int64(last_j[e_order[r]]) & POS
+        hist_e[s1, r, 0] = hist_s[c1, j, 1]
+        hist_e[s1, r, 1] = hist_s[c1, j, 2]
 
 
 @njit(**_JIT)
@@ -720,7 +744,7 @@ def save(
 @njit(**_JIT)
 def integrate(
     dt, save_every, ring, ring_s, a_off, a_mask,
-    cap, delay0, buf, link_order, link_hop_ptr, j_prev, j_flow, j_next, hop_pos, last_j,
+    cap, delay0, buf, link_order, link_hop_ptr, j_prev, j_flow, j_next, hop_pos, j_hop, last_j,
     e_order, e_col, x_order, x_col,
     avd, avd_gamma, avd_alpha,
     red, red_min, red_max, red_maxp, red_rate, red_top, aqm, aqm_prm,
@@ -754,16 +778,19 @@ def integrate(
      loss, loss_acted, loss_step, last_halve, halve, active, min_rtt, ep_start, ep_min,
      ep_hist, ep_count, w_pred, hist_s, hist_p, hist_x, hist_e, avgq, pmark, est_m, est_p,
      g, ack_k, ack_f, rev_k, rev_f, lk_k, lk_f, drev_k, drev_f,
-     rttp_k, rttp_f, eg_k, eg_f, aqm_s, ek, ef, xk, xf) = work
+     rttp_k, rttp_f, eg_k, eg_f, aqm_s, ek, ef, xk, xf, pj_k, pj_f, p_hop) = work
     kk = max(vegas_k, 1)
     # per-hop terms of the measurements: RED marks, AVD virtual delays, reverse queues
     hop_terms = False
     any_avd = False
+    any_red = False
     for l in range(n_links):
         if red[l] or avd[l]:
             hop_terms = True
         if avd[l]:
             any_avd = True
+        if red[l]:
+            any_red = True
     for h in range(hop_link.shape[0]):
         if hop_rev[h] >= 0:
             hop_terms = True
@@ -782,14 +809,16 @@ def integrate(
         if changed:
             set_lags(inv_dt, delay, hop_link, hop_rev, route_ptr, rttp, ack_k, ack_f, rev_k,
                      rev_f, lk_k, lk_f, drev_k, drev_f, rttp_k, rttp_f, eg_k, eg_f, e_order,
-                     x_order, ek, ef, xk, xf)
+                     x_order, ek, ef, xk, xf, j_hop, pj_k, pj_f)
             changed = False
         # ---- measurements at t1 (history up to step n) and the predictor
         nmax = max(n, 0)
         gather(n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e, hist_x,
                hist_loss, loss, loss_step, g)
+        if any_red:
+            marks_seen(n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_hop)
         measure(t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k,
-                ack_f, rev_k, rev_f, drev_k, drev_f, hist_p, hist_v, hist_w, hist_r, g,
+                ack_f, rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g,
                 rttp, start, stop, pkt_bits, control, estimator, kk,
                 rtt_p_error, x, rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start,
                 ep_min, ep_hist, ep_count, loss_acted, last_halve, halve)
@@ -804,9 +833,10 @@ def integrate(
             status, l = queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask,
                                j_prev, j_flow, j_next, lk_k, lk_f, sent, h_in,
                                offered, inc, lam_l, queue, departed, ptr, hist_a, hist_s,
-                               hist_w, loss, loss_step, hist_e, e_col)
+                               hist_w, loss, loss_step)
             if status != STATUS_OK:
                 return status, n1, l
+            egress(n1, s1, smask, e_order, last_j, hist_s, hist_e)
             mark(t1, s1, dt, red, aqm, aqm_prm, aqm_s, cap, queue, avgq, red_rate, red_min,
                  red_max, red_maxp, red_top, pmark, hist_p)
             if any_avd:
@@ -815,8 +845,9 @@ def integrate(
         # ---- corrector, loss response, EWMA filters, the per-flow histories
         correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, f, x, halve,
                 w_min, active, pkt_bits, rtt, rttp, est_m, est_tq, est_a, target, max_rate,
-                last_j, eg_k, eg_f, tau, rbar, hist_r, hist_s, hist_loss, hist_x, x_col,
-                loss, loss_step)
+                last_j, eg_k, eg_f, tau, rbar, hist_r, hist_s)
+        if n >= 0:
+            flow_rows(s1, control, x_order, x, loss, loss_step, hist_x, hist_loss)
         if n1 % save_every == 0:
             bad = save(n1 // save_every, t1, n1, smask, control, estimator, last_j, eg_k, eg_f,
                        hist_s, w, x, rtt, est_p, est_tq, est_a, active, loss, queue, vdelay,
@@ -837,6 +868,7 @@ WORK = (
     "w_pred", "hist_s", "hist_p", "hist_x", "hist_e", "avgq", "pmark", "est_m", "est_p", "g",
     "ack_k", "ack_f", "rev_k", "rev_f", "lk_k", "lk_f", "drev_k",
     "drev_f", "rttp_k", "rttp_f", "eg_k", "eg_f", "aqm_s", "ek", "ef", "xk", "xf",
+    "pj_k", "pj_f", "p_hop",
 )
 
 
@@ -854,15 +886,17 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     z.update({name: np.zeros(L) for name in ("queue", "departed", "vq", "vdelay", "lam_l",
                                               "lk_f")})
     # per hop, in link order (position j, grouped by link_hop_ptr): the cumulative offered
-    # input (before drops) and its increment; (h_in) the previous hop's line (see hist_s)
+    # input (before drops); (inc) a scratch for one link's hops' increments of it (its first
+    # entries only: a short scratch stays in cache); (h_in) the previous hop's line (see hist_s)
     # arriving now: departures D, partial sums S, bits, and W, s (zero for first hops)
-    z.update({name: np.zeros(H) for name in ("offered", "inc", "ack_f", "rev_f")})
+    z.update({name: np.zeros(H) for name in ("offered", "inc", "ack_f", "rev_f", "pj_f",
+                                              "p_hop")})
     for name, n in (("ptr", L), ("lk_k", L), ("loss_step", F), ("ep_count", F)):
         z[name] = np.zeros(n, np.int64)
     # the per-flow and per-hop lags in whole steps, read every step: int32 (a ring is far
     # shorter than 2**31 steps)
     for name, n in (("drev_k", F), ("rttp_k", F), ("eg_k", F), ("ek", F), ("xk", F),
-                    ("ack_k", H), ("rev_k", H)):
+                    ("ack_k", H), ("rev_k", H), ("pj_k", H)):
         z[name] = np.zeros(n, np.int32)
     kk = max(vegas_k, 1)
     z.update(

@@ -110,6 +110,7 @@ def test_transfer_and_queues_replay_one_fifo_step(state, q0):
     call(K.transfer, dict(ns, l=0))
     status, _ = call(K.queues, ns)
     assert status == K.STATUS_OK
+    call(K.egress, ns)  # (the egress history: every flow's last hop's (S, W), column order)
 
     # the replay: inputs, the queue, the drops, the departures and the lines
     v_a = np.interp(t1 - d0, t, d_a0)
@@ -139,3 +140,34 @@ def test_transfer_and_queues_replay_one_fifo_step(state, q0):
     for j, flow in ((b0, 0), (a1, 1)):
         np.testing.assert_array_equal(ns["hist_e"][ns["s1"], comp.e_col[flow]],
                                       ns["hist_s"][c1, j, 1:])
+
+
+def test_marks_seen_reads_each_red_hop_at_its_ack_lag():
+    """marks_seen (Reno/RED): every hop's marking probability as the marks reaching the
+    sender now were made, its link's probability an ACK lag ago (the rest of the forward
+    path and the reverse path), in route order; measure's product over the path."""
+    net = tiny()
+    comp = compile_fluid(net, t_end=1.0, dt=DT, control="Reno", red_links=["a->b", "b->c"])
+    work = K.workspace(comp.ring, comp.ring_s, int(comp.a_off[-1]), comp.cap, comp.delay0,
+                       comp.w0, comp.hop_flow, comp.vegas_k)
+    ns = dict(comp._asdict(), **dict(zip(K.WORK, work)))
+    n1 = N + 1
+    ns.update(n=N, n1=n1, t1=n1 * DT, nmax=N, mask=comp.ring - 1, inv_dt=1.0 / DT)
+    call(K.set_lags, ns)
+    t = np.arange(N + 1) * DT
+    p = {0: 0.01 + 2.0 * t, 1: 0.2 + 0.1 * np.sin(40 * t)}  # per link, increasing / not
+    for link in (0, 1):
+        for r in range(N + 1):
+            ns["hist_p"][link, r & ns["mask"]] = p[link][r]
+    call(K.marks_seen, ns)
+    d = net.delays
+    # hops in route order: B on b->c; A on a->b, A on b->c (reverse path: the links' own)
+    expect = [(1, d[1] + d[1]), (0, d[0] + d[1] + d[0] + d[1]), (1, d[1] + d[0] + d[1])]
+    for h, (link, lag) in enumerate(expect):
+        assert ns["p_hop"][h] == pytest.approx(np.interp(ns["t1"] - lag, t, p[link]),
+                                               rel=1e-12)
+    # measure: the path's marking probability 1 - prod(1 - p), from those
+    ns.update(hop_terms=True, kk=1, active=np.ones(2, np.bool_))
+    call(K.measure, ns)
+    pa = 1.0 - (1.0 - ns["p_hop"][1]) * (1.0 - ns["p_hop"][2])
+    assert ns["est_p"] == pytest.approx([ns["p_hop"][0], pa], rel=1e-12)
