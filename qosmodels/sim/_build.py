@@ -1,4 +1,4 @@
-"""Four adjustments to Numba's code generation while the packet kernel compiles.
+"""Five adjustments to Numba's code generation while the packet kernel compiles.
 
 The kernel's handlers are Numba functions that LLVM inlines into the event
 loop (:mod:`._kernels._jit`).  Numba compiles each of them as a library of its
@@ -45,6 +45,18 @@ handler's, and is optimised and code-generated as a whole.  Within
    two options of the same class set for the same names compare their set
    values only, and a class's hash, which depends on its option names only,
    is computed once; anything else goes to Numba's own methods.
+5. **An inlined handler's module is not optimised on its own.**  A handler's library
+   (:func:`._kernels._jit.handler`: every function it defines is ``alwaysinline``)
+   was optimised with everything it calls linked in, and again, inlined, in every
+   library above it up to the loop's: the same code through LLVM's module passes once
+   per level (``reno.on_ack`` in its own library, in ``dispatch.source_ack``'s, in
+   ``run``'s).  Within the block such a library gets the function passes on its own
+   code (which keep the modules small for linking), not the module passes: its code is
+   optimised where it ends up, in the entry's module or a rare handler's, both
+   optimised as before.  The whole kernel's compile took 99.8 s of CPU instead of
+   111.1 s (session 47, one pair on the loaded 2-core machine; benchmarks/RESULTS.md).
+   Leaving out the function passes too was tried and not kept: 133 s and twice the
+   memory, the unoptimised modules being linked at every level.
 
 None of them changes what the kernel computes: outputs are bit-identical with and
 without them (``benchmarks/fingerprint_sim.py``).  All are undone on leaving
@@ -93,6 +105,8 @@ def _numba_parts():
               (CPUCodeLibrary, "add_linking_library"),
               (CPUCodeLibrary, "_get_module_for_linking"),
               (CPUCodeLibrary, "_ensure_finalized"),
+              (CPUCodeLibrary, "_optimize_functions"),
+              (CPUCodeLibrary, "_optimize_final_module"),
               (TargetConfig, "__eq__"), (TargetConfig, "__hash__"), (TargetConfig, "values")]
     if not all(callable(getattr(cls, name, None)) for cls, name in needed):
         return None
@@ -166,6 +180,13 @@ def _link_rare(entry, libraries) -> None:
         pending = missing
 
 
+def _inlined_only(ll_module) -> bool:
+    """Whether every function ``ll_module`` defines is one LLVM must inline
+    (``alwaysinline``: a :func:`._kernels._jit.handler`)."""
+    defined = [f for f in ll_module.functions if not f.is_declaration]
+    return bool(defined) and all(b"alwaysinline" in set(f.attributes) for f in defined)
+
+
 def _current():
     """The innermost block (:class:`_Block`) of the calling thread, or None."""
     stack = _active.get(threading.get_ident())
@@ -181,7 +202,9 @@ def _install(parts) -> None:
     finalize = CPUCodeLibrary._finalize_final_module
     link = CPUCodeLibrary.add_linking_library
     equal, hashed = TargetConfig.__eq__, TargetConfig.__hash__
-    _saved = (declare, executable, finalize, link, equal, hashed)
+    opt_functions = CPUCodeLibrary._optimize_functions
+    opt_module = CPUCodeLibrary._optimize_final_module
+    _saved = (declare, executable, finalize, link, equal, hashed, opt_functions, opt_module)
     hashes = {}  # per options class: Numba's hash, which depends on the option names only
 
     def config_eq(self, other):
@@ -235,7 +258,23 @@ def _install(parts) -> None:
         self._verify_declare_only_symbols()
         self._finalized = True
 
+    def optimize_functions(self, ll_module):
+        # (called on each module the library's own code comes in, before any linking)
+        block = _current()
+        if block is not None and self.name != block.entry:
+            inlined = _inlined_only(ll_module) and self.__dict__.get("_qm_inlined", True)
+            self.__dict__["_qm_inlined"] = inlined
+        return opt_functions(self, ll_module)
+
+    def optimize_final_module(self):
+        block = _current()
+        if block is not None and self.name != block.entry and self.__dict__.get("_qm_inlined"):
+            return None  # optimised where it is inlined: in the entry's or a rare handler's
+        return opt_module(self)
+
     BaseContext.declare_function = declare_function
+    CPUCodeLibrary._optimize_functions = optimize_functions
+    CPUCodeLibrary._optimize_final_module = optimize_final_module
     CPUContext.get_executable = get_executable
     CPUCodeLibrary._finalize_final_module = finalize_final_module
     CPUCodeLibrary.add_linking_library = add_linking_library
@@ -249,7 +288,8 @@ def _restore(parts) -> None:
     _, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig = parts
     (BaseContext.declare_function, CPUContext.get_executable,
      CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
-     TargetConfig.__eq__, TargetConfig.__hash__) = _saved
+     TargetConfig.__eq__, TargetConfig.__hash__, CPUCodeLibrary._optimize_functions,
+     CPUCodeLibrary._optimize_final_module) = _saved
     _saved = None
 
 
