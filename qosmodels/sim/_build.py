@@ -1,4 +1,4 @@
-"""Five adjustments to Numba's code generation while the packet kernel compiles.
+"""Six adjustments to Numba's code generation while the packet kernel compiles.
 
 The kernel's handlers are Numba functions that LLVM inlines into the event
 loop (:mod:`._kernels._jit`).  Numba compiles each of them as a library of its
@@ -53,10 +53,21 @@ handler's, and is optimised and code-generated as a whole.  Within
    ``run``'s).  Within the block such a library gets the function passes on its own
    code (which keep the modules small for linking), not the module passes: its code is
    optimised where it ends up, in the entry's module or a rare handler's, both
-   optimised as before.  The whole kernel's compile took 99.8 s of CPU instead of
-   111.1 s (session 47, one pair on the loaded 2-core machine; benchmarks/RESULTS.md).
+   optimised as before.  Core variant from empty caches, side by side (session 47,
+   loaded 2-core machine; benchmarks/RESULTS.md): 27.3 s of CPU against 28.5 s.
    Leaving out the function passes too was tried and not kept: 133 s and twice the
    memory, the unoptimised modules being linked at every level.
+6. **The kernel's state has a named LLVM type.**  Every handler takes the whole state
+   ``S`` (a tuple of 42 arrays), which Numba passes as its ~340 scalars: at each call
+   site it extracts them, and in each handler it rebuilds the tuple, one instruction per
+   array whose IR text spelt out the tuple's whole type (some 2,000 characters): about
+   100 KB of IR text per call site, printed by llvmlite and parsed again by LLVM.
+   Within the block a struct value type of :data:`NAMED_STRUCT` members or more is an
+   identified LLVM type (``%"qosmodels.state.<digest>"``, declared once per module)
+   with the same members; the function signatures, which carry the scalars, do not
+   change, so code compiled outside the block links with code compiled inside.  Core
+   variant from empty caches, side by side (session 47): 26.1 s of CPU against 27.8 s
+   without it.
 
 None of them changes what the kernel computes: outputs are bit-identical with and
 without them (``benchmarks/fingerprint_sim.py``).  All are undone on leaving
@@ -77,6 +88,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import threading
 
 #: Guards :data:`_active` and the installation of the adjustments.
@@ -95,6 +107,7 @@ def _numba_parts():
         from numba.core.base import BaseContext
         from numba.core.codegen import CPUCodeLibrary
         from numba.core.cpu import CPUContext
+        from numba.core.datamodel.models import StructModel
         from numba.core.targetconfig import TargetConfig
     except ImportError:
         return None
@@ -107,12 +120,13 @@ def _numba_parts():
               (CPUCodeLibrary, "_ensure_finalized"),
               (CPUCodeLibrary, "_optimize_functions"),
               (CPUCodeLibrary, "_optimize_final_module"),
-              (TargetConfig, "__eq__"), (TargetConfig, "__hash__"), (TargetConfig, "values")]
+              (TargetConfig, "__eq__"), (TargetConfig, "__hash__"), (TargetConfig, "values"),
+              (StructModel, "get_value_type")]
     if not all(callable(getattr(cls, name, None)) for cls, name in needed):
         return None
     if not hasattr(TargetConfig(), "_values"):
         return None
-    return _dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig
+    return _dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel
 
 
 def available() -> bool:
@@ -180,6 +194,28 @@ def _link_rare(entry, libraries) -> None:
         pending = missing
 
 
+#: A struct value of at least this many members (the kernel's state ``S``: 42 arrays) is
+#: given an identified LLVM type within the build (adjustment 6).
+NAMED_STRUCT = 16
+#: The identified types given so far, by their literal type's text.
+_NAMED: dict = {}
+
+
+def _named(literal):
+    """The identified LLVM struct type with ``literal``'s members (made once per body)."""
+    from llvmlite import ir
+
+    key = str(literal)
+    t = _NAMED.get(key)
+    if t is None:
+        name = "qosmodels.state." + hashlib.sha1(key.encode()).hexdigest()[:16]
+        t = ir.global_context.get_identified_type(name)
+        if t.is_opaque:
+            t.set_body(*literal.elements)
+        _NAMED[key] = t
+    return t
+
+
 def _inlined_only(ll_module) -> bool:
     """Whether every function ``ll_module`` defines is one LLVM must inline
     (``alwaysinline``: a :func:`._kernels._jit.handler`)."""
@@ -196,7 +232,7 @@ def _current():
 def _install(parts) -> None:
     """Replace Numba's methods by the adjusted ones (called under :data:`_LOCK`)."""
     global _saved
-    _dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig = parts
+    _dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel = parts
     declare = BaseContext.declare_function
     executable = CPUContext.get_executable
     finalize = CPUCodeLibrary._finalize_final_module
@@ -204,7 +240,9 @@ def _install(parts) -> None:
     equal, hashed = TargetConfig.__eq__, TargetConfig.__hash__
     opt_functions = CPUCodeLibrary._optimize_functions
     opt_module = CPUCodeLibrary._optimize_final_module
-    _saved = (declare, executable, finalize, link, equal, hashed, opt_functions, opt_module)
+    value_type = StructModel.get_value_type
+    _saved = (declare, executable, finalize, link, equal, hashed, opt_functions, opt_module,
+              value_type)
     hashes = {}  # per options class: Numba's hash, which depends on the option names only
 
     def config_eq(self, other):
@@ -272,7 +310,14 @@ def _install(parts) -> None:
             return None  # optimised where it is inlined: in the entry's or a rare handler's
         return opt_module(self)
 
+    def struct_value_type(self):
+        t = value_type(self)
+        if _current() is None or len(t.elements) < NAMED_STRUCT:
+            return t
+        return _named(t)
+
     BaseContext.declare_function = declare_function
+    StructModel.get_value_type = struct_value_type
     CPUCodeLibrary._optimize_functions = optimize_functions
     CPUCodeLibrary._optimize_final_module = optimize_final_module
     CPUContext.get_executable = get_executable
@@ -285,11 +330,11 @@ def _install(parts) -> None:
 def _restore(parts) -> None:
     """Put Numba's own methods back (called under :data:`_LOCK`)."""
     global _saved
-    _, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig = parts
+    _, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel = parts
     (BaseContext.declare_function, CPUContext.get_executable,
      CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
      TargetConfig.__eq__, TargetConfig.__hash__, CPUCodeLibrary._optimize_functions,
-     CPUCodeLibrary._optimize_final_module) = _saved
+     CPUCodeLibrary._optimize_final_module, StructModel.get_value_type) = _saved
     _saved = None
 
 
