@@ -1,4 +1,4 @@
-"""Six adjustments to Numba's code generation while the packet kernel compiles.
+"""Five adjustments to Numba's code generation while the packet kernel compiles.
 
 The kernel's handlers are Numba functions that LLVM inlines into the event
 loop (:mod:`._kernels._jit`).  Numba compiles each of them as a library of its
@@ -45,19 +45,7 @@ handler's, and is optimised and code-generated as a whole.  Within
    two options of the same class set for the same names compare their set
    values only, and a class's hash, which depends on its option names only,
    is computed once; anything else goes to Numba's own methods.
-5. **An inlined handler's module is not optimised on its own.**  A handler's library
-   (:func:`._kernels._jit.handler`: every function it defines is ``alwaysinline``)
-   was optimised with everything it calls linked in, and again, inlined, in every
-   library above it up to the loop's: the same code through LLVM's module passes once
-   per level (``reno.on_ack`` in its own library, in ``dispatch.source_ack``'s, in
-   ``run``'s).  Within the block such a library gets the function passes on its own
-   code (which keep the modules small for linking), not the module passes: its code is
-   optimised where it ends up, in the entry's module or a rare handler's, both
-   optimised as before.  Core variant from empty caches, side by side (session 47,
-   loaded 2-core machine; benchmarks/RESULTS.md): 27.3 s of CPU against 28.5 s.
-   Leaving out the function passes too was tried and not kept: 133 s and twice the
-   memory, the unoptimised modules being linked at every level.
-6. **The kernel's state has a named LLVM type.**  Every handler takes the whole state
+5. **The kernel's state has a named LLVM type.**  Every handler takes the whole state
    ``S`` (a tuple of 42 arrays), which Numba passes as its ~340 scalars: at each call
    site it extracts them, and in each handler it rebuilds the tuple, one instruction per
    array whose IR text spelt out the tuple's whole type (some 2,000 characters): about
@@ -68,6 +56,14 @@ handler's, and is optimised and code-generated as a whole.  Within
    change, so code compiled outside the block links with code compiled inside.  Core
    variant from empty caches, side by side (session 47): 26.1 s of CPU against 27.8 s
    without it.
+
+Tried and not kept (session 47, benchmarks/RESULTS.md): leaving an inlined handler's
+library (every function it defines ``alwaysinline``) without LLVM's module passes of its
+own, its code being optimised again where it is inlined: the core variant's compile took
+4 % less CPU, but the benchmark drop-tail dumbbell's loop ran 3.6 % slower (median of 9
+pairs, all 9 slower; LLVM's pipeline run once over the inlined code optimises it less
+well than run at each level); without the function passes too the whole kernel took
+133 s of CPU and twice the memory.
 
 None of them changes what the kernel computes: outputs are bit-identical with and
 without them (``benchmarks/fingerprint_sim.py``).  All are undone on leaving
@@ -118,8 +114,6 @@ def _numba_parts():
               (CPUCodeLibrary, "add_linking_library"),
               (CPUCodeLibrary, "_get_module_for_linking"),
               (CPUCodeLibrary, "_ensure_finalized"),
-              (CPUCodeLibrary, "_optimize_functions"),
-              (CPUCodeLibrary, "_optimize_final_module"),
               (TargetConfig, "__eq__"), (TargetConfig, "__hash__"), (TargetConfig, "values"),
               (StructModel, "get_value_type")]
     if not all(callable(getattr(cls, name, None)) for cls, name in needed):
@@ -216,13 +210,6 @@ def _named(literal):
     return t
 
 
-def _inlined_only(ll_module) -> bool:
-    """Whether every function ``ll_module`` defines is one LLVM must inline
-    (``alwaysinline``: a :func:`._kernels._jit.handler`)."""
-    defined = [f for f in ll_module.functions if not f.is_declaration]
-    return bool(defined) and all(b"alwaysinline" in set(f.attributes) for f in defined)
-
-
 def _current():
     """The innermost block (:class:`_Block`) of the calling thread, or None."""
     stack = _active.get(threading.get_ident())
@@ -238,11 +225,8 @@ def _install(parts) -> None:
     finalize = CPUCodeLibrary._finalize_final_module
     link = CPUCodeLibrary.add_linking_library
     equal, hashed = TargetConfig.__eq__, TargetConfig.__hash__
-    opt_functions = CPUCodeLibrary._optimize_functions
-    opt_module = CPUCodeLibrary._optimize_final_module
     value_type = StructModel.get_value_type
-    _saved = (declare, executable, finalize, link, equal, hashed, opt_functions, opt_module,
-              value_type)
+    _saved = (declare, executable, finalize, link, equal, hashed, value_type)
     hashes = {}  # per options class: Numba's hash, which depends on the option names only
 
     def config_eq(self, other):
@@ -296,20 +280,6 @@ def _install(parts) -> None:
         self._verify_declare_only_symbols()
         self._finalized = True
 
-    def optimize_functions(self, ll_module):
-        # (called on each module the library's own code comes in, before any linking)
-        block = _current()
-        if block is not None and self.name != block.entry:
-            inlined = _inlined_only(ll_module) and self.__dict__.get("_qm_inlined", True)
-            self.__dict__["_qm_inlined"] = inlined
-        return opt_functions(self, ll_module)
-
-    def optimize_final_module(self):
-        block = _current()
-        if block is not None and self.name != block.entry and self.__dict__.get("_qm_inlined"):
-            return None  # optimised where it is inlined: in the entry's or a rare handler's
-        return opt_module(self)
-
     def struct_value_type(self):
         t = value_type(self)
         if _current() is None or len(t.elements) < NAMED_STRUCT:
@@ -318,8 +288,6 @@ def _install(parts) -> None:
 
     BaseContext.declare_function = declare_function
     StructModel.get_value_type = struct_value_type
-    CPUCodeLibrary._optimize_functions = optimize_functions
-    CPUCodeLibrary._optimize_final_module = optimize_final_module
     CPUContext.get_executable = get_executable
     CPUCodeLibrary._finalize_final_module = finalize_final_module
     CPUCodeLibrary.add_linking_library = add_linking_library
@@ -333,8 +301,7 @@ def _restore(parts) -> None:
     _, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel = parts
     (BaseContext.declare_function, CPUContext.get_executable,
      CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
-     TargetConfig.__eq__, TargetConfig.__hash__, CPUCodeLibrary._optimize_functions,
-     CPUCodeLibrary._optimize_final_module, StructModel.get_value_type) = _saved
+     TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type) = _saved
     _saved = None
 
 

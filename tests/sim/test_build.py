@@ -83,43 +83,6 @@ def test_only_the_entry_gets_machine_code():
     assert cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name) != 0
 
 
-def _optimised(monkeypatch):
-    """Record the libraries whose module Numba's own ``_optimize_final_module`` optimises,
-    and the functions its ``_optimize_functions`` runs the function passes on."""
-    seen = {"module": [], "functions": []}
-    opt_module = CPUCodeLibrary._optimize_final_module
-    opt_functions = CPUCodeLibrary._optimize_functions
-
-    def module(self):
-        seen["module"].append(self.name)
-        return opt_module(self)
-
-    def functions(self, ll_module):
-        seen["functions"] += [f.name for f in ll_module.functions if not f.is_declaration]
-        return opt_functions(self, ll_module)
-
-    monkeypatch.setattr(CPUCodeLibrary, "_optimize_final_module", module)
-    monkeypatch.setattr(CPUCodeLibrary, "_optimize_functions", functions)
-    return seen
-
-
-def test_an_inlined_handlers_library_is_not_optimised_on_its_own(monkeypatch):
-    # its code is optimised where it is inlined (the entry's module, a rare handler's):
-    # the entry's and the rare handler's modules are optimised, the handler's is not, and
-    # the result is the same (on the old build the handler's module was optimised too)
-    seen = _optimised(monkeypatch)
-    entry, twice, plus_one, rare = _fresh()
-    with _build.kernel_build(entry, rare):
-        assert entry(np.arange(4.0)) == 2 * 6.0 + (6.0 + 4)
-    names = {fn.py_func.__qualname__ for fn in (entry, twice, plus_one)}
-    assert entry.py_func.__qualname__ in seen["module"]
-    assert plus_one.py_func.__qualname__ in seen["module"]
-    assert twice.py_func.__qualname__ not in seen["module"]
-    assert names & set(seen["module"]) == names - {twice.py_func.__qualname__}
-    twice_name = twice.overloads[twice.signatures[0]].fndesc.mangled_name
-    assert twice_name in seen["functions"]  # its own code gets the function passes
-
-
 def test_a_large_struct_gets_an_identified_type_within_the_build():
     # the kernel's state (a tuple of 42 arrays) is written as one named LLVM type, not as
     # its members' list at each use; a small struct keeps its literal type; the code
@@ -152,15 +115,6 @@ def test_a_large_struct_gets_an_identified_type_within_the_build():
     assert isinstance(dmm.lookup(typeof(state)).get_value_type(), ir.LiteralStructType)
 
 
-def test_without_the_build_every_library_is_optimised(monkeypatch):
-    seen = _optimised(monkeypatch)
-    entry, twice, plus_one, rare = _fresh()
-    entry(np.ones(3))  # the reference: Numba as it ships
-    assert twice.py_func.__qualname__ in seen["module"]
-    twice_name = twice.overloads[twice.signatures[0]].fndesc.mangled_name
-    assert twice_name in seen["functions"]
-
-
 def test_without_the_build_numba_generates_machine_code_for_every_library():
     entry, twice, plus_one, rare = _fresh()
     entry(np.ones(3))  # the reference: Numba as it ships
@@ -187,8 +141,7 @@ def test_a_stand_in_for_the_dispatcher_changes_nothing():
 def _numba_methods():
     return (BaseContext.declare_function, CPUContext.get_executable,
             CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
-            TargetConfig.__eq__, TargetConfig.__hash__, CPUCodeLibrary._optimize_functions,
-            CPUCodeLibrary._optimize_final_module, StructModel.get_value_type)
+            TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type)
 
 
 def test_blocks_nest_and_numba_is_restored_on_leaving_the_outer_one():
