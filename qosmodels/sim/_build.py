@@ -1,4 +1,4 @@
-"""Four adjustments to Numba's code generation while the packet kernel compiles.
+"""Five adjustments to Numba's code generation while the packet kernel compiles.
 
 The kernel's handlers are Numba functions that LLVM inlines into the event
 loop (:mod:`._kernels._jit`).  Numba compiles each of them as a library of its
@@ -45,6 +45,25 @@ handler's, and is optimised and code-generated as a whole.  Within
    two options of the same class set for the same names compare their set
    values only, and a class's hash, which depends on its option names only,
    is computed once; anything else goes to Numba's own methods.
+5. **The kernel's state has a named LLVM type.**  Every handler takes the whole state
+   ``S`` (a tuple of 42 arrays), which Numba passes as its ~340 scalars: at each call
+   site it extracts them, and in each handler it rebuilds the tuple, one instruction per
+   array whose IR text spelt out the tuple's whole type (some 2,000 characters): about
+   100 KB of IR text per call site, printed by llvmlite and parsed again by LLVM.
+   Within the block a struct value type of :data:`NAMED_STRUCT` members or more is an
+   identified LLVM type (``%"qosmodels.state.<digest>"``, declared once per module)
+   with the same members; the function signatures, which carry the scalars, do not
+   change, so code compiled outside the block links with code compiled inside.  Core
+   variant from empty caches, side by side (session 47): 26.1 s of CPU against 27.8 s
+   without it.
+
+Tried and not kept (session 47, benchmarks/RESULTS.md): leaving an inlined handler's
+library (every function it defines ``alwaysinline``) without LLVM's module passes of its
+own, its code being optimised again where it is inlined: the core variant's compile took
+4 % less CPU, but the benchmark drop-tail dumbbell's loop ran 3.6 % slower (median of 9
+pairs, all 9 slower; LLVM's pipeline run once over the inlined code optimises it less
+well than run at each level); without the function passes too the whole kernel took
+133 s of CPU and twice the memory.
 
 None of them changes what the kernel computes: outputs are bit-identical with and
 without them (``benchmarks/fingerprint_sim.py``).  All are undone on leaving
@@ -65,6 +84,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import threading
 
 #: Guards :data:`_active` and the installation of the adjustments.
@@ -83,6 +103,7 @@ def _numba_parts():
         from numba.core.base import BaseContext
         from numba.core.codegen import CPUCodeLibrary
         from numba.core.cpu import CPUContext
+        from numba.core.datamodel.models import StructModel
         from numba.core.targetconfig import TargetConfig
     except ImportError:
         return None
@@ -93,12 +114,13 @@ def _numba_parts():
               (CPUCodeLibrary, "add_linking_library"),
               (CPUCodeLibrary, "_get_module_for_linking"),
               (CPUCodeLibrary, "_ensure_finalized"),
-              (TargetConfig, "__eq__"), (TargetConfig, "__hash__"), (TargetConfig, "values")]
+              (TargetConfig, "__eq__"), (TargetConfig, "__hash__"), (TargetConfig, "values"),
+              (StructModel, "get_value_type")]
     if not all(callable(getattr(cls, name, None)) for cls, name in needed):
         return None
     if not hasattr(TargetConfig(), "_values"):
         return None
-    return _dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig
+    return _dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel
 
 
 def available() -> bool:
@@ -166,6 +188,28 @@ def _link_rare(entry, libraries) -> None:
         pending = missing
 
 
+#: A struct value of at least this many members (the kernel's state ``S``: 42 arrays) is
+#: given an identified LLVM type within the build (adjustment 6).
+NAMED_STRUCT = 16
+#: The identified types given so far, by their literal type's text.
+_NAMED: dict = {}
+
+
+def _named(literal):
+    """The identified LLVM struct type with ``literal``'s members (made once per body)."""
+    from llvmlite import ir
+
+    key = str(literal)
+    t = _NAMED.get(key)
+    if t is None:
+        name = "qosmodels.state." + hashlib.sha1(key.encode()).hexdigest()[:16]
+        t = ir.global_context.get_identified_type(name)
+        if t.is_opaque:
+            t.set_body(*literal.elements)
+        _NAMED[key] = t
+    return t
+
+
 def _current():
     """The innermost block (:class:`_Block`) of the calling thread, or None."""
     stack = _active.get(threading.get_ident())
@@ -175,13 +219,14 @@ def _current():
 def _install(parts) -> None:
     """Replace Numba's methods by the adjusted ones (called under :data:`_LOCK`)."""
     global _saved
-    _dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig = parts
+    _dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel = parts
     declare = BaseContext.declare_function
     executable = CPUContext.get_executable
     finalize = CPUCodeLibrary._finalize_final_module
     link = CPUCodeLibrary.add_linking_library
     equal, hashed = TargetConfig.__eq__, TargetConfig.__hash__
-    _saved = (declare, executable, finalize, link, equal, hashed)
+    value_type = StructModel.get_value_type
+    _saved = (declare, executable, finalize, link, equal, hashed, value_type)
     hashes = {}  # per options class: Numba's hash, which depends on the option names only
 
     def config_eq(self, other):
@@ -235,7 +280,14 @@ def _install(parts) -> None:
         self._verify_declare_only_symbols()
         self._finalized = True
 
+    def struct_value_type(self):
+        t = value_type(self)
+        if _current() is None or len(t.elements) < NAMED_STRUCT:
+            return t
+        return _named(t)
+
     BaseContext.declare_function = declare_function
+    StructModel.get_value_type = struct_value_type
     CPUContext.get_executable = get_executable
     CPUCodeLibrary._finalize_final_module = finalize_final_module
     CPUCodeLibrary.add_linking_library = add_linking_library
@@ -246,10 +298,10 @@ def _install(parts) -> None:
 def _restore(parts) -> None:
     """Put Numba's own methods back (called under :data:`_LOCK`)."""
     global _saved
-    _, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig = parts
+    _, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel = parts
     (BaseContext.declare_function, CPUContext.get_executable,
      CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
-     TargetConfig.__eq__, TargetConfig.__hash__) = _saved
+     TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type) = _saved
     _saved = None
 
 

@@ -16,6 +16,7 @@ from numba.core.base import BaseContext
 from numba.core.codegen import CPUCodeLibrary
 from numba.core.compiler import Flags
 from numba.core.cpu import CPUContext
+from numba.core.datamodel.models import StructModel
 from numba.core.targetconfig import TargetConfig
 
 from qosmodels.sim import _build
@@ -82,6 +83,38 @@ def test_only_the_entry_gets_machine_code():
     assert cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name) != 0
 
 
+def test_a_large_struct_gets_an_identified_type_within_the_build():
+    # the kernel's state (a tuple of 42 arrays) is written as one named LLVM type, not as
+    # its members' list at each use; a small struct keeps its literal type; the code
+    # computes the same
+    from llvmlite import ir
+    from numba import typeof
+    from numba.core.registry import cpu_target
+
+    state = tuple(np.full(2, i, dtype=np.int64 if i % 2 else np.float64)
+                  for i in range(_build.NAMED_STRUCT + 4))
+    small = (np.ones(2), np.ones(2, dtype=np.int64))
+    dmm = cpu_target.target_context.data_model_manager
+
+    @handler
+    def last(S, j):
+        return S[-1][j] + S[0][j]
+
+    @njit(error_model="numpy", _nrt=False)
+    def entry(S):
+        return last(S, 0) + last(S, 1)
+
+    assert isinstance(dmm.lookup(typeof(state)).get_value_type(), ir.LiteralStructType)
+    with _build.kernel_build(entry, set()):
+        named = dmm.lookup(typeof(state)).get_value_type()
+        assert isinstance(named, ir.IdentifiedStructType)
+        assert named.name.startswith("qosmodels.state.")
+        assert named.elements == dmm.lookup(typeof(state)).get_data_type().elements
+        assert isinstance(dmm.lookup(typeof(small)).get_value_type(), ir.LiteralStructType)
+        assert entry(state) == 2 * (_build.NAMED_STRUCT + 3)
+    assert isinstance(dmm.lookup(typeof(state)).get_value_type(), ir.LiteralStructType)
+
+
 def test_without_the_build_numba_generates_machine_code_for_every_library():
     entry, twice, plus_one, rare = _fresh()
     entry(np.ones(3))  # the reference: Numba as it ships
@@ -108,7 +141,7 @@ def test_a_stand_in_for_the_dispatcher_changes_nothing():
 def _numba_methods():
     return (BaseContext.declare_function, CPUContext.get_executable,
             CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
-            TargetConfig.__eq__, TargetConfig.__hash__)
+            TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type)
 
 
 def test_blocks_nest_and_numba_is_restored_on_leaving_the_outer_one():

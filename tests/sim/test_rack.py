@@ -161,3 +161,20 @@ def test_a_variant_without_a_rack_flow_leaves_rack_out():
     keep = CORE | kernels_of(net)
     assert "sources.reno_rack" in keep
     assert "on_ack_rack" in specialise(text, keep)
+
+
+def test_the_shared_rack_handlers_serve_reno_rack_and_cubic_rack_only():
+    # reno_rack's ACK and timer handlers pick CUBIC's decrease for any flow whose code is
+    # not reno_rack's: they must be the hooks of reno_rack and cubic_rack and of no other
+    # module, and both senders keep the receiver's window in the column they read
+    from qosmodels.sim._gen_dispatch import kernel_modules
+    from qosmodels.sim._kernels.sources import cubic, cubic_rack, reno, reno_rack
+
+    users = {m.__name__.rsplit(".", 1)[1] for m in kernel_modules()["source"]
+             for h in ("source_ack", "source_timeout")
+             if m.HOOKS.get(h) in (reno_rack.on_ack_rack, reno_rack.on_timeout_rack)}
+    assert users == {"reno_rack", "cubic_rack"}
+    assert cubic_rack.HOOKS["source_ack"] is reno_rack.on_ack_rack
+    assert cubic_rack.HOOKS["source_timeout"] is reno_rack.on_timeout_rack
+    assert reno_rack.MAX_WINDOW == reno.TCP_MAX_WINDOW == cubic.CUB_MAX_WINDOW
+    assert reno_rack.CODE != cubic_rack.CODE

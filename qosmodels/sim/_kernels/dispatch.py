@@ -273,10 +273,8 @@ def source_ack(S, code, f, a, ece):
         prague.on_ack(S, f, a, ece)
     elif code == rap.CODE:
         rap.on_ack(S, f, a)
-    elif code == reno_rack.CODE:
-        reno.on_ack_rack(S, f, a, ece)
-    elif code == cubic_rack.CODE:
-        cubic.on_ack_rack(S, f, a)
+    elif code == reno_rack.CODE or code == cubic_rack.CODE:
+        reno_rack.on_ack_rack(S, f, a, ece)
 
 
 @handler
@@ -298,10 +296,8 @@ def source_timeout(S, code, f):
         bbr.on_timeout(S, f)
     elif code == rap.CODE:
         rap.on_timeout(S, f)
-    elif code == reno_rack.CODE:
-        reno.on_timeout_rack(S, f)
-    elif code == cubic_rack.CODE:
-        cubic.on_timeout_rack(S, f)
+    elif code == reno_rack.CODE or code == cubic_rack.CODE:
+        reno_rack.on_timeout_rack(S, f)
 
 
 @handler

@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .. import rack, sack
+from .. import sack
 from .._jit import POS, handler, rare_handler
 from ..layout import (
     FF_CWND,
@@ -49,7 +49,6 @@ from ..layout import (
     GF_NOW,
     SACK_SHIFT,
 )
-from ..rackstate import is_rto
 from ..sender import arm_timer, transmit
 from ..timers import cancel
 from ..trace import record
@@ -347,8 +346,8 @@ def on_ack(S, f, a):
 @handler
 def _sack_ack(S, f, a):
     """The part of :func:`on_ack_sack` every CUBIC SACK sender shares (with ``rack=True``
-    too, :func:`on_ack_rack`): the scoreboard updated, and on a new ACK the RTT sample,
-    SND.UNA, the end of the recovery, the growth and the timer.  Returns the packets newly
+    too, :func:`.reno_rack.on_ack_rack`): the scoreboard updated, and on a new ACK the RTT
+    sample, SND.UNA, the end of the recovery, the growth and the timer.  Returns the packets newly
     SACKed (-1 for an old ACK, below SND.UNA) and the RTT sample (NaN: none)."""
     ff, fi = S.ff, S.fi
     una = fi[f, FI_SND_UNA]
@@ -413,93 +412,6 @@ def on_ack_sack(S, f, a):
     if fi[f, FI_IN_REC] != 0:
         sack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax), fi[f, FI_RECOVER])
     _trace(S, f, np.float64(a), r)
-
-
-@rare_handler
-def _rack_recover(S, f, wmax):
-    """RFC 6675 step (4) on RACK's loss marks, CUBIC's decrease (as
-    :func:`.reno._rack_recover`)."""
-    ff, fi = S.ff, S.fi
-    una = fi[f, FI_SND_UNA]
-    _decrease(S, f, fi[f, FI_SND_NXT] - una - lt_sent(S, f))
-    lt_restart(S, f)
-    ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
-    fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
-    fi[f, FI_IN_REC] = 1
-    fi[f, FI_FAST_RTX] += 1
-    rack.cut(S, f)
-    rack.resend_first_lost(S, f)
-    rack.send_recovery(S, f, ff[f, FF_CWND], wmax)
-
-
-@rare_handler
-def _on_ack_rack(S, f, a, una0, new, wmax):
-    """:func:`.reno._on_ack_rack` with CUBIC's decrease (a loss TLP repaired: ssthresh =
-    cwnd = beta x FlightSize)."""
-    ff, fi = S.ff, S.fi
-    una = fi[f, FI_SND_UNA]
-    ev = rack.on_ack(S, f, a, una0)
-    if (ev & rack.EV_TLP_LOSS) != 0 and fi[f, FI_IN_REC] == 0:
-        _decrease(S, f, fi[f, FI_SND_NXT] - una)
-        ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
-    if fi[f, FI_IN_REC] == 0 and una > fi[f, FI_RECOVER] and (ev & rack.EV_LOST) != 0:
-        _rack_recover(S, f, np.int64(wmax))
-    elif fi[f, FI_IN_REC] != 0:
-        if rack.retx_lost(S, f):  # RFC 8985 9.3: a lost retransmission, a new reduction
-            _decrease(S, f, fi[f, FI_SND_NXT] - una)
-            ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
-            rack.cut(S, f)
-        rack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax))
-    elif new > 0 and fi[f, FI_SND_NXT] > una:
-        d = fi[f, FI_DUPACKS] + 1
-        fi[f, FI_DUPACKS] = d
-        if d < sack.DUP_THRESH and fi[f, FI_SS + RENO_LT] != 0 and una > fi[f, FI_RECOVER]:
-            limited_transmit_sack(S, f, np.int64(wmax))  # RFC 6675 step (3)
-    rack.rearm(S, f, a > una0)
-
-
-@rare_handler
-def _rack_timer(S, f):
-    """:func:`.reno.rack_timer` with CUBIC's decrease."""
-    ff, fi = S.ff, S.fi
-    if is_rto(S, f):
-        rack.on_rto(S, f)
-        return False
-    wmax = np.int64(ff[f, FF_SP + CUB_MAX_WINDOW])
-    ev = rack.on_timer(S, f, wmax)
-    if (ev & rack.EV_LOST) != 0:
-        if fi[f, FI_IN_REC] == 0 and fi[f, FI_SND_UNA] > fi[f, FI_RECOVER]:
-            _rack_recover(S, f, wmax)
-        elif fi[f, FI_IN_REC] != 0:
-            if rack.retx_lost(S, f):  # RFC 8985 9.3 (as in the ACK's handler)
-                una = fi[f, FI_SND_UNA]
-                _decrease(S, f, fi[f, FI_SND_NXT] - una)
-                ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
-                rack.cut(S, f)
-            rack.send_recovery(S, f, ff[f, FF_CWND], wmax)
-    return True
-
-
-@rare_handler
-def on_ack_rack(S, f, a):
-    """``source_ack`` of :mod:`.cubic_rack` (a SACK flow with ``rack=True``, RFC 8985):
-    steps 1-3 for the packets the cumulative ACK delivers, :func:`_sack_ack`, then
-    :func:`_on_ack_rack`."""
-    fi = S.fi
-    una0 = fi[f, FI_SND_UNA]
-    rack.before_update(S, f, a)
-    new, r = _sack_ack(S, f, a)
-    if new >= 0:
-        _on_ack_rack(S, f, a, una0, new, S.ff[f, FF_SP + CUB_MAX_WINDOW])
-    _trace(S, f, np.float64(a), r)
-
-
-@rare_handler
-def on_timeout_rack(S, f):
-    """``source_timeout`` of :mod:`.cubic_rack`: RACK's reordering timer or TLP's probe
-    timer (:func:`_rack_timer`), else the retransmission timeout (:func:`on_timeout`)."""
-    if not _rack_timer(S, f):
-        on_timeout(S, f)
 
 
 #: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .. import rack, sack
+from .. import sack
 from .._jit import POS, handler, rare_handler
 from ..layout import (
     FF_ACK_BITS,
@@ -56,7 +56,6 @@ from ..layout import (
     GF_NOW,
     SACK_SHIFT,
 )
-from ..rackstate import is_rto
 from ..sender import arm_timer, record_rtt, transmit
 from ..timers import cancel
 
@@ -479,9 +478,9 @@ def on_ack(S, f, a, ece):
 @handler
 def _sack_ack(S, f, a, ece):
     """The part of :func:`on_ack_sack` every SACK sender of this module shares (with
-    ``rack=True`` too, :func:`on_ack_rack`): the scoreboard updated, and on a new ACK the
-    RTT sample, SND.UNA, the end of the recovery, the growth, the ECN reduction and the
-    timer.  Returns the packets newly SACKed, -1 for an old ACK (below SND.UNA)."""
+    ``rack=True`` too, :func:`.reno_rack.on_ack_rack`): the scoreboard updated, and on a
+    new ACK the RTT sample, SND.UNA, the end of the recovery, the growth, the ECN reduction
+    and the timer.  Returns the packets newly SACKed, -1 for an old ACK (below SND.UNA)."""
     ff, fi = S.ff, S.fi
     una = fi[f, FI_SND_UNA]
     rules = np.int64(ff[f, FF_SP + TCP_TIMER])
@@ -555,98 +554,6 @@ def on_ack_sack(S, f, a, ece):
             limited_transmit_sack(S, f, np.int64(wmax))  # step (3)
     if fi[f, FI_IN_REC] != 0:  # step (C)
         sack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax), fi[f, FI_RECOVER])
-
-
-@rare_handler
-def _rack_recover(S, f, wmax):
-    """RFC 6675 step (4) on RACK's loss marks (:mod:`..rack`): RecoveryPoint = HighData,
-    ssthresh = cwnd = FlightSize / 2, the first lost packet resent, then step (C)."""
-    ff, fi = S.ff, S.fi
-    una = fi[f, FI_SND_UNA]
-    fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
-    ff[f, FF_SSTHRESH] = halved(S, f, fi[f, FI_SND_NXT] - una - lt_sent(S, f))
-    lt_restart(S, f)
-    ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
-    fi[f, FI_IN_REC] = 1
-    fi[f, FI_FAST_RTX] += 1
-    rack.cut(S, f)
-    rack.resend_first_lost(S, f)
-    rack.send_recovery(S, f, ff[f, FF_CWND], wmax)
-
-
-@rare_handler
-def _on_ack_rack(S, f, a, una0, new, wmax):
-    """The rest of :func:`on_ack_sack` with ``rack=True`` (RFC 8985): RACK's steps 4-5 and
-    TLP's Section 7.4; a loss TLP repaired reduces the window (ssthresh = cwnd =
-    FlightSize / 2); recovery starts on RACK's loss marks (:func:`_rack_recover`), else
-    limited transmit on the first two duplicate ACKs as without RACK; step (C) in
-    recovery; the timers (:func:`..rack.rearm`)."""
-    ff, fi = S.ff, S.fi
-    una = fi[f, FI_SND_UNA]
-    ev = rack.on_ack(S, f, a, una0)
-    if (ev & rack.EV_TLP_LOSS) != 0 and fi[f, FI_IN_REC] == 0:
-        ff[f, FF_SSTHRESH] = halved(S, f, fi[f, FI_SND_NXT] - una)
-        ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
-    if fi[f, FI_IN_REC] == 0 and una > fi[f, FI_RECOVER] and (ev & rack.EV_LOST) != 0:
-        _rack_recover(S, f, np.int64(wmax))
-    elif fi[f, FI_IN_REC] != 0:
-        if rack.retx_lost(S, f):  # RFC 8985 9.3: a lost retransmission, a new reduction
-            ff[f, FF_SSTHRESH] = halved(S, f, fi[f, FI_SND_NXT] - una)
-            ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
-            rack.cut(S, f)
-        rack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax))
-    elif new > 0 and fi[f, FI_SND_NXT] > una:
-        d = fi[f, FI_DUPACKS] + 1
-        fi[f, FI_DUPACKS] = d
-        if d < sack.DUP_THRESH and fi[f, FI_SS + RENO_LT] != 0 and una > fi[f, FI_RECOVER]:
-            limited_transmit_sack(S, f, np.int64(wmax))  # RFC 6675 step (3)
-    rack.rearm(S, f, a > una0)
-
-
-@rare_handler
-def rack_timer(S, f):
-    """Slot 0 fired: if it was RACK's reordering timer or TLP's probe timer (not the
-    retransmission timer), that timer's work (:func:`..rack.on_timer`), recovery on a loss
-    it marked (:func:`_rack_recover`), and True."""
-    ff, fi = S.ff, S.fi
-    if is_rto(S, f):
-        rack.on_rto(S, f)
-        return False
-    wmax = np.int64(ff[f, FF_SP + TCP_MAX_WINDOW])
-    ev = rack.on_timer(S, f, wmax)
-    if (ev & rack.EV_LOST) != 0:
-        if fi[f, FI_IN_REC] == 0 and fi[f, FI_SND_UNA] > fi[f, FI_RECOVER]:
-            _rack_recover(S, f, wmax)
-        elif fi[f, FI_IN_REC] != 0:
-            if rack.retx_lost(S, f):  # RFC 8985 9.3 (as in the ACK's handler)
-                una = fi[f, FI_SND_UNA]
-                ff[f, FF_SSTHRESH] = halved(S, f, fi[f, FI_SND_NXT] - una)
-                ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
-                rack.cut(S, f)
-            rack.send_recovery(S, f, ff[f, FF_CWND], wmax)
-    return True
-
-
-@rare_handler
-def on_ack_rack(S, f, a, ece):
-    """``source_ack`` of :mod:`.reno_rack` (a SACK flow with ``rack=True``, RFC 8985):
-    steps 1-3 for the packets the cumulative ACK delivers (before the scoreboard forgets
-    which were SACKed), :func:`_sack_ack`, then :func:`_on_ack_rack`."""
-    fi = S.fi
-    una0 = fi[f, FI_SND_UNA]
-    rack.before_update(S, f, a)
-    new = _sack_ack(S, f, a, ece)
-    if new < 0:
-        return
-    _on_ack_rack(S, f, a, una0, new, S.ff[f, FF_SP + TCP_MAX_WINDOW])
-
-
-@rare_handler
-def on_timeout_rack(S, f):
-    """``source_timeout`` of :mod:`.reno_rack`: RACK's reordering timer or TLP's probe timer
-    (:func:`rack_timer`), else the retransmission timeout (:func:`on_timeout`)."""
-    if not rack_timer(S, f):
-        on_timeout(S, f)
 
 
 @handler
