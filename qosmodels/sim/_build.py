@@ -189,7 +189,7 @@ def _link_rare(entry, libraries) -> None:
 
 
 #: A struct value of at least this many members (the kernel's state ``S``: 42 arrays) is
-#: given an identified LLVM type within the build (adjustment 6).
+#: given an identified LLVM type within the build (adjustment 5).
 NAMED_STRUCT = 16
 #: The identified types given so far, by their literal type's text.
 _NAMED: dict = {}
