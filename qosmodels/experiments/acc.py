@@ -1235,13 +1235,14 @@ def _fig9_mixed(spread, alpha):
                f"{spread:g} s; {_FIG9_MIXED_SECONDS:g} s, one run")
 
 
-def _fig9_transient(r):
+def _fig9_transient(r, seconds=_FIG9_MIXED_SECONDS, settled=30.0):
     """The start (s) of the first 1-s window from which the three long flows' mean 1-s
-    throughput stays within READ_TOL of its 30-50 s mean, and that mean (b/s)."""
+    throughput stays within READ_TOL of its mean from ``settled`` to ``seconds`` (a run's
+    length, s), and that mean (b/s)."""
     t = r.t[:-1]
     x = np.array([r.throughput_series[(t >= a - 1e-9) & (t < a + 1.0 - 1e-9), :3].mean()
-                  for a in range(int(round(_FIG9_MIXED_SECONDS)))])
-    final = float(x[30:].mean())
+                  for a in range(int(round(seconds)))])
+    final = float(x[int(settled):].mean())
     ok = np.abs(x / final - 1.0) <= READ_TOL
     start = next((a for a in range(len(x)) if ok[a:].all()), len(x))
     return float(start), final

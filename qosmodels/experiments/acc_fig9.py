@@ -56,8 +56,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-
 from ..topologies import acc_linear
 from ..units import Mbps, ms
 from .acc import (
@@ -68,6 +66,7 @@ from .acc import (
     PACKET_TOL,
     READ_TOL,
     TARGET,
+    _fig9_transient,
 )
 from .registry import Bounds, Check, Known, Side, Unstated, register
 
@@ -188,13 +187,8 @@ def window_rates(r, t0=WINDOW[0], t1=WINDOW[1]):
 
 def transient(r):
     """The start (s) of the first 1-s window from which the long flows' mean 1-s goodput
-    stays within READ_TOL of its 30-50 s mean."""
-    t = r.t[:-1]
-    x = np.array([r.throughput_series[(t >= a - 1e-9) & (t < a + 1.0 - 1e-9), :3].mean()
-                  for a in range(int(round(SECONDS)))])
-    final = float(x[int(WINDOW[0]):].mean())
-    ok = np.abs(x / final - 1.0) <= READ_TOL
-    return float(next((a for a in range(len(x)) if ok[a:].all()), len(x)))
+    stays within READ_TOL of its 30-50 s mean (``acc-fig9``'s reading, on this run)."""
+    return _fig9_transient(r, SECONDS, WINDOW[0])[0]
 
 
 #: The packets side's relative error of each row outside tolerance at the defaults (full
