@@ -63,7 +63,9 @@ Two rules around the recovery that RFC 6675 alone does not need:
   (``R_CUT``) reduces it again as on entering the recovery (Reno: ssthresh = cwnd =
   FlightSize / 2; CUBIC: beta), once per such window (Section 9.3's "only reacts once per
   window" read as: a retransmission sent before the last reduction belongs to the window
-  already answered for).  PRR is not modelled.
+  already answered for).  With PRR (``prr=True``, :mod:`.prr`, RFC 9937) this response is
+  not applied: the section asks for it "in the absence of PRR", and PRR's episode goes on
+  with the lost retransmission out of the pipe.
 
 TLP (Section 7), with ``tlp=True``: after an ACK that acknowledges new data, outside fast
 and timeout recovery and with no probe episode open (``TLP.end_seq`` None), the timer slot

@@ -390,7 +390,8 @@ def _sack_ack(S, f, a):
 def on_ack_sack(S, f, a):
     """Cumulative ACK ``a`` of a SACK flow: RFC 6675's recovery as
     :func:`.reno.on_ack_sack`, with CUBIC's growth and decrease (RFC 9438, Section 4.6:
-    ssthresh = cwnd = beta x FlightSize on entering the recovery)."""
+    ssthresh = cwnd = beta x FlightSize on entering the recovery); with PRR (:mod:`..prr`)
+    cwnd set by RFC 9937's step on each ACK starting or in the recovery."""
     ff, fi = S.ff, S.fi
     una0 = fi[f, FI_SND_UNA]
     sacked0 = sack.sacked_count(S, f)

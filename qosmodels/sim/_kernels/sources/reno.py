@@ -533,7 +533,9 @@ def on_ack_sack(S, f, a, ece):
     recovery: RecoveryPoint = HighData, ssthresh = cwnd = FlightSize / 2, SND.UNA resent;
     in recovery each ACK below RecoveryPoint runs step (C), and one above it ends the
     recovery (cwnd stays ssthresh).  The timer restarts on every new ACK and the fast
-    retransmit (RFC 6298, 5.3)."""
+    retransmit (RFC 6298, 5.3).  With PRR (:mod:`..prr`, RFC 9937) each ACK starting or in
+    the recovery sets cwnd by its step before step (C) (the fast retransmit counted in
+    ``prr_out``), and the one ending it sets cwnd = ssthresh."""
     ff, fi = S.ff, S.fi
     una0 = fi[f, FI_SND_UNA]
     sacked0 = sack.sacked_count(S, f)

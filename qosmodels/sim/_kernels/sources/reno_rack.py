@@ -5,8 +5,9 @@ with ``sack=True, rack=True`` (specs: :class:`qosmodels.mechanisms.TcpReno`,
 
 The ACK path and the timers around the SACK ACK handling both senders share: RACK's steps
 around RFC 6675's scoreboard update (:func:`on_ack_rack`), recovery on RACK's loss marks
-(:func:`_rack_recover`), RFC 8985 9.3's additional reduction, TLP (Section 7.4), and the
-reordering and probe timers before the retransmission timeout (:func:`on_timeout_rack`).
+(:func:`_rack_recover`), RFC 8985 9.3's additional reduction (with ``prr=True`` instead
+PRR's step, :mod:`..prr`, RFC 9937), TLP (Section 7.4), and the reordering and probe timers
+before the retransmission timeout (:func:`on_timeout_rack`).
 The two senders differ only in the window decrease (:func:`_reduce`: Reno's halving,
 :func:`.reno.halved`, or CUBIC's, :func:`.cubic._decrease`, which also sets W_max), in
 their SACK ACK handling (:func:`.reno._sack_ack`, :func:`.cubic._sack_ack`) and CUBIC's
@@ -18,7 +19,7 @@ dispatch branches of unused modules).  The algorithm is in :mod:`..rack`.
 
 References
 ----------
-RFC 8985, Sections 6, 7 and 9.3; RFC 6675, Section 5; RFC 9438, Section 4.6.
+RFC 8985, Sections 6, 7 and 9.3; RFC 6675, Section 5; RFC 9438, Section 4.6; RFC 9937.
 """
 
 import numpy as np
