@@ -66,7 +66,13 @@ authors state it to the writer's knowledge and was compared with Linux's
 branches, ``newly_acked_sacked`` as DeliveredData, SafeACK as ``FLAG_SND_UNA_ADVANCED &&
 !newly_lost``; its RecoverFS is the window before the reduction, ``prior_cwnd``) and ns-3's
 ``TcpPrrRecovery`` (RecoverFS = bytes in flight at the start; its SafeACK approximated by
-"a retransmission was cumulatively acknowledged").  The kernel is checked against an
+"a retransmission was cumulatively acknowledged").  FreeBSD's review D56535, which brings its
+``tcp_do_prr_ack`` to RFC 9937, lists the RFC's changes the same way (found late in the
+session, read as a summary, not the RFC): an early return when an ACK delivers nothing
+(Section 6.2), SSRB only when SND.UNA advances and no further loss is indicated, the ranges
+SACKed before the recovery left out of RecoverFS, the forced fast retransmit when ``prr_out``
+and ``sndcnt`` are 0, and ``cwnd = ssthresh`` after the recovery (Section 4); each is a rule
+above.  The kernel is checked against an
 independent plain-Python replay of the algorithm (``tests/sim/prr_replay.py``).
 
 State (the flow's source float state ``FF_SS + P_*``, free in Reno's and CUBIC's rows, 0
