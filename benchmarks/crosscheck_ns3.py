@@ -214,7 +214,8 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
     window 10, SACK always on: ``sack`` is ignored; no limited transmit;
     ``bbr_send_quantum``: its ``send_quantum``, None the draft's rule by rate).
     ``limited_transmit``, ``sack`` and ``prr``: the senders' options of those
-    names (RFC 3042; RFC 2018 and 6675; RFC 9937, with ``sack`` only; not BbrV1's).  ``queue`` (default ``"red"`` if ``red`` else
+    names (RFC 3042; RFC 2018 and 6675; RFC 9937, with ``sack`` only; not BbrV1's).
+    ``queue`` (default ``"red"`` if ``red`` else
     ``"droptail"``, or ``"step"`` for DCTCP) is the bottleneck's discipline:
     :func:`qosmodels_queue`."""
     from qosmodels import Flow, Link, Network
