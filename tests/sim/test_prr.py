@@ -19,34 +19,34 @@ retransmission of 30 is acknowledged.  With ``n`` new packets sent so far, at AC
 30 counted once for its retransmission).  While ``pipe > 10.5``, ``sndcnt =
 CEIL(k x 10.5 / 19) - prr_out``:
 
-====  ===========  =======  ====  ======  ====  ========
-k     CEIL(10.5k/19) prr_out pipe  sndcnt  cwnd  sent
-====  ===========  =======  ====  ======  ====  ========
-1     1            0        17    1       18    30 again
-2     2            1        17    1       18    51
-3     2            2        17    0       17
-4     3            2        16    1       17    52
-5     3            3        16    0       16
-6     4            3        15    1       16    53
-7     4            4        15    0       15
-8     5            4        14    1       15    54
-9     5            5        14    0       14
-10    6            5        13    1       14    55
-11    7            6        13    1       14    56
-12    7            7        13    0       13
-13    8            7        12    1       13    57
-14    8            8        12    0       12
-15    9            8        11    1       12    58
-16    9            9        11    0       11
-====  ===========  =======  ====  ======  ====  ========
+====  ==============  =======  ====  ======  ====  ========
+k     CEIL(10.5k/19)  prr_out  pipe  sndcnt  cwnd  sent
+====  ==============  =======  ====  ======  ====  ========
+1     1               0        17    1       18    30 again
+2     2               1        17    1       18    51
+3     2               2        17    0       17
+4     3               2        16    1       17    52
+5     3               3        16    0       16
+6     4               3        15    1       16    53
+7     4               4        15    0       15
+8     5               4        14    1       15    54
+9     5               5        14    0       14
+10    6               5        13    1       14    55
+11    7               6        13    1       14    56
+12    7               7        13    0       13
+13    8               7        12    1       13    57
+14    8               8        12    0       12
+15    9               8        11    1       12    58
+16    9               9        11    0       11
+====  ==============  =======  ====  ======  ====  ========
 
 At k = 17 ``pipe = 10 <= 10.5``: PRR-CRB, ``MAX(17 - 9, 1) = 8``, no SafeACK (SND.UNA has
 not moved), bounded by ``ssthresh - pipe = 0.5``: ``cwnd = 10.5``, nothing sent; at k = 18
 ``pipe = 9``, ``MIN(1.5, MAX(18 - 9, 1)) = 1.5``: ``cwnd = 10.5``, packet 59 sent.  The ACK of
 the retransmission (76 ms) ends the recovery with ``cwnd = ssthresh = 10.5``.  Over the
 recovery the sender sent 1 + 9 = 10 packets for 18 delivered, about ssthresh, one every
-other ACK; RFC 6675 alone (``cwnd = 10.5`` at once) sends nothing until the pipe has fallen
-by 7 packets.
+other ACK; RFC 6675 alone (``cwnd = 10.5`` at once, ``pipe = 19 - k`` after the fast
+retransmit) sends nothing new before the tenth ACK of the recovery, then one per ACK.
 """
 
 from __future__ import annotations
