@@ -21,7 +21,8 @@ line prefixed ``RESULT``; ``bench_peers.py`` and
 How ns-3 is configured to match qosmodels (qosmodels' defaults are kept;
 ns-3 is changed where its defaults differ):
 
-* TCP: ``TcpNewReno`` with ``TcpClassicRecovery`` (not PRR, ns-3's default),
+* TCP: ``TcpNewReno`` with ``TcpClassicRecovery`` (not PRR, ns-3's default; ``--prr`` puts
+  PRR in both, ns-3's ``TcpPrrRecovery`` and qosmodels' ``prr=True``, RFC 9937, with ``--sack``),
   SACK off, timestamps off, delayed ACKs off (``DelAckCount`` 1), limited
   transmit off (RFC 3042; ns-3 enables it by default, qosmodels' senders have it
   off by default; ``--limited-transmit`` turns it on in both: qosmodels'
@@ -194,7 +195,7 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
                       starts=None, variant: str = "newreno", queue: str | None = None,
                       mark_threshold: float = DCTCP_K, hystart: bool = False,
                       limited_transmit: bool = False, sack: bool = False,
-                      bbr_send_quantum: int | None = None, **tcp):
+                      bbr_send_quantum: int | None = None, prr: bool = False, **tcp):
     """The dumbbell in qosmodels: ``s_i -> r0`` access links, ``r0 -> r1`` bottleneck.
 
     ``rtt_samples="ack"`` samples the RTT from every new ACK, as ns-3 does;
@@ -212,8 +213,9 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
     are not passed); ``"bbr"`` :class:`~qosmodels.mechanisms.BbrV1` (its defaults, initial
     window 10, SACK always on: ``sack`` is ignored; no limited transmit;
     ``bbr_send_quantum``: its ``send_quantum``, None the draft's rule by rate).
-    ``limited_transmit`` and ``sack``: the senders' options of those
-    names (RFC 3042; RFC 2018 and 6675).  ``queue`` (default ``"red"`` if ``red`` else
+    ``limited_transmit``, ``sack`` and ``prr``: the senders' options of those
+    names (RFC 3042; RFC 2018 and 6675; RFC 9937, with ``sack`` only; not BbrV1's).
+    ``queue`` (default ``"red"`` if ``red`` else
     ``"droptail"``, or ``"step"`` for DCTCP) is the bottleneck's discipline:
     :func:`qosmodels_queue`."""
     from qosmodels import Flow, Link, Network
@@ -229,6 +231,10 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
         rtt_samples = "ack"
     common = dict(initial_window=INITIAL_WINDOW, max_window=MAX_WINDOW, min_rto=MIN_RTO,
                   rtt_samples=rtt_samples, limited_transmit=limited_transmit, sack=sack)
+    if prr:  # (passed only when on: BbrV1 has no such field)
+        if variant == "bbr":
+            raise ValueError("variant='bbr': BbrV1 has no PRR; drop --prr")
+        common["prr"] = True
     if variant == "cubic":
         source = Cubic(**common)
     elif variant == "bbr":  # (BbrV1 has neither rtt_samples nor limited transmit)
@@ -312,7 +318,8 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
                   reverse_links: bool = False, starts=None, variant: str = "newreno",
                   queue: str | None = None, mark_threshold: float = DCTCP_K,
                   scenario: str = "benchmark", limited_transmit: bool = False,
-                  sack: bool = False, bbr_send_quantum: int | None = None) -> dict:
+                  sack: bool = False, bbr_send_quantum: int | None = None,
+                  prr: bool = False) -> dict:
     """Run the dumbbell in qosmodels; goodput in bit/s of 1000-byte packets.
 
     Besides goodput and drops: the mean queueing delay of the data packets delivered in
@@ -343,7 +350,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
                                 reverse_links=reverse_links, handshake=handshake, starts=starts,
                                 variant=variant, queue=queue, mark_threshold=mark_threshold,
                                 limited_transmit=limited_transmit, sack=sack,
-                                bbr_send_quantum=bbr_send_quantum, **tcp)
+                                bbr_send_quantum=bbr_send_quantum, prr=prr, **tcp)
     cwnd = variant in ("dctcp", "cubic", "bbr")
     cpu1 = time.process_time()
     res = simulate(net, duration, seed=seed, warmup=warmup,
@@ -379,6 +386,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
         **extra,
         rtt_samples=rtt_samples, timer=timer, recovery=recovery,
         limited_transmit=limited_transmit, sack=sack, bbr_send_quantum=bbr_send_quantum,
+        prr=prr,
         window_arithmetic=window_arithmetic, handshake=handshake, reverse_links=reverse_links,
         starts=None if starts is None else [float(x) for x in starts],
         duration=duration, warmup=warmup, seed=seed,
@@ -820,7 +828,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
             queue: str | None = None, mark_threshold: float = DCTCP_K,
             scenario: str = "benchmark", ns3_set=(), cwr_growth: bool = False,
             limited_transmit: bool = False, sack: bool = False,
-            bbr_no_ack_aggregation: bool = False) -> dict:
+            bbr_no_ack_aggregation: bool = False, prr: bool = False) -> dict:
     """Run the dumbbell in ns-3 (call in an interpreter where ``from ns import ns`` is ns-3).
 
     With ``red``, the bottleneck gets a ``RedQueueDisc`` (min_th 20, max_th
@@ -877,7 +885,8 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     if variant == "cubic":  # qosmodels' Cubic has Reno's slow start (no HyStart++)
         cfg("ns3::TcpCubic::HyStart", ns.BooleanValue(False))
     sack = sack or variant == "bbr"  # (BBR always with SACK, in both simulators)
-    cfg("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TcpClassicRecovery.GetTypeId()))
+    recovery_type = ns.TcpPrrRecovery if prr else ns.TcpClassicRecovery  # (PRR: its default)
+    cfg("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(recovery_type.GetTypeId()))
     cfg("ns3::TcpSocketBase::Sack", ns.BooleanValue(bool(sack)))
     cfg("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
     cfg("ns3::TcpSocketBase::LimitedTransmit", ns.BooleanValue(bool(limited_transmit)))
@@ -1012,7 +1021,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
         simulator="ns-3", flows=n_flows, queue=queue, variant=variant, scenario=scenario,
         ns3_set=[list(x) for x in ns3_set], cwr_growth=cwr_growth,
         bbr_no_ack_aggregation=bool(bbr_no_ack_aggregation),
-        limited_transmit=bool(limited_transmit), sack=bool(sack),
+        limited_transmit=bool(limited_transmit), sack=bool(sack), prr=bool(prr),
         mark_rate=marks1 / (acc1 + drop1) if acc1 + drop1 else 0.0,  # whole run, as qosmodels
         mark_rate_window=(marks1 - marks0) / arrivals if arrivals else 0.0,
         **measured,
@@ -1039,7 +1048,7 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
                scenario: str = "benchmark", ns3_set=(), cwr_growth: bool = False,
                limited_transmit: bool = False, sack: bool = False,
                bbr_no_ack_aggregation: bool = False,
-               bbr_send_quantum: int | None = None) -> dict:
+               bbr_send_quantum: int | None = None, prr: bool = False) -> dict:
     """Run one simulator in a fresh process of ``python``; return its measurements."""
     cmd = [python, os.path.abspath(__file__), "--worker", simulator, "--flows", str(flows),
            "--duration", repr(duration), "--warmup", repr(warmup), "--seed", str(seed)]
@@ -1061,6 +1070,8 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
         cmd.append("--limited-transmit")
     if sack:
         cmd.append("--sack")
+    if prr:
+        cmd.append("--prr")
     if variant != "newreno":
         cmd += ["--tcp", variant]
     if trace:
@@ -1090,14 +1101,15 @@ def compare(flows: int, duration: float, warmup: float, seed: int = 1,
             scenario: str = "benchmark", ns3_set=(),
             cwr_growth: bool = False, limited_transmit: bool = False,
             sack: bool = False, bbr_no_ack_aggregation: bool = False,
-            bbr_send_quantum: int | None = None) -> tuple[dict, dict]:
+            bbr_send_quantum: int | None = None, prr: bool = False) -> tuple[dict, dict]:
     """Both simulators on the same dumbbell: ``(qosmodels, ns-3)`` measurements
     (``variant``: a key of :data:`NS3_VARIANTS`, the TCP of every flow; ``queue``: one of
     :data:`QUEUES`, the bottleneck's discipline; ``scenario``: a key of :data:`SCENARIOS`;
     ``ns3_set``: ns-3 defaults changed, see :func:`run_ns3`; ``variant="bbr"`` turns
     ``sack`` on in both; ``bbr_no_ack_aggregation``: ns-3's TcpBbr without its
     ACK-aggregation cwnd term; ``bbr_send_quantum``: qosmodels' ``BbrV1(send_quantum=...)``,
-    None the draft's rule by rate)."""
+    None the draft's rule by rate; ``prr``: PRR in both, qosmodels' ``prr=True`` (RFC 9937,
+    needs ``sack``) and ns-3's ``TcpPrrRecovery`` instead of ``TcpClassicRecovery``)."""
     if bbr_send_quantum is not None and variant != "bbr":  # (before ns-3 runs)
         raise ValueError(f"bbr_send_quantum is for variant='bbr' only, got "
                          f"variant={variant!r}; drop --bbr-send-quantum")
@@ -1106,13 +1118,13 @@ def compare(flows: int, duration: float, warmup: float, seed: int = 1,
                      seed=seed, trace=trace, starts=starts, variant=variant, queue=queue,
                      scenario=scenario, ns3_set=ns3_set, cwr_growth=cwr_growth,
                      limited_transmit=limited_transmit, sack=sack,
-                     bbr_no_ack_aggregation=bbr_no_ack_aggregation)
+                     bbr_no_ack_aggregation=bbr_no_ack_aggregation, prr=prr)
     ours = run_qosmodels(flows, duration, warmup, seed, rtt_samples=rtt_samples, timer=timer,
                          recovery=recovery, window_arithmetic=window_arithmetic,
                          handshake=handshake, reverse_links=reverse_links, starts=starts,
                          variant=variant, queue=queue, scenario=scenario,
                          limited_transmit=limited_transmit, sack=sack,
-                         bbr_send_quantum=bbr_send_quantum)
+                         bbr_send_quantum=bbr_send_quantum, prr=prr)
     return ours, ns3
 
 
@@ -1285,6 +1297,9 @@ def main(argv=None) -> int:
     p.add_argument("--sack", action="store_true",
                    help="SACK in both simulators: qosmodels' sack=True (RFC 6675's recovery; "
                         "needs --recovery inflation), ns-3's Sack")
+    p.add_argument("--prr", action="store_true",
+                   help="PRR (RFC 9937) in both simulators: qosmodels' prr=True (needs --sack), "
+                        "ns-3's TcpPrrRecovery (its default) instead of TcpClassicRecovery")
     p.add_argument("--window-arithmetic", choices=["packets", "bytes"], default="packets",
                    help="qosmodels' TcpNewReno.window_arithmetic ('bytes': ns-3's whole-byte "
                         f"window of {NS3_SEGMENT}-byte segments)")
@@ -1317,13 +1332,14 @@ def main(argv=None) -> int:
             out = run_ns3(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.trace, starts,
                           a.tcp, a.queue, scenario=a.scenario, ns3_set=ns3_set,
                           cwr_growth=a.ns3_cwr_growth, limited_transmit=a.limited_transmit,
-                          sack=a.sack, bbr_no_ack_aggregation=a.ns3_bbr_no_ack_aggregation)
+                          sack=a.sack, bbr_no_ack_aggregation=a.ns3_bbr_no_ack_aggregation,
+                          prr=a.prr)
         else:
             out = run_qosmodels(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.rtt_samples,
                                 a.timer, a.recovery, a.window_arithmetic, a.handshake,
                                 a.reverse_links, starts, a.tcp, a.queue, scenario=a.scenario,
                                 limited_transmit=a.limited_transmit, sack=a.sack,
-                                bbr_send_quantum=a.bbr_send_quantum)
+                                bbr_send_quantum=a.bbr_send_quantum, prr=a.prr)
         print("RESULT " + json.dumps(out), flush=True)
         return 0
     options = dict(seed=a.seed, python=a.ns3_python, variant=a.tcp,
@@ -1333,7 +1349,7 @@ def main(argv=None) -> int:
                    bbr_send_quantum=a.bbr_send_quantum, rtt_samples=a.rtt_samples, timer=a.timer,
                    recovery=a.recovery, trace=a.trace, window_arithmetic=a.window_arithmetic,
                    handshake=a.handshake, reverse_links=a.reverse_links,
-                   limited_transmit=a.limited_transmit, sack=a.sack)
+                   limited_transmit=a.limited_transmit, sack=a.sack, prr=a.prr)
     for n in a.flows:
         ours, ns3 = compare_schedules(n, a.duration, a.warmup, a.schedules, **options)
         for k, (x, y) in enumerate(zip(ours, ns3)):

@@ -193,6 +193,25 @@ def _rack(owner, spec):
                             f"well, or tlp=False")
 
 
+#: ``prr_bound``'s values (RFC 9937's rule, and RFC 6937's two fixed bounds)
+PRR_BOUNDS = ("safeack", "crb", "ssrb")
+
+
+def _prr(owner, spec):
+    """Validate a SACK sender's ``prr`` and ``prr_bound`` fields (RFC 9937): PRR needs SACK
+    (its DeliveredData and pipe come from the scoreboard, RFC 6675)."""
+    _flag(owner, "prr", spec.prr)
+    if not isinstance(spec.prr_bound, str) or spec.prr_bound not in PRR_BOUNDS:
+        raise ScenarioError(f"{owner}.prr_bound must be 'safeack' (RFC 9937: PRR-CRB, with "
+                            f"PRR-SSRB's extra segment on an ACK that advances SND.UNA and "
+                            f"indicates no new loss), 'crb' or 'ssrb' (RFC 6937's fixed "
+                            f"bounds), got {spec.prr_bound!r}")
+    if spec.prr and not spec.sack:
+        raise ScenarioError(f"{owner}.prr=True needs sack=True (PRR, RFC 9937, counts the "
+                            f"data each ACK delivers and the pipe from the SACK scoreboard, "
+                            f"RFC 6675); set sack=True as well, or prr=False")
+
+
 def _delayed_ack(owner, spec):
     """Validate, in place, a TCP sender's receiver fields ``delayed_ack`` (``m``, an integer
     >= 1: an ACK for every ``m``-th in-order packet, 1 = every packet at once) and

@@ -63,7 +63,9 @@ Two rules around the recovery that RFC 6675 alone does not need:
   (``R_CUT``) reduces it again as on entering the recovery (Reno: ssthresh = cwnd =
   FlightSize / 2; CUBIC: beta), once per such window (Section 9.3's "only reacts once per
   window" read as: a retransmission sent before the last reduction belongs to the window
-  already answered for).  PRR is not modelled.
+  already answered for).  With PRR (``prr=True``, :mod:`.prr`, RFC 9937) this response is
+  not applied: the section asks for it "in the absence of PRR", and PRR's episode goes on
+  with the lost retransmission out of the pipe.
 
 TLP (Section 7), with ``tlp=True``: after an ACK that acknowledges new data, outside fast
 and timeout recovery and with no probe episode open (``TLP.end_seq`` None), the timer slot
@@ -157,6 +159,7 @@ PTO_NO_SRTT = 1.0
 #: what :func:`on_ack` and :func:`on_timer` report (bits)
 EV_LOST = 1       # a packet is marked lost and not resent
 EV_TLP_LOSS = 2   # TLP's probe repaired a loss (Section 7.4.2): reduce the window
+EV_MARKED = 4     # this ACK's step 5 marked a packet lost (PRR's SafeACK, RFC 9937)
 
 
 @handler
@@ -301,8 +304,7 @@ def on_ack(S, f, a, una0):
         for q in range(lo, hi + 1):
             if sack.sacked(S, f, q) and sack.tag_of(S, f, q) == tag:
                 _deliver(S, f, q, h)
-    detect_loss(S, f)
-    ev = 0
+    ev = EV_MARKED if detect_loss(S, f) > 0 else 0
     end = np.int64(st[h + R_TLP_END])
     if end > 0 and a >= end:  # Section 7.4.2
         if st[h + R_TLP_RETX] == 0.0:
@@ -392,11 +394,13 @@ def restart_rto(S, f):
 @rare_handler
 def resend_first_lost(S, f):
     """RFC 6675 step (4.3) with RACK's marks: resend the lowest packet marked lost; the
-    retransmission timer restarts (:func:`restart_rto`)."""
+    retransmission timer restarts (:func:`restart_rto`).  Returns the packets sent (0 or 1)."""
     q = _first_lost(S, f, S.fi[f, FI_SND_UNA])
-    if q >= 0:
-        transmit(S, f, q)
+    n = 0
+    if q >= 0 and transmit(S, f, q):
+        n = 1
     restart_rto(S, f)
+    return n
 
 
 @rare_handler

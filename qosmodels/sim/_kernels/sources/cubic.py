@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .. import sack
+from .. import prr, sack
 from .._jit import POS, handler, rare_handler
 from ..layout import (
     FF_CWND,
@@ -80,6 +80,7 @@ CUB_FRIENDLY = 9        # 1: the Reno-friendly region (Section 4.3)
 CUB_RTT_PER_ACK = 10    # 1: an RTT sample from every new ACK; 0: one timed segment per RTT
 CUB_RECORD = 11         # 1: the three trace channels
 CUB_SACK = 12           # SACK blocks per ACK (RFC 2018), 0: no SACK; RFC 6675's recovery
+CUB_PRR = prr.PARAM     # 13: PRR (RFC 9937) in the SACK recovery, 0 off, else its bound rule
 
 #: The spec fields packed into the parameter row, in column order.
 PARAMS = (
@@ -88,6 +89,7 @@ PARAMS = (
     ("rtt_per_ack", lambda s: s.rtt_samples == "ack"),
     "record",
     ("sack", lambda s: s.sack_blocks if s.sack else 0),
+    ("prr", lambda s: prr.BOUNDS[s.prr_bound] if s.prr else prr.OFF),
 )
 
 # float state columns (FF_SS + ...), RFC 9438 Section 4.1.2's variables
@@ -369,6 +371,8 @@ def _sack_ack(S, f, a):
             if a > fi[f, FI_RECOVER]:  # (A): the end of the recovery
                 fi[f, FI_IN_REC] = 0
                 fi[f, FI_DUPACKS] = 0
+                if prr.on(S, f):  # (PRR moved cwnd in the recovery: RFC 6675's again)
+                    ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
         else:
             fi[f, FI_DUPACKS] = 0
             c = _grow(S, f, ff[f, FF_CWND], newly)
@@ -386,14 +390,18 @@ def _sack_ack(S, f, a):
 def on_ack_sack(S, f, a):
     """Cumulative ACK ``a`` of a SACK flow: RFC 6675's recovery as
     :func:`.reno.on_ack_sack`, with CUBIC's growth and decrease (RFC 9438, Section 4.6:
-    ssthresh = cwnd = beta x FlightSize on entering the recovery)."""
+    ssthresh = cwnd = beta x FlightSize on entering the recovery); with PRR (:mod:`..prr`)
+    cwnd set by RFC 9937's step on each ACK starting or in the recovery."""
     ff, fi = S.ff, S.fi
+    una0 = fi[f, FI_SND_UNA]
+    sacked0 = sack.sacked_count(S, f)
     new, r = _sack_ack(S, f, a)
     if new < 0:
         _trace(S, f, np.float64(a), r)
         return
     wmax = ff[f, FF_SP + CUB_MAX_WINDOW]
     una = fi[f, FI_SND_UNA]
+    use_prr = prr.on(S, f)
     if new > 0 and fi[f, FI_IN_REC] == 0 and fi[f, FI_SND_NXT] > una:
         d = fi[f, FI_DUPACKS] + 1
         fi[f, FI_DUPACKS] = d
@@ -404,13 +412,21 @@ def on_ack_sack(S, f, a):
             fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
             fi[f, FI_IN_REC] = 1
             fi[f, FI_FAST_RTX] += 1
-            transmit(S, f, una)
+            if use_prr:  # RFC 9937: the episode starts, this ACK's sndcnt sets cwnd
+                prr.sack_step(S, f, a, una0, sacked0, True)
+            if transmit(S, f, una) and use_prr:
+                prr.sent(S, f, 1)
             sack.start_recovery(S, f)
             arm_timer(S, f)
+            use_prr = False  # (this ACK's step is done)
         elif d < sack.DUP_THRESH and fi[f, FI_SS + RENO_LT] != 0 and una > fi[f, FI_RECOVER]:
             limited_transmit_sack(S, f, np.int64(wmax))  # RFC 6675 step (3)
     if fi[f, FI_IN_REC] != 0:
-        sack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax), fi[f, FI_RECOVER])
+        if use_prr:
+            prr.sack_step(S, f, a, una0, sacked0, False)
+        n = sack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax), fi[f, FI_RECOVER])
+        if prr.on(S, f):
+            prr.sent(S, f, n)
     _trace(S, f, np.float64(a), r)
 
 

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .. import sack
+from .. import prr, sack
 from .._jit import POS, handler, rare_handler
 from ..layout import (
     FF_ACK_BITS,
@@ -86,6 +86,7 @@ TCP_RECOVERY = 9        # RECOVERY_INFLATION, RECOVERY_PIPE
 TCP_SEGMENT = 10        # window_arithmetic="bytes": the segment size, bytes; 0: "packets"
 TCP_NEWRENO = 11        # 1: NewReno's partial ACKs
 TCP_SACK = 12           # SACK blocks per ACK (RFC 2018), 0: no SACK; RFC 6675's recovery
+TCP_PRR = prr.PARAM     # 13: PRR (RFC 9937) in the SACK recovery, 0 off, else its bound rule
 
 #: The spec fields packed into the parameter row, in column order: a field name, or
 #: (name, function of the spec) for a derived value.
@@ -98,6 +99,7 @@ PARAMS = (
     ("segment", lambda s: s.segment_size if s.window_arithmetic == "bytes" else 0),
     ("newreno", lambda s: s.kind == "newreno"),
     ("sack", lambda s: s.sack_blocks if s.sack else 0),
+    ("prr", lambda s: prr.BOUNDS[s.prr_bound] if s.prr else prr.OFF),
 )
 
 
@@ -498,6 +500,8 @@ def _sack_ack(S, f, a, ece):
             if a > fi[f, FI_RECOVER]:  # (A): the end of the recovery
                 fi[f, FI_IN_REC] = 0
                 fi[f, FI_DUPACKS] = 0
+                if prr.on(S, f):  # (PRR moved cwnd in the recovery: RFC 6675's again)
+                    ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
         else:
             fi[f, FI_DUPACKS] = 0  # step (1)
             c = grow(S, f, ff[f, FF_CWND], a - una)
@@ -529,13 +533,18 @@ def on_ack_sack(S, f, a, ece):
     recovery: RecoveryPoint = HighData, ssthresh = cwnd = FlightSize / 2, SND.UNA resent;
     in recovery each ACK below RecoveryPoint runs step (C), and one above it ends the
     recovery (cwnd stays ssthresh).  The timer restarts on every new ACK and the fast
-    retransmit (RFC 6298, 5.3)."""
+    retransmit (RFC 6298, 5.3).  With PRR (:mod:`..prr`, RFC 9937) each ACK starting or in
+    the recovery sets cwnd by its step before step (C) (the fast retransmit counted in
+    ``prr_out``), and the one ending it sets cwnd = ssthresh."""
     ff, fi = S.ff, S.fi
+    una0 = fi[f, FI_SND_UNA]
+    sacked0 = sack.sacked_count(S, f)
     new = _sack_ack(S, f, a, ece)
     if new < 0:
         return
     wmax = ff[f, FF_SP + TCP_MAX_WINDOW]
     una = fi[f, FI_SND_UNA]
+    use_prr = prr.on(S, f)
     if new > 0 and fi[f, FI_IN_REC] == 0 and fi[f, FI_SND_NXT] > una:  # step (2)
         d = fi[f, FI_DUPACKS] + 1
         fi[f, FI_DUPACKS] = d
@@ -547,13 +556,21 @@ def on_ack_sack(S, f, a, ece):
             ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
             fi[f, FI_IN_REC] = 1
             fi[f, FI_FAST_RTX] += 1
-            transmit(S, f, una)
+            if use_prr:  # RFC 9937: the episode starts, this ACK's sndcnt sets cwnd
+                prr.sack_step(S, f, a, una0, sacked0, True)
+            if transmit(S, f, una) and use_prr:
+                prr.sent(S, f, 1)
             sack.start_recovery(S, f)
             arm_timer(S, f)
+            use_prr = False  # (this ACK's step is done)
         elif d < sack.DUP_THRESH and fi[f, FI_SS + RENO_LT] != 0 and una > fi[f, FI_RECOVER]:
             limited_transmit_sack(S, f, np.int64(wmax))  # step (3)
     if fi[f, FI_IN_REC] != 0:  # step (C)
-        sack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax), fi[f, FI_RECOVER])
+        if use_prr:
+            prr.sack_step(S, f, a, una0, sacked0, False)
+        n = sack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax), fi[f, FI_RECOVER])
+        if prr.on(S, f):
+            prr.sent(S, f, n)
 
 
 @handler

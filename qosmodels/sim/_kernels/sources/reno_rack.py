@@ -5,8 +5,9 @@ with ``sack=True, rack=True`` (specs: :class:`qosmodels.mechanisms.TcpReno`,
 
 The ACK path and the timers around the SACK ACK handling both senders share: RACK's steps
 around RFC 6675's scoreboard update (:func:`on_ack_rack`), recovery on RACK's loss marks
-(:func:`_rack_recover`), RFC 8985 9.3's additional reduction, TLP (Section 7.4), and the
-reordering and probe timers before the retransmission timeout (:func:`on_timeout_rack`).
+(:func:`_rack_recover`), RFC 8985 9.3's additional reduction (with ``prr=True`` instead
+PRR's step, :mod:`..prr`, RFC 9937), TLP (Section 7.4), and the reordering and probe timers
+before the retransmission timeout (:func:`on_timeout_rack`).
 The two senders differ only in the window decrease (:func:`_reduce`: Reno's halving,
 :func:`.reno.halved`, or CUBIC's, :func:`.cubic._decrease`, which also sets W_max), in
 their SACK ACK handling (:func:`.reno._sack_ack`, :func:`.cubic._sack_ack`) and CUBIC's
@@ -18,12 +19,12 @@ dispatch branches of unused modules).  The algorithm is in :mod:`..rack`.
 
 References
 ----------
-RFC 8985, Sections 6, 7 and 9.3; RFC 6675, Section 5; RFC 9438, Section 4.6.
+RFC 8985, Sections 6, 7 and 9.3; RFC 6675, Section 5; RFC 9438, Section 4.6; RFC 9937.
 """
 
 import numpy as np
 
-from .. import rack, sack
+from .. import prr, rack, sack
 from .._jit import handler, rare_handler
 from ..layout import (
     FF_CWND,
@@ -73,10 +74,13 @@ def _reduce(S, f, flight):
 
 
 @rare_handler
-def _rack_recover(S, f, wmax):
+def _rack_recover(S, f, wmax, a, una0, sacked0, marked):
     """RFC 6675 step (4) on RACK's loss marks (:mod:`..rack`): RecoveryPoint = HighData,
     ssthresh = cwnd by the flow's decrease (:func:`_reduce`) of FlightSize, the first
-    lost packet resent, then step (C)."""
+    lost packet resent, then step (C).  With PRR (:mod:`..prr`) ``cwnd`` is the start of
+    its episode's instead, from ACK ``a`` (``una0``, ``sacked0``: SND.UNA and the packets
+    SACKed before it; ``marked``: it marked a packet lost; the reordering timer passes
+    ``a = una0`` = SND.UNA and the packets SACKed now)."""
     ff, fi = S.ff, S.fi
     una = fi[f, FI_SND_UNA]
     fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
@@ -86,31 +90,43 @@ def _rack_recover(S, f, wmax):
     fi[f, FI_IN_REC] = 1
     fi[f, FI_FAST_RTX] += 1
     rack.cut(S, f)
+    if prr.on(S, f):
+        prr.rack_step(S, f, a, una0, sacked0, True, marked)
+        prr.sent(S, f, rack.resend_first_lost(S, f))
+        prr.sent(S, f, rack.send_recovery(S, f, ff[f, FF_CWND], wmax))
+        return
     rack.resend_first_lost(S, f)
     rack.send_recovery(S, f, ff[f, FF_CWND], wmax)
 
 
 @rare_handler
-def _on_ack_rack(S, f, a, una0, new, wmax):
+def _on_ack_rack(S, f, a, una0, sacked0, new, wmax):
     """The rest of RFC 6675's ACK handling with ``rack=True`` (RFC 8985): RACK's steps 4-5
     and TLP's Section 7.4; a loss TLP repaired reduces the window (ssthresh = cwnd by
     :func:`_reduce`); recovery starts on RACK's loss marks (:func:`_rack_recover`), else
     limited transmit on the first two duplicate ACKs as without RACK; step (C) in
-    recovery; the timers (:func:`..rack.rearm`)."""
+    recovery, with PRR after its step (:func:`..prr.rack_step`; ``sacked0``: the packets
+    SACKed before the ACK); the timers (:func:`..rack.rearm`)."""
     ff, fi = S.ff, S.fi
     una = fi[f, FI_SND_UNA]
     ev = rack.on_ack(S, f, a, una0)
+    marked = (ev & rack.EV_MARKED) != 0
     if (ev & rack.EV_TLP_LOSS) != 0 and fi[f, FI_IN_REC] == 0:
         _reduce(S, f, fi[f, FI_SND_NXT] - una)
         ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
     if fi[f, FI_IN_REC] == 0 and una > fi[f, FI_RECOVER] and (ev & rack.EV_LOST) != 0:
-        _rack_recover(S, f, np.int64(wmax))
+        _rack_recover(S, f, np.int64(wmax), a, una0, sacked0, marked)
     elif fi[f, FI_IN_REC] != 0:
-        if rack.retx_lost(S, f):  # RFC 8985 9.3: a lost retransmission, a new reduction
-            _reduce(S, f, fi[f, FI_SND_NXT] - una)
-            ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
-            rack.cut(S, f)
-        rack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax))
+        if prr.on(S, f):  # (RFC 8985 9.3's response is for the absence of PRR: none)
+            rack.retx_lost(S, f)
+            prr.rack_step(S, f, a, una0, sacked0, False, marked)
+            prr.sent(S, f, rack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax)))
+        else:
+            if rack.retx_lost(S, f):  # RFC 8985 9.3: a lost retransmission, a new reduction
+                _reduce(S, f, fi[f, FI_SND_NXT] - una)
+                ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
+                rack.cut(S, f)
+            rack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax))
     elif new > 0 and fi[f, FI_SND_NXT] > una:
         d = fi[f, FI_DUPACKS] + 1
         fi[f, FI_DUPACKS] = d
@@ -131,15 +147,19 @@ def rack_timer(S, f):
     wmax = np.int64(ff[f, FF_SP + MAX_WINDOW])
     ev = rack.on_timer(S, f, wmax)
     if (ev & rack.EV_LOST) != 0:
-        if fi[f, FI_IN_REC] == 0 and fi[f, FI_SND_UNA] > fi[f, FI_RECOVER]:
-            _rack_recover(S, f, wmax)
+        una = fi[f, FI_SND_UNA]
+        if fi[f, FI_IN_REC] == 0 and una > fi[f, FI_RECOVER]:
+            _rack_recover(S, f, wmax, una, una, sack.sacked_count(S, f), True)
         elif fi[f, FI_IN_REC] != 0:
-            if rack.retx_lost(S, f):  # RFC 8985 9.3 (as in the ACK's handler)
-                una = fi[f, FI_SND_UNA]
-                _reduce(S, f, fi[f, FI_SND_NXT] - una)
-                ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
-                rack.cut(S, f)
-            rack.send_recovery(S, f, ff[f, FF_CWND], wmax)
+            if prr.on(S, f):  # (no ACK: PRR's cwnd of the last one; no 9.3 response)
+                rack.retx_lost(S, f)
+                prr.sent(S, f, rack.send_recovery(S, f, ff[f, FF_CWND], wmax))
+            else:
+                if rack.retx_lost(S, f):  # RFC 8985 9.3 (as in the ACK's handler)
+                    _reduce(S, f, fi[f, FI_SND_NXT] - una)
+                    ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
+                    rack.cut(S, f)
+                rack.send_recovery(S, f, ff[f, FF_CWND], wmax)
     return True
 
 
@@ -151,16 +171,17 @@ def on_ack_rack(S, f, a, ece):
     (:func:`.reno._sack_ack`, or :func:`.cubic._sack_ack` and CUBIC's trace), then
     :func:`_on_ack_rack`."""
     una0 = S.fi[f, FI_SND_UNA]
+    sacked0 = sack.sacked_count(S, f)
     rack.before_update(S, f, a)
     if _is_cubic(S, f):
         new, r = cubic._sack_ack(S, f, a)
         if new >= 0:
-            _on_ack_rack(S, f, a, una0, new, S.ff[f, FF_SP + MAX_WINDOW])
+            _on_ack_rack(S, f, a, una0, sacked0, new, S.ff[f, FF_SP + MAX_WINDOW])
         cubic._trace(S, f, np.float64(a), r)
         return
     new = reno._sack_ack(S, f, a, ece)
     if new >= 0:
-        _on_ack_rack(S, f, a, una0, new, S.ff[f, FF_SP + MAX_WINDOW])
+        _on_ack_rack(S, f, a, una0, sacked0, new, S.ff[f, FF_SP + MAX_WINDOW])
 
 
 @rare_handler
