@@ -210,6 +210,19 @@ def _named(literal):
     return t
 
 
+def _is_rare(block, fndesc) -> bool:
+    """Whether the function of ``fndesc`` is one of ``block``'s rare handlers.
+
+    A rare handler is named by its module and qualified name, which an inlined handler
+    compiled from the same Python function shares (``queues.red.admit_divided`` and its
+    one real copy ``admit_divided_call``): the inlined one (``forceinline``, Numba's
+    ``fndesc.inline``) is never rare.  Before session 48 only the ``noinline`` attribute
+    made this distinction, and the inlined RED admission's library was left out of its
+    callers' like a rare one, so LLVM could not inline it and the whole kernel called it
+    for every arrival at a RED queue (benchmarks/RESULTS.md, "Session 48")."""
+    return not fndesc.inline and (fndesc.modname, fndesc.qualname) in block.rare
+
+
 def _current():
     """The innermost block (:class:`_Block`) of the calling thread, or None."""
     stack = _active.get(threading.get_ident())
@@ -243,8 +256,7 @@ def _install(parts) -> None:
     def declare_function(self, module, fndesc):
         fn = declare(self, module, fndesc)
         block = _current()
-        if block is not None and not fndesc.inline and (fndesc.modname,
-                                                         fndesc.qualname) in block.rare:
+        if block is not None and _is_rare(block, fndesc):
             fn.attributes.add("noinline")
         return fn
 
@@ -252,7 +264,7 @@ def _install(parts) -> None:
         block = _current()
         if block is None or library.name == block.entry:
             return executable(self, library, fndesc, env)
-        if (fndesc.modname, fndesc.qualname) in block.rare:
+        if _is_rare(block, fndesc):
             block.rare_libs.add(library)
         return _dynfunc.make_function(fndesc.lookup_module(), fndesc.qualname.split(".")[-1],
                                       f"{fndesc.qualname}, linked into {block.entry} only",
