@@ -21,7 +21,10 @@ handler's, and is optimised and code-generated as a whole.  Within
 2. **Rare handlers stay real functions.**  The functions of
    :func:`._kernels._jit.rare_handler` get LLVM's ``noinline`` attribute;
    LLVM would otherwise inline most of them into the loop (each has one call
-   site), which is what marking them rare is meant to avoid.
+   site), which is what marking them rare is meant to avoid.  A rare handler is named by
+   its module and qualified name; an inlined handler compiled from the same Python
+   function (``queues.red.admit_divided`` beside its real copy ``admit_divided_call``)
+   is not rare (:func:`_is_rare`).
 3. **Each rare handler's code optimised once.**  A library that calls a rare
    handler would link in the rare handler's optimised module (with everything
    *it* calls), and LLVM's module passes would run over those functions again
