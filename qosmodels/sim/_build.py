@@ -21,7 +21,10 @@ handler's, and is optimised and code-generated as a whole.  Within
 2. **Rare handlers stay real functions.**  The functions of
    :func:`._kernels._jit.rare_handler` get LLVM's ``noinline`` attribute;
    LLVM would otherwise inline most of them into the loop (each has one call
-   site), which is what marking them rare is meant to avoid.
+   site), which is what marking them rare is meant to avoid.  A rare handler is named by
+   its module and qualified name; an inlined handler compiled from the same Python
+   function (``queues.red.admit_divided`` beside its real copy ``admit_divided_call``)
+   is not rare (:func:`_is_rare`).
 3. **Each rare handler's code optimised once.**  A library that calls a rare
    handler would link in the rare handler's optimised module (with everything
    *it* calls), and LLVM's module passes would run over those functions again
@@ -210,6 +213,19 @@ def _named(literal):
     return t
 
 
+def _is_rare(block, fndesc) -> bool:
+    """Whether the function of ``fndesc`` is one of ``block``'s rare handlers.
+
+    A rare handler is named by its module and qualified name, which an inlined handler
+    compiled from the same Python function shares (``queues.red.admit_divided`` and its
+    one real copy ``admit_divided_call``): the inlined one (``forceinline``, Numba's
+    ``fndesc.inline``) is never rare.  Before session 48 only the ``noinline`` attribute
+    made this distinction, and the inlined RED admission's library was left out of its
+    callers' like a rare one, so LLVM could not inline it and the whole kernel called it
+    for every arrival at a RED queue (benchmarks/RESULTS.md, "Session 48")."""
+    return not fndesc.inline and (fndesc.modname, fndesc.qualname) in block.rare
+
+
 def _current():
     """The innermost block (:class:`_Block`) of the calling thread, or None."""
     stack = _active.get(threading.get_ident())
@@ -243,8 +259,7 @@ def _install(parts) -> None:
     def declare_function(self, module, fndesc):
         fn = declare(self, module, fndesc)
         block = _current()
-        if block is not None and not fndesc.inline and (fndesc.modname,
-                                                         fndesc.qualname) in block.rare:
+        if block is not None and _is_rare(block, fndesc):
             fn.attributes.add("noinline")
         return fn
 
@@ -252,7 +267,7 @@ def _install(parts) -> None:
         block = _current()
         if block is None or library.name == block.entry:
             return executable(self, library, fndesc, env)
-        if (fndesc.modname, fndesc.qualname) in block.rare:
+        if _is_rare(block, fndesc):
             block.rare_libs.add(library)
         return _dynfunc.make_function(fndesc.lookup_module(), fndesc.qualname.split(".")[-1],
                                       f"{fndesc.qualname}, linked into {block.entry} only",

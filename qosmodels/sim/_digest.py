@@ -37,7 +37,10 @@ def _imported_outside(root, path):
 def kernel_sources_digest(root=None) -> str:
     """SHA-256 of what the compiled packet kernel depends on: every source file of the
     kernel (``sim/_kernels/**/*.py``), every module of the package they import at module
-    level (whose functions Numba compiles into the kernel too), and Numba's version."""
+    level (whose functions Numba compiles into the kernel too), the build's adjustments to
+    Numba's code generation (``sim/_build.py``, beside ``root``: they decide what LLVM may
+    inline, so a cached kernel built before a change there is stale; session 48), and
+    Numba's version."""
     import hashlib
     from pathlib import Path
 
@@ -53,6 +56,10 @@ def kernel_sources_digest(root=None) -> str:
     for path in outside:
         h.update(path.name.encode())
         h.update(path.read_bytes())
+    build = root.parent / "_build.py"
+    if build.is_file():
+        h.update(build.name.encode())
+        h.update(build.read_bytes())
     return h.hexdigest()
 
 

@@ -71,6 +71,36 @@ def test_rare_handlers_stay_calls_and_handlers_are_inlined():
     assert not re.search(r"call [^\n]*@\"?" + re.escape(twice_name), ir)  # inlined away
 
 
+def test_a_handler_sharing_its_name_with_a_rare_copy_is_still_inlined():
+    # red.admit_divided (a handler) and red.admit_divided_call (a rare handler made of the
+    # same Python function) share module and qualified name, by which rare handlers are
+    # named: the inlined one must not be taken for the rare one (until session 48 it was,
+    # and the whole kernel called RED's admission for every arrival at a RED queue)
+    def scaled(x, k):
+        return k * x + 1.0
+
+    inlined = handler(scaled)
+    real = rare_handler(scaled)
+
+    @njit(error_model="numpy", _nrt=False)
+    def entry(a):
+        s = 0.0
+        for v in a:
+            s += inlined(v, 2.0) + real(v, 3.0)
+        return s
+
+    rare = {(scaled.__module__, scaled.__qualname__)}
+    with _build.kernel_build(entry, rare):
+        assert entry(np.arange(4.0)) == (2 * 6.0 + 4) + (3 * 6.0 + 4)
+    ir = entry.inspect_llvm(entry.signatures[0])
+    inlined_name = inlined.overloads[inlined.signatures[0]].fndesc.mangled_name
+    real_name = real.overloads[real.signatures[0]].fndesc.mangled_name
+    assert inlined_name != real_name
+    assert not re.search(r"call [^\n]*@\"?" + re.escape(inlined_name), ir)  # inlined away
+    assert re.search(r"call [^\n]*@\"?" + re.escape(real_name), ir)  # the rare copy: a call
+    assert "noinline" in _attributes(ir).get(real_name, [])
+
+
 def test_only_the_entry_gets_machine_code():
     # a handler inlined wherever it is called has no machine code of its own (the rare
     # handler has: as a function of the entry's module)

@@ -59,6 +59,24 @@ def test_kernel_digest_changes_with_any_kernel_source(tmp_path):
     assert kernel_sources_digest(dst) != base
 
 
+def test_kernel_digest_follows_the_build(tmp_path):
+    # the build's adjustments decide what LLVM inlines into the kernel (session 48: a fix
+    # there made RED's admission inlined again): an edit there must flush the cache
+    import importlib
+    import shutil
+    from pathlib import Path
+
+    from qosmodels.sim.simulate import kernel_sources_digest
+
+    pkg = Path(importlib.import_module("qosmodels").__file__).parent
+    shutil.copytree(pkg, tmp_path / "qosmodels", ignore=shutil.ignore_patterns("__pycache__"))
+    dst = tmp_path / "qosmodels" / "sim" / "_kernels"
+    base = kernel_sources_digest(dst)
+    build = dst.parent / "_build.py"
+    build.write_text(build.read_text() + "\n# an edit in the build's adjustments\n")
+    assert kernel_sources_digest(dst) != base
+
+
 class FakeCache:
     def __init__(self, path):
         self._cache_path = str(path)
