@@ -1,0 +1,361 @@
+"""The fluid integrator on threads: the step's parts over spans of flows and links.
+
+:func:`integrate_threads` is :func:`qosmodels.fluid._kernels.integrate`'s time loop with the
+per-flow and per-link parts run on ``nt`` threads (``numba.prange``, one span per thread),
+four parallel regions a step:
+
+1. ``reads``: the previous step's per-flow history rows (:func:`~._kernels.flow_rows`,
+   deferred to here), :func:`~._kernels.gather`, :func:`~._kernels.marks_seen` and
+   :func:`~._kernels.transfers` (each reads only rows of finished steps);
+2. ``sources``: :func:`~._kernels.measure` and :func:`~._kernels.predict`;
+3. ``links``: :func:`~._kernels.queues` (with ``defer``: the lost bits kept per hop), then in
+   the calling thread :func:`~._kernels.add_losses`, which adds them to the flows in the
+   serial order;
+4. ``after``: :func:`~._kernels.egress`, :func:`~._kernels.mark`, :func:`~._kernels.avq` and
+   :func:`~._kernels.correct`;
+
+and :func:`~._kernels.save` in the calling thread.  Each part writes only the elements of its
+span (a flow's, a column's, a link's or its hops'), and what a part reads was written before
+the region boundary that precedes it, or in the same thread (``flow_rows`` then ``gather``
+over the same columns); there is no reduction across spans.  So every value is computed by
+the same arithmetic in the same order as in the serial loop: the outputs are bit-identical
+(``tests/fluid/test_threads.py``), whatever the number of threads.
+
+A link whose next hops read the lines it writes in the same step (a zero delay, or under
+``coarse_dt`` a delay below ``dt``: :func:`~._kernels.same_step`) makes the order of the
+links matter: while there is one, :func:`~._kernels.queues` runs in the calling thread over
+all links in ``link_order``, as in the serial loop.
+
+The Python side (which kernel, the lock, the thread count) is in
+:func:`qosmodels.fluid.solve_fluid`'s ``run_compiled``; the spans are :func:`spans`.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+from numba import njit, prange
+
+from .. import _validate as v
+from ..errors import ScenarioError
+from ._kernels import (
+    STATUS_NONFINITE,
+    STATUS_OK,
+    add_losses,
+    avq,
+    correct,
+    egress,
+    flow_rows,
+    gather,
+    mark,
+    marks_seen,
+    measure,
+    predict,
+    queues,
+    same_step,
+    save,
+    set_lags,
+    transfers,
+)
+
+_JIT = dict(cache=True, error_model="numpy", _nrt=False)
+_PAR = dict(_JIT, parallel=True)
+
+
+def spans(weight: np.ndarray, nt: int) -> np.ndarray:
+    """Bounds ``b`` (int64, shape ``(nt + 1,)``) of ``nt`` contiguous spans of the items
+    ``0 .. len(weight) - 1``, item ``k`` in span ``t`` when ``b[t] <= k < b[t + 1]``, each
+    span about the same total ``weight`` (the work per item: one per flow, the hops of a
+    link)."""
+    c = np.concatenate(([0.0], np.cumsum(np.asarray(weight, dtype=np.float64))))
+    b = np.searchsorted(c, c[-1] * np.arange(nt + 1) / nt, side="left").astype(np.int64)
+    b[0], b[-1] = 0, len(weight)
+    return np.maximum.accumulate(b)
+
+
+@njit(**_PAR)
+def reads(nt, fs, ls, n, n1, nmax, mask, smask, s_prev, rows_due, any_red, control, e_order,
+          x_order, ek, ef, xk, xf, hist_e, hist_x, hist_loss, x, loss, loss_step, g,
+          link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_hop, j_next, lk_k, lk_f, hist_s,
+          h_in):
+    """Region 1: the last step's rate and loss rows (``rows_due``), the delayed per-flow and
+    marking reads, and the links' transfers (``n >= 0``)."""
+    for t in prange(nt):
+        fa, fb, la, lb = fs[t], fs[t + 1], ls[t], ls[t + 1]
+        if rows_due:
+            flow_rows(fa, fb, s_prev, control, x_order, x, loss, loss_step, hist_x, hist_loss)
+        gather(fa, fb, n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e,
+               hist_x, hist_loss, loss, loss_step, g)
+        if any_red:
+            marks_seen(la, lb, n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p,
+                       p_hop)
+        if n >= 0:
+            transfers(la, lb, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
+
+
+@njit(**_PAR)
+def sources(nt, fs, n, dt, t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd,
+            hop_terms, ack_k, ack_f, rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w,
+            hist_r, g, rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt,
+            active, est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count,
+            loss_acted, last_halve, halve, w, f, w_min, w_pred, sent, max_rate):
+    """Region 2: the measurements at t1 and (``n >= 0``) the predictor, per flow."""
+    for t in prange(nt):
+        fa, fb = fs[t], fs[t + 1]
+        measure(fa, fb, t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms,
+                ack_k, ack_f, rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g,
+                rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active,
+                est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count,
+                loss_acted, last_halve, halve)
+        if n >= 0:
+            predict(fa, fb, dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate)
+
+
+@njit(**_PAR)
+def links(nt, os_, tstat, n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask,
+          j_prev, j_flow, j_next, lk_k, lk_f, sent, h_in, offered, inc_t, lam_l, queue, departed,
+          ptr, hist_a, hist_s, hist_w, loss, loss_step, hop_lost, dropped):
+    """Region 3: the queues of each thread's span of ``link_order`` positions, the lost bits
+    kept per hop; ``tstat[t]``: the span's ``(status, link)``; ``inc_t[t]``: its scratch."""
+    for t in prange(nt):
+        st, l = queues(os_[t], os_[t + 1], n, s1, dt, smask, cap, buf, link_order,
+                       link_hop_ptr, a_off, a_mask, j_prev, j_flow, j_next, lk_k, lk_f, sent,
+                       h_in, offered, inc_t[t], lam_l, queue, departed, ptr, hist_a, hist_s,
+                       hist_w, loss, loss_step, True, hop_lost, dropped)
+        tstat[t, 0] = st
+        tstat[t, 1] = l
+
+
+@njit(**_PAR)
+def after(nt, fs, ls, n, n1, s1, t1, dt, inv_dt, smask, any_avd, e_order, last_j, hist_s,
+          hist_e, red, aqm, aqm_prm, aqm_s, cap, queue, avgq, red_rate, red_min, red_max,
+          red_maxp, red_top, pmark, hist_p, avd, avd_gamma, avd_alpha, buf, lam_l, vq, vcap,
+          vdelay, hist_v, control, estimator, kappa, w, w_pred, f, x, halve, w_min, active,
+          pkt_bits, rtt, rttp, est_m, est_tq, est_a, target, max_rate, eg_k, eg_f, tau, rbar,
+          hist_r):
+    """Region 4: (``n >= 0``) the egress rows, the marks and AVD per link; the corrector."""
+    for t in prange(nt):
+        fa, fb, la, lb = fs[t], fs[t + 1], ls[t], ls[t + 1]
+        if n >= 0:
+            egress(fa, fb, n1, s1, smask, e_order, last_j, hist_s, hist_e)
+            mark(la, lb, t1, s1, dt, red, aqm, aqm_prm, aqm_s, cap, queue, avgq, red_rate,
+                 red_min, red_max, red_maxp, red_top, pmark, hist_p)
+            if any_avd:
+                avq(la, lb, s1, dt, avd, avd_gamma, avd_alpha, cap, buf, lam_l, vq, vcap,
+                    vdelay, hist_v)
+        correct(fa, fb, n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred,
+                f, x, halve, w_min, active, pkt_bits, rtt, rttp, est_m, est_tq, est_a, target,
+                max_rate, last_j, eg_k, eg_f, tau, rbar, hist_r, hist_s)
+
+
+@njit(**_JIT)
+def integrate_threads(
+    dt, save_every, ring, ring_s, a_off, a_mask,
+    cap, delay0, buf, link_order, link_hop_ptr, j_prev, j_flow, j_next, hop_pos, j_hop, last_j,
+    e_order, e_col, x_order, x_col,
+    avd, avd_gamma, avd_alpha,
+    red, red_min, red_max, red_maxp, red_rate, red_top, aqm, aqm_prm,
+    hop_flow, hop_link, hop_rev,
+    route_ptr, start, stop, pkt_bits, target, max_rate, w0, w_min, tau,
+    control, kappa, estimator, rtt_p_error, vegas_k,
+    ev_time, ev_link, ev_delay,
+    out_t, out_w, out_x, out_rtt, out_est, out_acc, out_q, out_vq, out_mark, out_dep, out_deliv,
+    out_lost, work, n_from, n_to, progress, nt, fs, ls, os_, tstat, inc_t,
+):
+    """:func:`qosmodels.fluid._kernels.integrate` on ``nt`` threads (the same arguments, the
+    same states in ``work`` and ``progress``, the same numbers), then: ``fs``, ``ls`` and
+    ``os_`` (int64, ``(nt + 1,)``, :func:`spans`), the threads' spans of flows (and columns),
+    of links and of positions in ``link_order``; ``tstat`` (int64, ``(nt, 2)``) and
+    ``inc_t`` (``(nt, k)``, k the most hops of a link: each thread's scratch for
+    :func:`~._kernels.queues`)."""
+    n_links = cap.shape[0]
+    mask = (ring - 1) & 0x7FFFFFFFFFFFFFFF
+    smask = (ring_s - 1) & 0x7FFFFFFFFFFFFFFF
+    inv_dt = 1.0 / dt
+    (delay, hist_a, h_in, hist_w, hist_v, hist_r, hist_loss, offered, inc, lam_l,
+     queue, departed, ptr, vq, vcap, vdelay, sent, w, x, f, rtt, rttp, est_a, est_tq, rbar,
+     loss, loss_acted, loss_step, last_halve, halve, active, min_rtt, ep_start, ep_min,
+     ep_hist, ep_count, w_pred, hist_s, hist_p, hist_x, hist_e, avgq, pmark, est_m, est_p,
+     g, ack_k, ack_f, rev_k, rev_f, lk_k, lk_f, drev_k, drev_f,
+     rttp_k, rttp_f, eg_k, eg_f, aqm_s, ek, ef, xk, xf, pj_k, pj_f, p_hop, hop_lost,
+     dropped) = work
+    n_flows = w.shape[0]
+    kk = max(vegas_k, 1)
+    hop_terms = False
+    any_avd = False
+    any_red = False
+    for l in range(n_links):
+        if red[l] or avd[l]:
+            hop_terms = True
+        if avd[l]:
+            any_avd = True
+        if red[l]:
+            any_red = True
+    for h in range(hop_link.shape[0]):
+        if hop_rev[h] >= 0:
+            hop_terms = True
+    n_events = ev_time.shape[0]
+    ev = progress[0]
+    changed = True
+    any_same = False
+    rows_due = False  # flow_rows of the last iteration, not yet done (done in region 1)
+    s_prev = 0
+    for n in range(n_from, n_to):
+        n1 = n + 1
+        t1 = n1 * dt
+        s1 = n1 & mask
+        while ev < n_events and ev_time[ev] <= t1 + 1e-12:
+            delay[ev_link[ev]] = ev_delay[ev]
+            ev += 1
+            progress[0] = ev
+            changed = True
+        if changed:
+            set_lags(inv_dt, delay, hop_link, hop_rev, route_ptr, rttp, ack_k, ack_f, rev_k,
+                     rev_f, lk_k, lk_f, drev_k, drev_f, rttp_k, rttp_f, eg_k, eg_f, e_order,
+                     x_order, ek, ef, xk, xf, j_hop, pj_k, pj_f)
+            changed = False
+            any_same = False
+            for l in range(n_links):
+                if same_step(l, lk_k, lk_f):
+                    any_same = True
+        nmax = max(n, 0)
+        reads(nt, fs, ls, n, n1, nmax, mask, smask, s_prev, rows_due, any_red, control, e_order,
+              x_order, ek, ef, xk, xf, hist_e, hist_x, hist_loss, x, loss, loss_step, g,
+              link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_hop, j_next, lk_k, lk_f, hist_s,
+              h_in)
+        rows_due = False
+        sources(nt, fs, n, dt, t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd,
+                hop_terms, ack_k, ack_f, rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w,
+                hist_r, g, rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x,
+                rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist,
+                ep_count, loss_acted, last_halve, halve, w, f, w_min, w_pred, sent, max_rate)
+        if n >= 0:
+            if any_same:  # the links' order matters: all of them here, in link_order
+                status, l = queues(0, n_links, n, s1, dt, smask, cap, buf, link_order,
+                                   link_hop_ptr, a_off, a_mask, j_prev, j_flow, j_next, lk_k,
+                                   lk_f, sent, h_in, offered, inc, lam_l, queue, departed, ptr,
+                                   hist_a, hist_s, hist_w, loss, loss_step, False, hop_lost,
+                                   dropped)
+                if status != STATUS_OK:
+                    return status, n1, l
+            else:
+                links(nt, os_, tstat, n, s1, dt, smask, cap, buf, link_order, link_hop_ptr,
+                      a_off, a_mask, j_prev, j_flow, j_next, lk_k, lk_f, sent, h_in, offered,
+                      inc_t, lam_l, queue, departed, ptr, hist_a, hist_s, hist_w, loss,
+                      loss_step, hop_lost, dropped)
+                for t in range(nt):  # (the first failing link in link_order, as serially)
+                    if tstat[t, 0] != STATUS_OK:
+                        return tstat[t, 0], n1, tstat[t, 1]
+                add_losses(n1, link_order, link_hop_ptr, j_flow, hop_lost, dropped, loss,
+                           loss_step)
+        after(nt, fs, ls, n, n1, s1, t1, dt, inv_dt, smask, any_avd, e_order, last_j, hist_s,
+              hist_e, red, aqm, aqm_prm, aqm_s, cap, queue, avgq, red_rate, red_min, red_max,
+              red_maxp, red_top, pmark, hist_p, avd, avd_gamma, avd_alpha, buf, lam_l, vq, vcap,
+              vdelay, hist_v, control, estimator, kappa, w, w_pred, f, x, halve, w_min, active,
+              pkt_bits, rtt, rttp, est_m, est_tq, est_a, target, max_rate, eg_k, eg_f, tau,
+              rbar, hist_r)
+        if n >= 0:
+            rows_due = True
+            s_prev = s1
+        if n1 % save_every == 0:
+            bad = save(n1 // save_every, t1, n1, smask, control, estimator, last_j, eg_k, eg_f,
+                       hist_s, w, x, rtt, est_p, est_tq, est_a, active, loss, queue, vdelay,
+                       pmark, departed, out_t, out_w, out_x, out_rtt, out_est, out_acc, out_q,
+                       out_vq, out_mark, out_dep, out_deliv, out_lost)
+            if bad >= 0:
+                return STATUS_NONFINITE, n1, bad
+    if rows_due:  # (the next call starts from finished rows, as the serial loop leaves them)
+        for t in range(nt):
+            flow_rows(fs[t], fs[t + 1], s_prev, control, x_order, x, loss, loss_step, hist_x,
+                      hist_loss)
+    progress[1] = n_to
+    return STATUS_OK, n_to, -1
+
+
+# ------------------------------------------------------------------ the Python side
+#: Step-updates of one step (hops + flows + links + 16, :func:`~._compile.step_work`) below
+#: which ``solve_fluid`` runs the serial loop whatever ``threads`` says: a parallel region
+#: costs some microseconds to start and join (four a step), more than a small step's work.
+THREADS_MIN_WORK = 20_000
+
+#: One parallel kernel at a time in the process: Numba's ``workqueue`` threading layer (its
+#: fallback when neither TBB nor OpenMP is installed) aborts the process when two Python
+#: threads enter parallel code at once.  A call that finds it taken runs its slice serially
+#: (the same numbers), so concurrent ``solve_fluid`` calls never wait on each other.
+_LOCK = threading.Lock()
+_state = {"layer": None, "unsafe": False}
+
+
+def _after_fork_in_child() -> None:
+    # GNU OpenMP cannot run parallel regions in a child forked after the parent ran one
+    # (Numba then terminates the child): such a child runs the serial loop
+    if _state["layer"] == "omp":
+        _state["unsafe"] = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def thread_count(threads) -> int:
+    """The number of threads ``solve_fluid(threads=...)`` asks for: ``None`` is Numba's
+    current count (``numba.get_num_threads()``), an int from 1 to Numba's maximum
+    (``NUMBA_NUM_THREADS``) itself; anything else is refused, naming the field."""
+    if threads is None:
+        import numba
+
+        return int(numba.get_num_threads())
+    n = v.integer("solve_fluid", "threads", threads, ge=1)
+    from numba import config
+
+    top = int(config.NUMBA_NUM_THREADS)
+    if n > top:
+        raise ScenarioError(
+            f"solve_fluid.threads must be None or an integer from 1 to {top} (Numba's "
+            f"NUMBA_NUM_THREADS on this machine), got {threads!r}; pass threads=None for "
+            f"Numba's default")
+    return n
+
+
+def plan(comp, n_threads: int, work: int):
+    """The extra arguments of :func:`integrate_threads` for ``comp`` on ``n_threads``
+    threads, or None when the serial loop is to run (one thread, a step of fewer than
+    :data:`THREADS_MIN_WORK` step-updates, or Numba without JIT)."""
+    from numba import config
+
+    if n_threads <= 1 or work < THREADS_MIN_WORK or config.DISABLE_JIT:
+        return None
+    nt = n_threads
+    hops = np.diff(comp.link_hop_ptr)
+    fs = spans(np.ones(comp.w0.shape[0]), nt)
+    ls = spans(hops + 1, nt)
+    os_ = spans(hops[comp.link_order] + 1, nt)
+    return (nt, fs, ls, os_, np.zeros((nt, 2), np.int64),
+            np.zeros((nt, max(1, int(hops.max()))), np.float64))
+
+
+def run_slice(args, n_from: int, n_to: int, progress, extra):
+    """One slice of the run: :func:`integrate_threads` when ``extra`` (:func:`plan`) is given
+    and no other thread of the process is in a parallel kernel (else, and in a child forked
+    from a process that ran GNU OpenMP, the serial :func:`~._kernels.integrate`: the same
+    numbers)."""
+    from ._kernels import integrate
+
+    if extra is None or _state["unsafe"] or not _LOCK.acquire(blocking=False):
+        return integrate(*args, n_from, n_to, progress)
+    import numba
+
+    try:
+        before = numba.get_num_threads()
+        numba.set_num_threads(extra[0])
+        try:
+            out = integrate_threads(*args, n_from, n_to, progress, *extra)
+        finally:
+            numba.set_num_threads(before)
+        if _state["layer"] is None:
+            _state["layer"] = numba.threading_layer()
+        return out
+    finally:
+        _LOCK.release()
