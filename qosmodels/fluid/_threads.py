@@ -285,7 +285,9 @@ THREADS_MIN_WORK = 20_000
 #: threads enter parallel code at once.  A call that finds it taken runs its slice serially
 #: (the same numbers), so concurrent ``solve_fluid`` calls never wait on each other.
 _LOCK = threading.Lock()
-_state = {"layer": None, "unsafe": False}
+#: The threading layer of the first threaded slice; a child forked from a GNU OpenMP process
+#: (``unsafe``); threaded slices run in this process (``slices``).
+_state = {"layer": None, "unsafe": False, "slices": 0}
 
 
 def _after_fork_in_child() -> None:
@@ -356,6 +358,7 @@ def run_slice(args, n_from: int, n_to: int, progress, extra):
             numba.set_num_threads(before)
         if _state["layer"] is None:
             _state["layer"] = numba.threading_layer()
+        _state["slices"] += 1
         return out
     finally:
         _LOCK.release()
