@@ -339,14 +339,14 @@ def plan(comp, n_threads: int, work: int):
 
 
 def run_slice(args, n_from: int, n_to: int, progress, extra):
-    """One slice of the run: :func:`integrate_threads` when ``extra`` (:func:`plan`) is given
-    and no other thread of the process is in a parallel kernel (else, and in a child forked
-    from a process that ran GNU OpenMP, the serial :func:`~._kernels.integrate`: the same
-    numbers)."""
+    """One slice of the run; returns ``(kernel's result, threaded)``: :func:`integrate_threads`
+    when ``extra`` (:func:`plan`) is given and no other thread of the process is in a
+    parallel kernel (else, and in a child forked from a process that ran GNU OpenMP, the
+    serial :func:`~._kernels.integrate`: the same numbers)."""
     from ._kernels import integrate
 
     if extra is None or _state["unsafe"] or not _LOCK.acquire(blocking=False):
-        return integrate(*args, n_from, n_to, progress)
+        return integrate(*args, n_from, n_to, progress), False
     import numba
 
     try:
@@ -359,6 +359,65 @@ def run_slice(args, n_from: int, n_to: int, progress, extra):
         if _state["layer"] is None:
             _state["layer"] = numba.threading_layer()
         _state["slices"] += 1
-        return out
+        return out, True
     finally:
         _LOCK.release()
+
+
+class LoopChoice:
+    """Which loop runs each slice of a run, and how long the slice is.
+
+    With ``adaptive`` (``solve_fluid(threads=None)``), the threaded and the serial loops are
+    timed on short probe slices (``1 / PROBE`` of a slice) at the start, and the slices run
+    the loop that took less wall time per step (each full slice updating its loop's time);
+    the other loop is probed again after ``EVERY`` full slices, an interval that doubles
+    each time the probe loses (up to ``EVERY_MAX``) and is reset when it wins.  Threads help
+    only when the cores are free: on a machine whose cores other processes use, a parallel
+    region waits for a thread the system has not scheduled (issue 37: a step of the
+    10^4-flow network took 32 ms on two threads against 1.2-1.6 ms on one, with four other
+    processes running; ``benchmarks/RESULTS.md``, session 48).  The results are the same
+    whichever loop runs.  Without ``adaptive``, every slice runs the threaded loop (an
+    explicit ``threads``; :func:`run_slice` still falls back to the serial loop when the
+    lock is taken).
+    """
+
+    PROBE = 32
+    EVERY = 4
+    EVERY_MAX = 64
+
+    def __init__(self, adaptive: bool, chunk: int):
+        self.adaptive = adaptive
+        self.chunk = chunk
+        self.per_step = {True: None, False: None}  # wall seconds per step of each loop
+        self.every = self.EVERY
+        self.full = 0  # full slices since the last probe
+        self.probing = None  # the loop of the probe under way, if any
+
+    def best(self) -> bool:
+        return self.per_step[True] <= self.per_step[False]
+
+    def next(self) -> tuple[bool, int]:
+        """``(threads, steps)`` of the next slice."""
+        if not self.adaptive:
+            return True, self.chunk
+        probe = max(1, self.chunk // self.PROBE)
+        for mode in (True, False):
+            if self.per_step[mode] is None:
+                return mode, probe
+        best = self.best()
+        if self.full >= self.every:
+            self.full = 0
+            self.probing = not best
+            return not best, probe
+        self.full += 1
+        return best, self.chunk
+
+    def record(self, threaded: bool, steps: int, seconds: float) -> None:
+        """A slice of ``steps`` steps took ``seconds`` (wall) on the loop it ran on."""
+        if steps <= 0:
+            return
+        self.per_step[threaded] = seconds / steps
+        if self.probing is not None and self.per_step[False] is not None:
+            lost = self.best() != self.probing
+            self.every = min(2 * self.every, self.EVERY_MAX) if lost else self.EVERY
+            self.probing = None

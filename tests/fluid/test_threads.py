@@ -168,3 +168,32 @@ def test_spans_cover_the_items_in_order_with_balanced_weights():
     assert list(spans(w, 2)) == [0, 4, 10]  # 8 and 8 of the 16
     assert list(spans(np.ones(8), 4)) == [0, 2, 4, 6, 8]
     assert list(spans(np.ones(3), 4)) == [0, 1, 2, 3, 3]  # (a span may be empty)
+
+
+def test_loop_choice_probes_both_loops_then_runs_the_faster_and_probes_again():
+    from qosmodels.fluid._threads import LoopChoice
+
+    every = LoopChoice.EVERY
+    c = LoopChoice(True, 3200)
+    assert c.next() == (True, 100)  # a probe of each loop, 1/32 of a slice
+    c.record(True, 100, 3.0)  # threads: 30 ms a step (a loaded machine)
+    assert c.next() == (False, 100)
+    c.record(False, 100, 1.0)  # serial: 10 ms a step
+    for interval in (every, 2 * every, 4 * every):  # (doubled each time the probe loses)
+        for _ in range(interval):
+            assert c.next() == (False, 3200)
+            c.record(False, 3200, 32.0)
+        assert c.next() == (True, 100)  # probed again
+        c.record(True, 100, 2.0)  # 20 ms: still slower
+    for _ in range(8 * every):
+        assert c.next() == (False, 3200)
+    assert c.next() == (True, 100)
+    c.record(True, 100, 0.5)  # the cores are free now: 5 ms a step
+    for _ in range(every):
+        assert c.next() == (True, 3200)
+        c.record(True, 3200, 16.0)
+    assert c.next() == (False, 100)  # (the interval back to EVERY: the probe won)
+    fixed = LoopChoice(False, 800)  # an explicit thread count: threads throughout
+    fixed.record(True, 800, 100.0)
+    fixed.record(False, 800, 1.0)
+    assert [fixed.next() for _ in range(20)] == [(True, 800)] * 20
