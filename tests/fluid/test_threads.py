@@ -197,3 +197,29 @@ def test_loop_choice_probes_both_loops_then_runs_the_faster_and_probes_again():
     fixed.record(True, 800, 100.0)
     fixed.record(False, 800, 1.0)
     assert [fixed.next() for _ in range(20)] == [(True, 800)] * 20
+
+
+FORK = SCENARIOS + r'''
+import os
+import numpy as np
+from qosmodels.fluid import _threads, solve_fluid
+
+_threads.THREADS_MIN_WORK = 0
+name, net, kw = [c for c in cases() if c[0] == "random300_acc"][0]
+a = solve_fluid(net, threads=2, **kw)
+pid = os.fork()
+if pid == 0:  # the child: under GNU OpenMP a parallel region here would terminate it
+    b = solve_fluid(net, threads=2, **kw)
+    os._exit(0 if np.array_equal(a.rates, b.rates) and np.array_equal(a.queues, b.queues)
+             else 3)
+_, code = os.waitpid(pid, 0)
+print("CHILD", os.waitstatus_to_exitcode(code), _threads._state["layer"])
+'''
+
+
+def test_a_child_forked_after_a_threaded_run_integrates_and_agrees():
+    p = subprocess.run([sys.executable, "-c", FORK], env=_env(NUMBA_NUM_THREADS="2"),
+                       capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr[-3000:]
+    line = [x for x in p.stdout.splitlines() if x.startswith("CHILD")]
+    assert line and line[0].split()[1] == "0", (p.stdout[-2000:], p.stderr[-2000:])
