@@ -162,6 +162,9 @@ def work_scale(model: str, flows: int, links: int, t_end: float, dt: float | Non
     hist = (comp.ring * (3 * L + 5 * F) + 3 * comp.ring_s * H + int(comp.a_off[-1])) * 8
     saved = 8 * (comp.n_steps // comp.save_every + 1) * (7 * F + 4 * L + 1)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    from qosmodels.fluid import _threads
+
+    on_threads = _threads._state["steps"]
     t0, c0 = time.perf_counter(), time.process_time()
     r = solve_fluid(net, t_end, **options(net), **step, threads=threads)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -169,8 +172,9 @@ def work_scale(model: str, flows: int, links: int, t_end: float, dt: float | Non
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     late = r.t >= 0.8 * t_end
     layer = numba.threading_layer() if threads != 1 else "-"
+    on_threads = (_threads._state["steps"] - on_threads) / (comp.n_steps + 1)
     return dict(model=model, flows=F, links=L, hops=H, t_end=t_end, dt=r.dt, steps=comp.n_steps,
-                threads=threads, layer=layer, wall=wall, cpu=cpu, peak_gb=peak / 1e9, rss_before_gb=before / 1e9,
+                threads=threads, layer=layer, on_threads=on_threads, wall=wall, cpu=cpu, peak_gb=peak / 1e9, rss_before_gb=before / 1e9,
                 histories_gb=hist / 1e9, saved_gb=saved / 1e9,
                 ns_per_update=cpu / (comp.n_steps * (H + F + L + 16)) * 1e9,
                 mean_total_queue_late_bits=float(r.queues[late].sum(axis=1).mean()),
@@ -202,7 +206,8 @@ def run_scale(flows: int, links: int, t_end: float, dt: float | None = None,
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['model']} | {r['flows']:,} / {r['links']:,} / {r['hops']:,} | "
-              f"{r['t_end']:g} s ({r['steps']:,} steps) | {r['threads']} ({r['layer']}) | "
+              f"{r['t_end']:g} s ({r['steps']:,} steps) | {r['threads']} ({r['layer']}, "
+              f"{r['on_threads']:.0%} of the steps) | "
               f"{r['wall']:.1f} s | {r['cpu']:.1f} s | "
               f"{r['ns_per_update']:.0f} | {r['peak_gb']:.2f} GB | {r['histories_gb']:.2f} + "
               f"{r['saved_gb']:.2f} GB |")

@@ -286,8 +286,9 @@ THREADS_MIN_WORK = 20_000
 #: (the same numbers), so concurrent ``solve_fluid`` calls never wait on each other.
 _LOCK = threading.Lock()
 #: The threading layer of the first threaded slice; a child forked from a GNU OpenMP process
-#: (``unsafe``); threaded slices run in this process (``slices``).
-_state = {"layer": None, "unsafe": False, "slices": 0}
+#: (``unsafe``); the threaded slices run in this process and their steps (``slices``,
+#: ``steps``: what the benchmark reports).
+_state = {"layer": None, "unsafe": False, "slices": 0, "steps": 0}
 
 
 def _after_fork_in_child() -> None:
@@ -359,6 +360,7 @@ def run_slice(args, n_from: int, n_to: int, progress, extra):
         if _state["layer"] is None:
             _state["layer"] = numba.threading_layer()
         _state["slices"] += 1
+        _state["steps"] += out[1] - n_from
         return out, True
     finally:
         _LOCK.release()
@@ -374,8 +376,10 @@ class LoopChoice:
     each time the probe loses (up to ``EVERY_MAX``) and is reset when it wins.  Threads help
     only when the cores are free: on a machine whose cores other processes use, a parallel
     region waits for a thread the system has not scheduled (issue 37: a step of the
-    10^4-flow network took 32 ms on two threads against 1.2-1.6 ms on one, with four other
-    processes running; ``benchmarks/RESULTS.md``, session 48).  The results are the same
+    10^4-flow network took 25-32 ms on two threads against 1.1-1.6 ms on one while other
+    processes ran, and 1.0-1.4 ms against 1.6-2.0 ms (Reno/RED) when they paused;
+    ``benchmarks/RESULTS.md``, session 48).  A probe that loses costs at most about
+    ``PROBE`` times its own length over the serial loop, once in ``EVERY_MAX`` slices.  The results are the same
     whichever loop runs.  Without ``adaptive``, every slice runs the threaded loop (an
     explicit ``threads``; :func:`run_slice` still falls back to the serial loop when the
     lock is taken).
@@ -383,7 +387,7 @@ class LoopChoice:
 
     PROBE = 32
     EVERY = 4
-    EVERY_MAX = 64
+    EVERY_MAX = 16
 
     def __init__(self, adaptive: bool, chunk: int):
         self.adaptive = adaptive
