@@ -185,7 +185,8 @@ def test_loop_choice_probes_both_loops_then_runs_the_faster_and_probes_again():
             c.record(False, 3200, 32.0)
         assert c.next() == (True, 100)  # probed again
         c.record(True, 100, 2.0)  # 20 ms: still slower
-    for _ in range(8 * every):
+    assert LoopChoice.EVERY_MAX == 4 * every  # (the interval stays at its cap)
+    for _ in range(LoopChoice.EVERY_MAX):
         assert c.next() == (False, 3200)
     assert c.next() == (True, 100)
     c.record(True, 100, 0.5)  # the cores are free now: 5 ms a step
