@@ -36,12 +36,15 @@ subprocess of its own: the kernel is compiled or loaded on a small network first
 timed), then ``solve_fluid`` is timed (wall and CPU) and the subprocess's peak resident
 memory read (``ru_maxrss``), with the model's own estimate of its delay histories and
 saved samples.  ``--dt`` (with ``--coarse``: ``coarse_dt=True``, a step above the shortest
-link's delay) and ``--save-dt`` pass those options to both models (default: the solver's).
+link's delay), ``--save-dt`` and ``--threads`` pass those options to both models (default: the
+solver's; with threads the threaded kernel is loaded by a short untimed run of the network
+first, and the share of the steps that ran on threads is reported).
 
 Usage::
 
     python benchmarks/bench_fluid.py --scale [--t-end 50] [--flows 10000 --links 1000]
     python benchmarks/bench_fluid.py --scale --dt 0.002 --coarse --save-dt 0.25
+    python benchmarks/bench_fluid.py --scale --threads 1   # the serial loop throughout
     python benchmarks/bench_fluid.py                 # everything, prints a Markdown table
     python benchmarks/bench_fluid.py --install       # pip-install jitcdde first if missing
     python benchmarks/bench_fluid.py --skip-jitcdde  # Numba and solve_ivp only
