@@ -325,10 +325,12 @@ def thread_count(threads) -> int:
 def plan(comp, n_threads: int, work: int):
     """The extra arguments of :func:`integrate_threads` for ``comp`` on ``n_threads``
     threads, or None when the serial loop is to run (one thread, a step of fewer than
-    :data:`THREADS_MIN_WORK` step-updates, or Numba without JIT)."""
+    :data:`THREADS_MIN_WORK` step-updates, Numba without JIT, or a child forked from a
+    process that ran GNU OpenMP)."""
     from numba import config
 
-    if n_threads <= 1 or work < THREADS_MIN_WORK or config.DISABLE_JIT:
+    if (n_threads <= 1 or work < THREADS_MIN_WORK or config.DISABLE_JIT
+            or _state["unsafe"]):
         return None
     nt = n_threads
     hops = np.diff(comp.link_hop_ptr)
