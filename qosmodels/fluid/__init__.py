@@ -335,7 +335,7 @@ def run_compiled(network: Network, comp: CompiledFluid, options: dict | None = N
     from ._kernels import STATUS_HISTORY, STATUS_NONFINITE, workspace
     from ._threads import LoopChoice, plan, run_slice, thread_count
 
-    extra = plan(comp, thread_count(threads), step_work(network))
+    comp, extra = plan(comp, thread_count(threads), step_work(network))
 
     n_save = comp.n_steps // comp.save_every + 1
     F, L = network.n_flows, network.n_links

@@ -2,32 +2,38 @@
 
 :func:`integrate_threads` is :func:`qosmodels.fluid._kernels.integrate`'s time loop with the
 per-flow and per-link parts run on ``nt`` threads (``numba.prange``, one span per thread),
-four parallel regions a step:
+three parallel regions a step:
 
-1. ``reads``: the previous step's per-flow history rows (:func:`~._kernels.flow_rows`,
-   deferred to here), :func:`~._kernels.gather`, :func:`~._kernels.marks_seen` and
-   :func:`~._kernels.transfers` (each reads only rows of finished steps);
-2. ``sources``: :func:`~._kernels.measure` and :func:`~._kernels.predict`;
-3. ``links``: :func:`~._kernels.queues` (with ``defer``: the lost bits kept per hop), then in
+1. ``inputs``: per thread, a block of flows that owns the same range of columns of the
+   per-flow histories (:func:`plan` orders the columns by block, then by lag): the previous
+   step's rate and loss rows (:func:`~._kernels.flow_rows`, deferred to here),
+   :func:`~._kernels.gather`, :func:`~._kernels.measure` and :func:`~._kernels.predict`;
+   and a span of links' :func:`~._kernels.transfers` (rows of finished steps only);
+2. ``links``: :func:`~._kernels.queues` (with ``defer``: the lost bits kept per hop), then in
    the calling thread :func:`~._kernels.add_losses`, which adds them to the flows in the
    serial order;
-4. ``after``: :func:`~._kernels.egress`, :func:`~._kernels.mark`, :func:`~._kernels.avq` and
-   :func:`~._kernels.correct`;
+3. ``after``: :func:`~._kernels.egress`, :func:`~._kernels.mark`, :func:`~._kernels.avq`,
+   :func:`~._kernels.correct` and the next step's :func:`~._kernels.marks_seen` (each link's
+   own rows of ``hist_p``, just written by ``mark``; :func:`marks` computes them at a call's
+   start and after a delay change);
 
 and :func:`~._kernels.save` in the calling thread.  Each part writes only the elements of its
 span (a flow's, a column's, a link's or its hops'), and what a part reads was written before
-the region boundary that precedes it, or in the same thread (``flow_rows`` then ``gather``
-over the same columns); there is no reduction across spans.  So every value is computed by
-the same arithmetic in the same order as in the serial loop: the outputs are bit-identical
-(``tests/fluid/test_threads.py``), whatever the number of threads.
+the region boundary that precedes it, or in the same thread (``flow_rows``, ``gather`` and
+``measure`` over the same flows and columns; ``mark`` then ``marks_seen`` over the same
+links); there is no reduction across spans.  So every value is computed by the same
+arithmetic in the same order as in the serial loop: the outputs are bit-identical
+(``tests/fluid/test_threads.py``), whatever the number of threads.  (Four regions, with a
+barrier between the reads and the measurements, cost a third more waiting when a thread is
+descheduled: ``benchmarks/RESULTS.md``, session 48.)
 
 A link whose next hops read the lines it writes in the same step (a zero delay, or under
 ``coarse_dt`` a delay below ``dt``: :func:`~._kernels.same_step`) makes the order of the
 links matter: while there is one, :func:`~._kernels.queues` runs in the calling thread over
 all links in ``link_order``, as in the serial loop.
 
-The Python side (which kernel, the lock, the thread count) is in
-:func:`qosmodels.fluid.solve_fluid`'s ``run_compiled``; the spans are :func:`spans`.
+The Python side is below (:func:`thread_count`, :func:`plan` with the spans, :func:`run_slice`
+with the process-wide lock, :class:`LoopChoice`); :func:`qosmodels.fluid.run_compiled` calls it.
 """
 
 from __future__ import annotations
@@ -76,34 +82,23 @@ def spans(weight: np.ndarray, nt: int) -> np.ndarray:
 
 
 @njit(**_PAR)
-def reads(nt, fs, ls, n, n1, nmax, mask, smask, s_prev, rows_due, any_red, control, e_order,
-          x_order, ek, ef, xk, xf, hist_e, hist_x, hist_loss, x, loss, loss_step, g,
-          link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_hop, j_next, lk_k, lk_f, hist_s,
-          h_in):
-    """Region 1: the last step's rate and loss rows (``rows_due``), the delayed per-flow and
-    marking reads, and the links' transfers (``n >= 0``)."""
+def inputs(nt, fs, ls, n, dt, t1, n1, nmax, mask, smask, s_prev, rows_due, control, e_order,
+           x_order, ek, ef, xk, xf, hist_e, hist_x, hist_loss, loss, loss_step, g, route_ptr,
+           hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f, rev_k, rev_f, drev_k, drev_f,
+           p_hop, hist_v, hist_w, hist_r, rttp, start, stop, pkt_bits, estimator, kk,
+           rtt_p_error, x, rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min,
+           ep_hist, ep_count, loss_acted, last_halve, halve, w, f, w_min, w_pred, sent, max_rate,
+           link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in):
+    """Region 1, per thread: its block of flows (whose columns of the per-flow histories are
+    the same range, :func:`plan`): the last step's rate and loss rows (``rows_due``), the
+    delayed reads, the measurements and (``n >= 0``) the predictor; and its span of links'
+    transfers (``n >= 0``)."""
     for t in prange(nt):
-        fa, fb, la, lb = fs[t], fs[t + 1], ls[t], ls[t + 1]
+        fa, fb = fs[t], fs[t + 1]
         if rows_due:
             flow_rows(fa, fb, s_prev, control, x_order, x, loss, loss_step, hist_x, hist_loss)
         gather(fa, fb, n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e,
                hist_x, hist_loss, loss, loss_step, g)
-        if any_red:
-            marks_seen(la, lb, n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p,
-                       p_hop)
-        if n >= 0:
-            transfers(la, lb, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
-
-
-@njit(**_PAR)
-def sources(nt, fs, n, dt, t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd,
-            hop_terms, ack_k, ack_f, rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w,
-            hist_r, g, rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt,
-            active, est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count,
-            loss_acted, last_halve, halve, w, f, w_min, w_pred, sent, max_rate):
-    """Region 2: the measurements at t1 and (``n >= 0``) the predictor, per flow."""
-    for t in prange(nt):
-        fa, fb = fs[t], fs[t + 1]
         measure(fa, fb, t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms,
                 ack_k, ack_f, rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g,
                 rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active,
@@ -111,6 +106,18 @@ def sources(nt, fs, n, dt, t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red
                 loss_acted, last_halve, halve)
         if n >= 0:
             predict(fa, fb, dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate)
+            transfers(ls[t], ls[t + 1], n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s,
+                      h_in)
+
+
+@njit(**_PAR)
+def marks(nt, ls, n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_hop):
+    """The marking probabilities the flows' senders see at n1 (:func:`~._kernels.marks_seen`)
+    over the threads' spans of links: at a run's (or a call's) start and after a delay
+    change; otherwise region 3 computes them for the next step."""
+    for t in prange(nt):
+        marks_seen(ls[t], ls[t + 1], n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f,
+                   hist_p, p_hop)
 
 
 @njit(**_PAR)
@@ -129,13 +136,16 @@ def links(nt, os_, tstat, n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, 
 
 
 @njit(**_PAR)
-def after(nt, fs, ls, n, n1, s1, t1, dt, inv_dt, smask, any_avd, e_order, last_j, hist_s,
+def after(nt, fs, ls, n, n1, s1, t1, dt, inv_dt, mask, smask, any_avd, any_red, link_hop_ptr,
+          j_hop, pj_k, pj_f, p_hop, e_order, last_j, hist_s,
           hist_e, red, aqm, aqm_prm, aqm_s, cap, queue, avgq, red_rate, red_min, red_max,
           red_maxp, red_top, pmark, hist_p, avd, avd_gamma, avd_alpha, buf, lam_l, vq, vcap,
           vdelay, hist_v, control, estimator, kappa, w, w_pred, f, x, halve, w_min, active,
           pkt_bits, rtt, rttp, est_m, est_tq, est_a, target, max_rate, eg_k, eg_f, tau, rbar,
           hist_r):
-    """Region 4: (``n >= 0``) the egress rows, the marks and AVD per link; the corrector."""
+    """Region 3: (``n >= 0``) the egress rows, the marks and AVD per link; the corrector;
+    with ``any_red``, the marking probabilities of the next step (:func:`marks`: the rows
+    of ``hist_p`` they read are the thread's own links', just written)."""
     for t in prange(nt):
         fa, fb, la, lb = fs[t], fs[t + 1], ls[t], ls[t + 1]
         if n >= 0:
@@ -145,6 +155,9 @@ def after(nt, fs, ls, n, n1, s1, t1, dt, inv_dt, smask, any_avd, e_order, last_j
             if any_avd:
                 avq(la, lb, s1, dt, avd, avd_gamma, avd_alpha, cap, buf, lam_l, vq, vcap,
                     vdelay, hist_v)
+        if any_red:
+            marks_seen(la, lb, n1 + 1, max(n1, 0), mask, link_hop_ptr, red, j_hop, pj_k, pj_f,
+                       hist_p, p_hop)
         correct(fa, fb, n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred,
                 f, x, halve, w_min, active, pkt_bits, rtt, rttp, est_m, est_tq, est_a, target,
                 max_rate, last_j, eg_k, eg_f, tau, rbar, hist_r, hist_s)
@@ -201,6 +214,7 @@ def integrate_threads(
     changed = True
     any_same = False
     rows_due = False  # flow_rows of the last iteration, not yet done (done in region 1)
+    fresh = True
     s_prev = 0
     for n in range(n_from, n_to):
         n1 = n + 1
@@ -216,21 +230,23 @@ def integrate_threads(
                      rev_f, lk_k, lk_f, drev_k, drev_f, rttp_k, rttp_f, eg_k, eg_f, e_order,
                      x_order, ek, ef, xk, xf, j_hop, pj_k, pj_f)
             changed = False
+            fresh = True  # (the lags of marks_seen changed: recomputed this step)
             any_same = False
             for l in range(n_links):
                 if same_step(l, lk_k, lk_f):
                     any_same = True
         nmax = max(n, 0)
-        reads(nt, fs, ls, n, n1, nmax, mask, smask, s_prev, rows_due, any_red, control, e_order,
-              x_order, ek, ef, xk, xf, hist_e, hist_x, hist_loss, x, loss, loss_step, g,
-              link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_hop, j_next, lk_k, lk_f, hist_s,
-              h_in)
+        if any_red and (fresh or n == n_from):  # (else region 3 computed them last step)
+            marks(nt, ls, n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_hop)
+        fresh = False
+        inputs(nt, fs, ls, n, dt, t1, n1, nmax, mask, smask, s_prev, rows_due, control, e_order,
+               x_order, ek, ef, xk, xf, hist_e, hist_x, hist_loss, loss, loss_step, g, route_ptr,
+               hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f, rev_k, rev_f, drev_k,
+               drev_f, p_hop, hist_v, hist_w, hist_r, rttp, start, stop, pkt_bits, estimator, kk,
+               rtt_p_error, x, rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start,
+               ep_min, ep_hist, ep_count, loss_acted, last_halve, halve, w, f, w_min, w_pred,
+               sent, max_rate, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
         rows_due = False
-        sources(nt, fs, n, dt, t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd,
-                hop_terms, ack_k, ack_f, rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w,
-                hist_r, g, rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x,
-                rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist,
-                ep_count, loss_acted, last_halve, halve, w, f, w_min, w_pred, sent, max_rate)
         if n >= 0:
             if any_same:  # the links' order matters: all of them here, in link_order
                 status, l = queues(0, n_links, n, s1, dt, smask, cap, buf, link_order,
@@ -250,7 +266,8 @@ def integrate_threads(
                         return tstat[t, 0], n1, tstat[t, 1]
                 add_losses(n1, link_order, link_hop_ptr, j_flow, hop_lost, dropped, loss,
                            loss_step)
-        after(nt, fs, ls, n, n1, s1, t1, dt, inv_dt, smask, any_avd, e_order, last_j, hist_s,
+        after(nt, fs, ls, n, n1, s1, t1, dt, inv_dt, mask, smask, any_avd, any_red,
+              link_hop_ptr, j_hop, pj_k, pj_f, p_hop, e_order, last_j, hist_s,
               hist_e, red, aqm, aqm_prm, aqm_s, cap, queue, avgq, red_rate, red_min, red_max,
               red_maxp, red_top, pmark, hist_p, avd, avd_gamma, avd_alpha, buf, lam_l, vq, vcap,
               vdelay, hist_v, control, estimator, kappa, w, w_pred, f, x, halve, w_min, active,
@@ -323,22 +340,37 @@ def thread_count(threads) -> int:
 
 
 def plan(comp, n_threads: int, work: int):
-    """The extra arguments of :func:`integrate_threads` for ``comp`` on ``n_threads``
-    threads, or None when the serial loop is to run (one thread, a step of fewer than
-    :data:`THREADS_MIN_WORK` step-updates, Numba without JIT, or a child forked from a
-    process that ran GNU OpenMP)."""
+    """``(comp, extra)``: the arguments of :func:`integrate_threads` beyond the serial loop's
+    for ``comp`` on ``n_threads`` threads, with ``comp``'s per-flow column orders grouped by
+    the threads' blocks of flows; or ``(comp, None)`` when the serial loop is to run (one
+    thread, a step of fewer than :data:`THREADS_MIN_WORK` step-updates, Numba without JIT,
+    or a child forked from a process that ran GNU OpenMP).
+
+    Thread ``t`` owns flows ``fs[t]`` to ``fs[t + 1] - 1`` and, in the time-major per-flow
+    histories, the same range of columns: the columns are ordered by block, then by lag as
+    :mod:`._compile` orders them (a layout only: any order gives the same numbers), so that
+    one region reads a flow's delayed values and measures it without a barrier between."""
     from numba import config
 
     if (n_threads <= 1 or work < THREADS_MIN_WORK or config.DISABLE_JIT
             or _state["unsafe"]):
-        return None
+        return comp, None
     nt = n_threads
     hops = np.diff(comp.link_hop_ptr)
-    fs = spans(np.ones(comp.w0.shape[0]), nt)
+    n_flows = comp.w0.shape[0]
+    fs = spans(np.ones(n_flows), nt)
+    block = np.repeat(np.arange(nt), np.diff(fs))
+    orders = {}
+    for name in ("e", "x"):
+        order = getattr(comp, f"{name}_order")
+        order = order[np.argsort(block[order], kind="stable")].astype(np.int32)
+        orders[f"{name}_order"] = order
+        orders[f"{name}_col"] = np.argsort(order).astype(np.int32)
+    comp = comp._replace(**orders)
     ls = spans(hops + 1, nt)
     os_ = spans(hops[comp.link_order] + 1, nt)
-    return (nt, fs, ls, os_, np.zeros((nt, 2), np.int64),
-            np.zeros((nt, max(1, int(hops.max()))), np.float64))
+    return comp, (nt, fs, ls, os_, np.zeros((nt, 2), np.int64),
+                  np.zeros((nt, max(1, int(hops.max()))), np.float64))
 
 
 def run_slice(args, n_from: int, n_to: int, progress, extra):
@@ -380,9 +412,10 @@ class LoopChoice:
     region waits for a thread the system has not scheduled (issue 37: a step of the
     10^4-flow network took 25-32 ms on two threads against 1.1-1.6 ms on one while other
     processes ran, and 1.0-1.4 ms against 1.6-2.0 ms (Reno/RED) when they paused;
-    ``benchmarks/RESULTS.md``, session 48).  A probe that loses costs at most about
-    ``PROBE`` times its own length over the serial loop, once in ``EVERY_MAX`` slices.  The results are the same
-    whichever loop runs.  Without ``adaptive``, every slice runs the threaded loop (an
+    ``benchmarks/RESULTS.md``, session 48).  A probe is ``1 / PROBE`` of a slice: where the
+    threads are 25 times slower it costs about three quarters of a slice more than the serial
+    loop would, once in ``EVERY_MAX`` slices at most.  The results are the same whichever
+    loop runs.  Without ``adaptive``, every slice runs the threaded loop (an
     explicit ``threads``; :func:`run_slice` still falls back to the serial loop when the
     lock is taken).
     """
