@@ -36,12 +36,15 @@ subprocess of its own: the kernel is compiled or loaded on a small network first
 timed), then ``solve_fluid`` is timed (wall and CPU) and the subprocess's peak resident
 memory read (``ru_maxrss``), with the model's own estimate of its delay histories and
 saved samples.  ``--dt`` (with ``--coarse``: ``coarse_dt=True``, a step above the shortest
-link's delay) and ``--save-dt`` pass those options to both models (default: the solver's).
+link's delay), ``--save-dt`` and ``--threads`` pass those options to both models (default: the
+solver's; with threads the threaded kernel is loaded by a short untimed run of the network
+first, and the share of the steps that ran on threads is reported).
 
 Usage::
 
     python benchmarks/bench_fluid.py --scale [--t-end 50] [--flows 10000 --links 1000]
     python benchmarks/bench_fluid.py --scale --dt 0.002 --coarse --save-dt 0.25
+    python benchmarks/bench_fluid.py --scale --threads 1   # the serial loop throughout
     python benchmarks/bench_fluid.py                 # everything, prints a Markdown table
     python benchmarks/bench_fluid.py --install       # pip-install jitcdde first if missing
     python benchmarks/bench_fluid.py --skip-jitcdde  # Numba and solve_ivp only
@@ -137,7 +140,8 @@ def work_ivp(name: str) -> dict:
 
 
 def work_scale(model: str, flows: int, links: int, t_end: float, dt: float | None = None,
-               coarse: bool = False, save_dt: float | None = None) -> dict:
+               coarse: bool = False, save_dt: float | None = None,
+               threads: int | None = None) -> dict:
     """One fluid model at scale: compile on a small network, then time ``solve_fluid``."""
     import resource
 
@@ -154,18 +158,26 @@ def work_scale(model: str, flows: int, links: int, t_end: float, dt: float | Non
     small = random_network(50, 10, seed=1)
     solve_fluid(small, 1.0, **options(small))  # compile or load the kernel: not timed
     net = random_network(flows, links, seed=SEED)
+    if threads != 1:  # the threaded kernel too (a short run of the network: not timed)
+        solve_fluid(net, 0.01, **options(net), **dict(step, save_dt=None), threads=threads)
     comp = compile_fluid(net, t_end=t_end, **options(net), **step)
     L, F, H = net.n_links, net.n_flows, len(net.route_links)
     hist = (comp.ring * (3 * L + 5 * F) + 3 * comp.ring_s * H + int(comp.a_off[-1])) * 8
     saved = 8 * (comp.n_steps // comp.save_every + 1) * (7 * F + 4 * L + 1)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    from qosmodels.fluid import _threads
+
+    on_threads = _threads._state["steps"]
     t0, c0 = time.perf_counter(), time.process_time()
-    r = solve_fluid(net, t_end, **options(net), **step)
+    r = solve_fluid(net, t_end, **options(net), **step, threads=threads)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    import numba
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     late = r.t >= 0.8 * t_end
+    layer = numba.threading_layer() if threads != 1 else "-"
+    on_threads = (_threads._state["steps"] - on_threads) / (comp.n_steps + 1)
     return dict(model=model, flows=F, links=L, hops=H, t_end=t_end, dt=r.dt, steps=comp.n_steps,
-                wall=wall, cpu=cpu, peak_gb=peak / 1e9, rss_before_gb=before / 1e9,
+                threads=threads, layer=layer, on_threads=on_threads, wall=wall, cpu=cpu, peak_gb=peak / 1e9, rss_before_gb=before / 1e9,
                 histories_gb=hist / 1e9, saved_gb=saved / 1e9,
                 ns_per_update=cpu / (comp.n_steps * (H + F + L + 16)) * 1e9,
                 mean_total_queue_late_bits=float(r.queues[late].sum(axis=1).mean()),
@@ -173,7 +185,8 @@ def work_scale(model: str, flows: int, links: int, t_end: float, dt: float | Non
 
 
 def run_scale(flows: int, links: int, t_end: float, dt: float | None = None,
-              coarse: bool = False, save_dt: float | None = None) -> int:
+              coarse: bool = False, save_dt: float | None = None,
+              threads: int | None = None) -> int:
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python "
           f"{platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')} UTC, load average "
           f"{os.getloadavg()[0]:.1f}", flush=True)
@@ -181,7 +194,8 @@ def run_scale(flows: int, links: int, t_end: float, dt: float | None = None,
     for model in ("acc", "reno"):
         code = (f"import json, sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); "
                 f"import bench_fluid as b; print('RESULT' + json.dumps(b.work_scale("
-                f"{model!r}, {flows}, {links}, {t_end}, {dt!r}, {coarse!r}, {save_dt!r})))")
+                f"{model!r}, {flows}, {links}, {t_end}, {dt!r}, {coarse!r}, {save_dt!r}, "
+                f"{threads!r})))")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         line = [x for x in out.stdout.splitlines() if x.startswith("RESULT")]
         if not line:
@@ -190,12 +204,14 @@ def run_scale(flows: int, links: int, t_end: float, dt: float | None = None,
         rows.append(json.loads(line[0][6:]))
         print(json.dumps(rows[-1]), flush=True)
     print()
-    print("| model | flows / links / hops | model time | wall | CPU | ns per update (CPU) "
-          "| peak memory | histories + saved samples (estimate) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| model | flows / links / hops | model time | threads (layer) | wall | CPU "
+          "| ns per update (CPU) | peak memory | histories + saved samples (estimate) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['model']} | {r['flows']:,} / {r['links']:,} / {r['hops']:,} | "
-              f"{r['t_end']:g} s ({r['steps']:,} steps) | {r['wall']:.1f} s | {r['cpu']:.1f} s | "
+              f"{r['t_end']:g} s ({r['steps']:,} steps) | {r['threads']} ({r['layer']}, "
+              f"{r['on_threads']:.0%} of the steps) | "
+              f"{r['wall']:.1f} s | {r['cpu']:.1f} s | "
               f"{r['ns_per_update']:.0f} | {r['peak_gb']:.2f} GB | {r['histories_gb']:.2f} + "
               f"{r['saved_gb']:.2f} GB |")
     return 0
@@ -234,10 +250,12 @@ def main(argv=None) -> int:
     ap.add_argument("--coarse", action="store_true",
                     help="--scale with coarse_dt=True (a --dt above the shortest link delay)")
     ap.add_argument("--save-dt", type=float, help="sampling interval of --scale's results, s")
+    ap.add_argument("--threads", type=int, help="solve_fluid's threads in --scale (default: "
+                    "its default, Numba's thread count; 1: serial)")
     args = ap.parse_args(argv)
     if args.scale:
         return run_scale(args.flows, args.links, args.t_end, args.dt, args.coarse,
-                         args.save_dt)
+                         args.save_dt, args.threads)
 
     have_jitcdde = True
     try:

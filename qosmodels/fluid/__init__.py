@@ -19,10 +19,12 @@ Y. Xia, D. Harrison, S. Kalyanaraman, K. Ramachandran, A. Venkatesan,
 
 from __future__ import annotations
 
+import time
 from typing import Sequence
 
 import numpy as np
 
+from .. import _validate as v
 from ..errors import ScenarioError, SimulationError
 from ..network import Network
 from ._compile import DEFAULT_RED, CompiledFluid, LinkChange, Red, compile_fluid, step_work
@@ -60,6 +62,7 @@ def solve_fluid(
     save_dt: float | None = None,
     max_steps: int | None = None,
     coarse_dt: bool = False,
+    threads: int | None = None,
 ) -> FluidResult:
     """Integrate the ACC fluid model (a delay-differential equation) on a network.
 
@@ -172,6 +175,27 @@ def solve_fluid(
         round trips are 10-80 ms); its error against the default step is
         measured in ``benchmarks/RESULTS.md``.  Off: results are those of the
         default scheme, bit for bit.
+    threads : int, optional
+        Threads of the integrator (``method="numba"``): the per-flow and per-link
+        parts of each step run on that many threads, with the same numbers bit for
+        bit as on one (no sum is split between threads).  1: the serial loop; an
+        int up to ``NUMBA_NUM_THREADS``: that many threads throughout.  Default
+        None: Numba's thread count (``numba.get_num_threads()``, the machine's CPUs
+        unless ``NUMBA_NUM_THREADS`` or ``numba.set_num_threads`` says otherwise),
+        used only while it is faster: the threaded and the serial loops are timed
+        on short slices at the start and every few slices, and each slice runs the
+        faster (:class:`qosmodels.fluid._threads.LoopChoice`; threads help only
+        when the cores are free: on a machine whose cores other processes use, a
+        step waits for the thread the system has not scheduled).  Networks whose
+        step is under ``THREADS_MIN_WORK`` step-updates (hops + flows + links + 16,
+        :mod:`qosmodels.fluid._threads`) run serially whatever ``threads`` says (a
+        parallel region costs more to start than such a step).  Threads shorten
+        the wall time of a large run, never its CPU time.  One threaded run at a
+        time per process: a ``solve_fluid`` called from another Python thread while
+        one runs on threads integrates serially (Numba's ``workqueue`` threading
+        layer aborts the process on concurrent parallel calls); so does a process
+        forked after running under GNU OpenMP.  The first threaded run compiles (or
+        loads from Numba's cache) the threaded kernel.
 
     Returns
     -------
@@ -217,6 +241,8 @@ def solve_fluid(
     [3.0, 6.0, 6.0]
     """
     method = _method(method)
+    if threads is not None:
+        v.integer("solve_fluid", "threads", threads, ge=1)
     _refuse_unmodelled_aqm(network, control)
     comp = compile_fluid(
         network, t_end=t_end, control=control, kappa=kappa, target=target, estimator=estimator,
@@ -235,7 +261,7 @@ def solve_fluid(
 
         _check_lsoda(network, comp, options)
         return solve_lsoda(network, comp, options)
-    return run_compiled(network, comp, options)
+    return run_compiled(network, comp, options, threads=threads)
 
 
 METHODS = ("auto", "numba", "lsoda")
@@ -300,11 +326,16 @@ def _check_lsoda(network: Network, comp: CompiledFluid, options: dict) -> None:
             raise bad(f"Flow.max_rate (flow {network.flow_names[i]!r}: {f.max_rate!r} bit/s)")
 
 
-def run_compiled(network: Network, comp: CompiledFluid, options: dict | None = None) -> FluidResult:
+def run_compiled(network: Network, comp: CompiledFluid, options: dict | None = None, *,
+                 threads: int | None = None) -> FluidResult:
     """Run the Numba kernel on a compiled scenario and wrap the result (a progress bar with
-    the time left once it has run :data:`qosmodels._progress.PROGRESS_AFTER` s)."""
+    the time left once it has run :data:`qosmodels._progress.PROGRESS_AFTER` s), on
+    ``threads`` threads (see :func:`solve_fluid`)."""
     from .._progress import Progress
-    from ._kernels import STATUS_HISTORY, STATUS_NONFINITE, integrate, workspace
+    from ._kernels import STATUS_HISTORY, STATUS_NONFINITE, workspace
+    from ._threads import LoopChoice, plan, run_slice, thread_count
+
+    comp, extra = plan(comp, thread_count(threads), step_work(network))
 
     n_save = comp.n_steps // comp.save_every + 1
     F, L = network.n_flows, network.n_links
@@ -320,11 +351,22 @@ def run_compiled(network: Network, comp: CompiledFluid, options: dict | None = N
     status, step, index = 0, -1, -1
     # a bar with the time left once the run has taken PROGRESS_AFTER s (tqdm's delay)
     bar = Progress(-(-(comp.n_steps + 1) // chunk), None, "solve_fluid", "slice")
+    # threads=None: each slice on the loop (threaded or serial) found faster on this machine
+    choice = LoopChoice(threads is None and extra is not None, chunk)
+    bar_at = step + chunk  # (the bar counts slices of `chunk` steps; probes are shorter)
     try:
         while status == 0 and step < comp.n_steps:
-            status, step, index = integrate(*args, step, min(step + chunk, comp.n_steps),
-                                            progress)
-            bar.update()
+            on_threads, steps = choice.next()
+            t0 = time.perf_counter()
+            (status, done, index), threaded = run_slice(
+                args, step, min(step + steps, comp.n_steps), progress,
+                extra if on_threads else None)
+            if extra is not None:
+                choice.record(threaded, done - step, time.perf_counter() - t0)
+            step = done
+            while step >= bar_at or (step >= comp.n_steps and bar_at - chunk < comp.n_steps):
+                bar.update()
+                bar_at += chunk
     except KeyboardInterrupt:
         raise KeyboardInterrupt(f"solve_fluid interrupted at t = {progress[1] * comp.dt:.6g} s "
                                 f"of {comp.n_steps * comp.dt:g} s") from None

@@ -79,6 +79,9 @@ The step is split into jitted functions, one concept each, called once per step
 measurements; :func:`marks_seen` for RED), :func:`predict`, the network (:func:`transfer`,
 :func:`queues`, :func:`egress`, :func:`mark`, :func:`avq`), :func:`correct`, :func:`flow_rows` and
 :func:`save`; the per-flow and per-link formulas shared by two of them are inlined helpers.
+Each part covers a span of the flows (or columns), links or ``link_order`` positions given
+by its first two arguments: :func:`integrate` passes all of them, the threaded loop of
+:mod:`qosmodels.fluid._threads` one span per thread (``solve_fluid(threads=...)``).
 Their arithmetic, and its order, is that of the single loop they replaced: the outputs are
 bit-identical to it (checked on 35 scenarios when the split was made).
 
@@ -280,18 +283,18 @@ def rate(i, wi, active, rtt, max_rate):
 
 
 @njit(**_JIT)
-def gather(n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e, hist_x,
+def gather(fa, fb, n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e, hist_x,
            hist_loss, loss, loss_step, g):
     """The per-flow delayed reads at time n1 dt from the history up to step nmax, each in
     the order of its history's columns (flows sorted by that lag, so that the flows reading
     the same step read one contiguous slice of it): the accumulation and forward queueing
     delay reaching the egress a reverse-path delay ago (``g[:, 0]``, ``g[:, 1]``); the rate
-    a propagation round trip ago (``g[:, 2]``, Reno) and the losses seen now (``g[:, 3]``)."""
-    n_flows = e_order.shape[0]
-    for r in range(n_flows):
+    a propagation round trip ago (``g[:, 2]``, Reno) and the losses seen now (``g[:, 3]``).
+    Columns ``fa`` to ``fb - 1`` (all: ``0, F``; one thread's span: :mod:`._threads`)."""
+    for r in range(fa, fb):
         i = e_order[r]
         g[i, 0], g[i, 1] = pair_t(hist_e, r, n1 - ek[r], ef[r], nmax, mask)
-    for r in range(n_flows):
+    for r in range(fa, fb):
         i = x_order[r]
         b = n1 - xk[r]
         if control == CTRL_RENO:
@@ -304,13 +307,14 @@ def gather(n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e, hi
 
 
 @njit(**_JIT)
-def marks_seen(n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_hop):
+def marks_seen(la, lb, n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_hop):
     """The marking probability of every hop of a marking link when the marks reaching its
     flow's sender at time n1 dt were made, its ``ack`` lag earlier (``p_hop``, in route
     order), from the history up to step nmax: read link by link, so that one link's hops,
     each at its own lag (sorted), walk that link's row of ``hist_p`` (read flow by flow, in
-    :func:`measure`, they were scattered reads over the whole history)."""
-    for l in range(red.shape[0]):
+    :func:`measure`, they were scattered reads over the whole history).  Links ``la`` to
+    ``lb - 1`` (all: ``0, L``; one thread's span: :mod:`._threads`)."""
+    for l in range(la, lb):
         if not red[l]:
             continue
         for j in range(link_hop_ptr[l], link_hop_ptr[l + 1]):
@@ -319,15 +323,15 @@ def marks_seen(n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_h
 
 @njit(**_JIT)
 def measure(
-    t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f, rev_k,
-    rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g, rttp,
+    fa, fb, t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f,
+    rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g, rttp,
     start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active, est_p, est_m,
     est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count, loss_acted, last_halve, halve,
 ):
     """Every flow's rtt, accumulation estimate and loss signal at time t1 = n1 dt, from the
-    history up to step nmax and the reads of :func:`gather` and :func:`marks_seen`."""
-    n_flows = start.shape[0]
-    for i in range(n_flows):
+    history up to step nmax and the reads of :func:`gather` and :func:`marks_seen`; flows
+    ``fa`` to ``fb - 1`` (all: ``0, F``; one thread's span: :mod:`._threads`)."""
+    for i in range(fa, fb):
         h0 = route_ptr[i]
         h1 = route_ptr[i + 1]
         # the accumulation (eq (1)) and the forward queueing delay reaching the
@@ -389,10 +393,10 @@ def measure(
 
 
 @njit(**_JIT)
-def predict(dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate):
+def predict(fa, fb, dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate):
     """Heun's predictor of every window, the rates at it and the sources' cumulative sent
-    bits (trapezoidal rule)."""
-    for i in range(w.shape[0]):
+    bits (trapezoidal rule); flows ``fa`` to ``fb - 1``."""
+    for i in range(fa, fb):
         wp = w[i] + dt * f[i]
         if wp < w_min[i]:
             wp = w_min[i]
@@ -403,13 +407,14 @@ def predict(dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate):
 
 
 @njit(**_JIT)
-def correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, f, x, halve,
+def correct(fa, fb, n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, f, x, halve,
             w_min, active, pkt_bits, rtt, rttp, est_m, est_tq, est_a, target, max_rate, last_j,
             eg_k, eg_f, tau, rbar, hist_r, hist_s):
     """Heun's corrector, the loss response (halving), the rates and slopes at the new
     windows and Monaco's EWMA filter (at n = -1, t = 0: rates and slopes only); the
-    time-major per-flow histories of step n1 follow (:func:`flow_rows`)."""
-    for i in range(w.shape[0]):
+    time-major per-flow histories of step n1 follow (:func:`flow_rows`).  Flows ``fa`` to
+    ``fb - 1``."""
+    for i in range(fa, fb):
         if n >= 0:
             wn = w[i] + 0.5 * dt * (f[i] + rhs(i, w_pred[i], active, control, estimator,
                                                pkt_bits, rtt, rttp, est_m, est_tq, est_a,
@@ -435,11 +440,12 @@ def correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, 
 
 
 @njit(**_JIT)
-def flow_rows(s1, control, x_order, x, loss, loss_step, hist_x, hist_loss):
+def flow_rows(fa, fb, s1, control, x_order, x, loss, loss_step, hist_x, hist_loss):
     """Row ``s1`` of the time-major per-flow histories ``hist_loss`` (cumulative lost bits)
     and, for Reno, ``hist_x`` (rates), in the order of their columns (``x_order``): one
-    sequential row each (written flow by flow, they were scattered writes)."""
-    for r in range(x_order.shape[0]):
+    sequential row each (written flow by flow, they were scattered writes); columns ``fa``
+    to ``fb - 1``."""
+    for r in range(fa, fb):
         i = x_order[r]
         if loss_step[i] > 0:  # (before a flow's first loss its history is all zero)
             hist_loss[s1, r] = loss[i]
@@ -476,6 +482,18 @@ def transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in):
         h_in[j, 1] = a + fr * (hist_s[b1, jp, 1] - a)
         a = hist_s[b0, jp, 2]
         h_in[j, 2] = a + fr * (hist_s[b1, jp, 2] - a)
+
+
+@njit(**_JIT)
+def transfers(la, lb, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in):
+    """:func:`transfer` of links ``la`` to ``lb - 1`` (all: ``0, L``) but those whose next
+    hops read this step's lines (:func:`same_step`: :func:`queues` transfers them), each
+    prefetching the rows of the link ``AHEAD`` places on."""
+    for l in range(la, lb):
+        if l + AHEAD < lb:
+            lines_ahead(l + AHEAD, n1, smask, link_hop_ptr, lk_k, hist_s)
+        if not same_step(l, lk_k, lk_f):
+            transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
 
 
 @njit(inline="always", **_JIT)
@@ -523,24 +541,29 @@ def depart(l, n1, departed, ptr, hist_a, a_off, am, wl):
 
 
 @njit(**_JIT)
-def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, j_prev, j_flow,
-           j_next, lk_k, lk_f, sent, h_in, offered, inc, lam_l, queue, departed, ptr, hist_a,
-           hist_s, hist_w, loss, loss_step):
-    """Every link's FIFO queue from step n to n1 = n + 1, in ``link_order`` (zero-delay
-    dependencies first); returns ``(status, link)``.
+def queues(oa, ob, n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, j_prev,
+           j_flow, j_next, lk_k, lk_f, sent, h_in, offered, inc, lam_l, queue, departed, ptr,
+           hist_a, hist_s, hist_w, loss, loss_step, defer, hop_lost, dropped):
+    """The FIFO queues of the links at positions ``oa`` to ``ob - 1`` of ``link_order``
+    (zero-delay dependencies first; all: ``0, L``) from step n to n1 = n + 1; returns
+    ``(status, link)``.
 
     A hop's input is its flow's sent bits (first hops) or the previous hop's departures read
     a link delay ago by :func:`transfer` (before this loop; for a zero-delay link, right
     after it).  Bits beyond the buffer are dropped in proportion to each hop's arrivals;
     departures are the arrivals at the departing bits' arrival time (:func:`depart`), and the
     hop's line holds ``(D, S, W)``: ``S_h(t) = S_{h-1}(t - d_{h-1}) + (A_h - D_h)(t)``.
+
+    A flow's lost bits are added to ``loss`` link by link in this order; with ``defer``
+    (threads: two links of a flow may be in different threads' spans) they are kept per hop
+    in ``hop_lost``, the link flagged in ``dropped``, and :func:`add_losses` adds them
+    afterwards in the same order.
     """
     n1 = n + 1
     t1 = n1 * dt
     c1 = n1 & smask
-    n_links = cap.shape[0]
-    for o in range(n_links):
-        if o + AHEAD < n_links:
+    for o in range(oa, ob):
+        if o + AHEAD < ob:
             queue_ahead(link_order[o + AHEAD], n, smask, link_hop_ptr, a_off, a_mask, ptr,
                         hist_a, hist_s)
         # (indices and-ed with POS: known >= 0, no wraparound code; they are >= 0)
@@ -581,9 +604,13 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
             acc_in = inc[j - p0] * keep
             hist_a[(r1 + 1 + j - p0) & POS] = hist_a[(r0 + 1 + j - p0) & POS] + acc_in
             if acc_in < inc[j - p0]:
-                fh = np.int64(j_flow[j]) & POS
-                loss[fh] += inc[j - p0] - acc_in
-                loss_step[fh] = n1
+                if defer:
+                    hop_lost[j] = inc[j - p0] - acc_in
+                    dropped[l] = True
+                else:
+                    fh = np.int64(j_flow[j]) & POS
+                    loss[fh] += inc[j - p0] - acc_in
+                    loss_step[fh] = n1
         departed[l] += served
         if qn <= 1e-9 * cap[l] * dt:
             qn = 0.0
@@ -620,26 +647,46 @@ def queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask, 
 
 
 @njit(**_JIT)
-def egress(n1, s1, smask, e_order, last_j, hist_s, hist_e):
+def add_losses(n1, link_order, link_hop_ptr, j_flow, hop_lost, dropped, loss, loss_step):
+    """The lost bits :func:`queues` kept per hop (``defer``) added to their flows' ``loss``
+    in its order (links in ``link_order``, their hops in order): the same sums, bit for bit,
+    as when added within :func:`queues`; the kept values and flags are cleared."""
+    for o in range(link_order.shape[0]):
+        l = link_order[o] & POS
+        if not dropped[l]:
+            continue
+        dropped[l] = False
+        for j in range(link_hop_ptr[l], link_hop_ptr[l + 1]):
+            d = hop_lost[j]
+            if d > 0.0:  # (kept only where acc_in < inc: then inc - acc_in > 0)
+                fh = np.int64(j_flow[j]) & POS
+                loss[fh] += d
+                loss_step[fh] = n1
+                hop_lost[j] = 0.0
+
+
+@njit(**_JIT)
+def egress(fa, fb, n1, s1, smask, e_order, last_j, hist_s, hist_e):
     """The egress accumulation and forward queueing delay of every flow at step n1 (the
     ``(S, W)`` of its last hop's line, written by :func:`queues`) into row ``s1`` of
     ``hist_e``, in the order of its columns: one sequential row (written from
-    :func:`queues`, hop by hop, they were scattered writes, each a cache line to fetch)."""
+    :func:`queues`, hop by hop, they were scattered writes, each a cache line to fetch).
+    Columns ``fa`` to ``fb - 1``."""
     c1 = n1 & smask
-    for r in range(e_order.shape[0]):
+    for r in range(fa, fb):
         j = np.int64(last_j[e_order[r]]) & POS
         hist_e[s1, r, 0] = hist_s[c1, j, 1]
         hist_e[s1, r, 1] = hist_s[c1, j, 2]
 
 
 @njit(**_JIT)
-def mark(t1, s1, dt, red, aqm, aqm_prm, aqm_s, cap, queue, avgq, red_rate, red_min, red_max,
+def mark(la, lb, t1, s1, dt, red, aqm, aqm_prm, aqm_s, cap, queue, avgq, red_rate, red_min, red_max,
          red_maxp, red_top, pmark, hist_p):
     """The marking probability of every marking link after its queue of step s1: RED's
     averaged ramp (gentle up to 1 at ``red_top``), or PI / PIE updated at their sampling
     instants ``k T`` (``aqm_s``: p, the queue at the last sample, bits, and k) and held
-    between them."""
-    for l in range(cap.shape[0]):
+    between them.  Links ``la`` to ``lb - 1``."""
+    for l in range(la, lb):
         if not red[l]:
             continue
         qn = queue[l]
@@ -673,10 +720,11 @@ def mark(t1, s1, dt, red, aqm, aqm_prm, aqm_s, cap, queue, avgq, red_rate, red_m
 
 
 @njit(**_JIT)
-def avq(s1, dt, avd, avd_gamma, avd_alpha, cap, buf, lam_l, vq, vcap, vdelay, hist_v):
+def avq(la, lb, s1, dt, avd, avd_gamma, avd_alpha, cap, buf, lam_l, vq, vcap, vdelay, hist_v):
     """AVD's adaptive virtual queue at every AVD link, from the step's arrivals ``lam_l``
-    (Kunniyur and Srikant: ``d c_virtual / dt = alpha (gamma c - arrival rate)``)."""
-    for l in range(cap.shape[0]):
+    (Kunniyur and Srikant: ``d c_virtual / dt = alpha (gamma c - arrival rate)``); links
+    ``la`` to ``lb - 1``."""
+    for l in range(la, lb):
         if not avd[l]:
             continue
         lam = lam_l[l]
@@ -778,7 +826,9 @@ def integrate(
      loss, loss_acted, loss_step, last_halve, halve, active, min_rtt, ep_start, ep_min,
      ep_hist, ep_count, w_pred, hist_s, hist_p, hist_x, hist_e, avgq, pmark, est_m, est_p,
      g, ack_k, ack_f, rev_k, rev_f, lk_k, lk_f, drev_k, drev_f,
-     rttp_k, rttp_f, eg_k, eg_f, aqm_s, ek, ef, xk, xf, pj_k, pj_f, p_hop) = work
+     rttp_k, rttp_f, eg_k, eg_f, aqm_s, ek, ef, xk, xf, pj_k, pj_f, p_hop, hop_lost,
+     dropped) = work
+    n_flows = w.shape[0]
     kk = max(vegas_k, 1)
     # per-hop terms of the measurements: RED marks, AVD virtual delays, reverse queues
     hop_terms = False
@@ -813,41 +863,38 @@ def integrate(
             changed = False
         # ---- measurements at t1 (history up to step n) and the predictor
         nmax = max(n, 0)
-        gather(n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e, hist_x,
-               hist_loss, loss, loss_step, g)
+        gather(0, n_flows, n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e,
+               hist_x, hist_loss, loss, loss_step, g)
         if any_red:
-            marks_seen(n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_hop)
-        measure(t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k,
-                ack_f, rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g,
-                rttp, start, stop, pkt_bits, control, estimator, kk,
-                rtt_p_error, x, rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start,
-                ep_min, ep_hist, ep_count, loss_acted, last_halve, halve)
+            marks_seen(0, n_links, n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p,
+                       p_hop)
+        measure(0, n_flows, t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms,
+                ack_k, ack_f, rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g,
+                rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active,
+                est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count,
+                loss_acted, last_halve, halve)
         if n >= 0:
-            predict(dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate)
+            predict(0, n_flows, dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate)
             # ---- the network: the delayed inputs, the queues, the marks, AVD
-            for l in range(n_links):
-                if l + AHEAD < n_links:
-                    lines_ahead(l + AHEAD, n1, smask, link_hop_ptr, lk_k, hist_s)
-                if not same_step(l, lk_k, lk_f):
-                    transfer(l, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
-            status, l = queues(n, s1, dt, smask, cap, buf, link_order, link_hop_ptr, a_off, a_mask,
-                               j_prev, j_flow, j_next, lk_k, lk_f, sent, h_in,
+            transfers(0, n_links, n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
+            status, l = queues(0, n_links, n, s1, dt, smask, cap, buf, link_order, link_hop_ptr,
+                               a_off, a_mask, j_prev, j_flow, j_next, lk_k, lk_f, sent, h_in,
                                offered, inc, lam_l, queue, departed, ptr, hist_a, hist_s,
-                               hist_w, loss, loss_step)
+                               hist_w, loss, loss_step, False, hop_lost, dropped)
             if status != STATUS_OK:
                 return status, n1, l
-            egress(n1, s1, smask, e_order, last_j, hist_s, hist_e)
-            mark(t1, s1, dt, red, aqm, aqm_prm, aqm_s, cap, queue, avgq, red_rate, red_min,
-                 red_max, red_maxp, red_top, pmark, hist_p)
+            egress(0, n_flows, n1, s1, smask, e_order, last_j, hist_s, hist_e)
+            mark(0, n_links, t1, s1, dt, red, aqm, aqm_prm, aqm_s, cap, queue, avgq, red_rate,
+                 red_min, red_max, red_maxp, red_top, pmark, hist_p)
             if any_avd:
-                avq(s1, dt, avd, avd_gamma, avd_alpha, cap, buf, lam_l, vq, vcap, vdelay,
-                    hist_v)
+                avq(0, n_links, s1, dt, avd, avd_gamma, avd_alpha, cap, buf, lam_l, vq, vcap,
+                    vdelay, hist_v)
         # ---- corrector, loss response, EWMA filters, the per-flow histories
-        correct(n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred, f, x, halve,
-                w_min, active, pkt_bits, rtt, rttp, est_m, est_tq, est_a, target, max_rate,
-                last_j, eg_k, eg_f, tau, rbar, hist_r, hist_s)
+        correct(0, n_flows, n, n1, s1, dt, inv_dt, smask, control, estimator, kappa, w, w_pred,
+                f, x, halve, w_min, active, pkt_bits, rtt, rttp, est_m, est_tq, est_a, target,
+                max_rate, last_j, eg_k, eg_f, tau, rbar, hist_r, hist_s)
         if n >= 0:
-            flow_rows(s1, control, x_order, x, loss, loss_step, hist_x, hist_loss)
+            flow_rows(0, n_flows, s1, control, x_order, x, loss, loss_step, hist_x, hist_loss)
         if n1 % save_every == 0:
             bad = save(n1 // save_every, t1, n1, smask, control, estimator, last_j, eg_k, eg_f,
                        hist_s, w, x, rtt, est_p, est_tq, est_a, active, loss, queue, vdelay,
@@ -868,7 +915,7 @@ WORK = (
     "w_pred", "hist_s", "hist_p", "hist_x", "hist_e", "avgq", "pmark", "est_m", "est_p", "g",
     "ack_k", "ack_f", "rev_k", "rev_f", "lk_k", "lk_f", "drev_k",
     "drev_f", "rttp_k", "rttp_f", "eg_k", "eg_f", "aqm_s", "ek", "ef", "xk", "xf",
-    "pj_k", "pj_f", "p_hop",
+    "pj_k", "pj_f", "p_hop", "hop_lost", "dropped",
 )
 
 
@@ -889,8 +936,9 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     # input (before drops); (inc) a scratch for one link's hops' increments of it (its first
     # entries only: a short scratch stays in cache); (h_in) the previous hop's line (see hist_s)
     # arriving now: departures D, partial sums S, bits, and W, s (zero for first hops)
+    # (hop_lost: a hop's lost bits of the step, kept by queues for add_losses, threads only)
     z.update({name: np.zeros(H) for name in ("offered", "inc", "ack_f", "rev_f", "pj_f",
-                                              "p_hop")})
+                                              "p_hop", "hop_lost")})
     for name, n in (("ptr", L), ("lk_k", L), ("loss_step", F), ("ep_count", F)):
         z[name] = np.zeros(n, np.int64)
     # the per-flow and per-hop lags in whole steps, read every step: int32 (a ring is far
@@ -935,6 +983,7 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
         pmark=np.zeros(L),  # RED's marking probability
         # PI / PIE links: probability, the queue at the last sample (bits), the next sample's k
         aqm_s=np.zeros((L, 3)),
+        dropped=np.zeros(L, np.bool_),  # a link that dropped this step (threads only)
     )
     z["aqm_s"][:, 2] = 1.0
     return tuple(z[name] for name in WORK)
