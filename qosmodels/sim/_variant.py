@@ -18,14 +18,25 @@ out only when its test is nothing but comparisons of ``code`` with the
 ``CODE`` of mechanisms outside the set; a default arm (what runs when no branch
 matched) stays.
 
-Which kernel a run uses (:func:`kernel_for`):
+Which kernel a run uses (:func:`kernel_for`), among the variant for the network's
+mechanisms together with :data:`CORE` (the common teaching set, so that NewReno, Reno,
+RED, drop-tail and the open-loop sources share one variant) and the whole kernel:
 
-* the whole kernel when it is compiled in this process or cached on disk
-  (loading it takes about a second): a session that has compiled it once, or
-  ran ``qosmodels warmup``, never compiles a variant;
-* otherwise the variant for the network's mechanisms together with
-  :data:`CORE` (the common teaching set, so that NewReno, Reno, RED,
-  drop-tail and the open-loop sources share one variant), cached per set.
+* the variant when it is ready (compiled in this process or cached on disk): it runs
+  faster than the whole kernel, whose loop holds every mechanism (190 KB of machine
+  code against the core variant's 38 KB) and calls the handlers marked rare where a
+  variant has them inlined: the benchmark dumbbells about 10 % faster, PIE, CoDel,
+  FQ-CoDel and AVQ 1.5-2.5x (``benchmarks/RESULTS.md``, sessions 48 and 49);
+* else the whole kernel when it is ready (loading it takes about a second): a session
+  that has compiled it once, or ran ``qosmodels warmup``, never waits for a compile;
+* else the variant, compiled now and cached per set.
+
+``compile_kernel(network)`` and ``qosmodels warmup TOPOLOGY`` make the network's variant
+ready, so that its later runs take the faster kernel.
+
+Rare handlers (:func:`._kernels._jit.rare_handler`) are real functions in the whole
+kernel only.  In a variant the build is given no rare names (:func:`rare_names`): its loop
+is small, and LLVM inlines what it judges worth inlining, as measured above.
 
 Variants live under :func:`variant_root` (``$QOSMODELS_KERNEL_CACHE``, else
 ``~/.cache/qosmodels/kernels``), in a directory named by the digest of the
@@ -238,25 +249,55 @@ def full_kernel_ready() -> bool:
     sources (then loading it takes about a second)."""
     from ._kernels.engine import run
 
+    return _ready(run)
+
+
+def _ready(run) -> bool:
+    """Whether the event loop ``run`` is compiled in this process or in Numba's cache for
+    the current sources (the digest that ``simulate`` keeps beside every kernel's cache)."""
     if not hasattr(run, "signatures") or run.signatures:
         return True  # compiled (or Numba disabled: nothing to compile)
     cache = getattr(run, "_cache", None)
     path = getattr(cache, "_cache_path", None)
     if path is None:
         return False
-    stamp = Path(path) / STAMP
     try:
-        fresh = stamp.read_text().strip() == sources_digest()
+        fresh = (Path(path) / STAMP).read_text().strip() == sources_digest()
     except OSError:
         return False
     return fresh and any(Path(path).glob("engine.run-*.nbi"))
 
 
+def variant_ready(keep: frozenset) -> bool:
+    """Whether the variant for ``keep`` is compiled in this process or in Numba's cache
+    (then loading it takes about a second); its sources are not written when they are not
+    there already."""
+    keep = frozenset(keep)
+    if keep >= all_kernels():
+        return full_kernel_ready()
+    name = f"{__package__}._kv_{variant_key(keep)}"
+    if name not in sys.modules and not (variant_root() / variant_key(keep) / "engine.py").is_file():
+        return False
+    return _ready(variant_run(keep))
+
+
 def kernel_for(network):
-    """The event loop a run of ``network`` uses: the whole kernel if it is ready (compiled
-    here or cached), else the variant for the network's mechanisms and :data:`CORE`."""
-    if full_kernel_ready():
+    """The event loop a run of ``network`` uses: the variant for the network's mechanisms
+    and :data:`CORE` if it is ready, else the whole kernel if that is ready, else the
+    variant (compiled on its first call); see the module docstring."""
+    keep = kernels_of(network) | CORE
+    if not variant_ready(keep) and full_kernel_ready():
         from ._kernels.engine import run
 
         return run
-    return variant_run(kernels_of(network) | CORE)
+    return variant_run(keep)
+
+
+def rare_names(run) -> frozenset:
+    """The rare handlers' names the build of ``run`` is given: the whole kernel's
+    (:data:`._kernels._jit.RARE`) for the whole kernel, none for a variant (see the module
+    docstring)."""
+    from ._kernels._jit import RARE
+    from ._kernels.engine import run as whole
+
+    return frozenset(RARE) if run is whole else frozenset()

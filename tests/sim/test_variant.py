@@ -116,3 +116,22 @@ def test_a_variant_gives_the_whole_kernels_results_bit_for_bit(variant_cache, mo
     # the same set again: the variant already imported, nothing compiled
     assert V.kernel_for(net) is run
     assert compile_kernel(net) == 0.0
+    # a ready variant is preferred to a ready whole kernel (it runs faster); a set whose
+    # variant is not ready runs on the whole kernel, and nothing is written for it
+    monkeypatch.setattr(V, "full_kernel_ready", lambda: True)
+    assert V.variant_ready(V.kernels_of(net) | V.CORE)
+    assert V.kernel_for(net) is run
+    other = Network([Link("a", "b", 1e6, 0.01)], [Flow(["a", "b"], source=TcpVegas())])
+    before = sorted(variant_cache.iterdir())
+    assert not V.variant_ready(V.kernels_of(other) | V.CORE)
+    assert V.kernel_for(other) is full_run
+    assert sorted(variant_cache.iterdir()) == before
+
+
+def test_rare_handlers_are_real_functions_in_the_whole_kernel_only(variant_cache):
+    from qosmodels.sim._kernels._jit import RARE
+    from qosmodels.sim._kernels.engine import run as full_run
+
+    assert V.rare_names(full_run) == frozenset(RARE) and len(RARE) > 50
+    variant = V.variant_run(V.CORE)
+    assert variant is not full_run and V.rare_names(variant) == frozenset()
