@@ -145,6 +145,42 @@ def test_a_large_struct_gets_an_identified_type_within_the_build():
     assert isinstance(dmm.lookup(typeof(state)).get_value_type(), ir.LiteralStructType)
 
 
+def _params(ir, name):
+    """The number of parameters of function ``name`` as the IR defines it."""
+    m = re.search(r"^define [^@]*@\"?" + re.escape(name) + r"\"?\((.*)\)[^\n]*\{", ir, re.M)
+    assert m, name
+    return len(m.group(1).split(", ")) if m.group(1) else 0
+
+
+def test_a_rare_handler_is_passed_only_what_it_reads():
+    # the state is a tuple of many arrays (Numba passes each 1-d array as 7 scalars); a rare
+    # handler that reads two of them is, after the build, defined local to the entry and
+    # called with a few parameters instead of all of them; the result is the same
+    state = tuple(np.full(3, float(i)) for i in range(_build.NAMED_STRUCT + 4))
+
+    @rare_handler
+    def pick(S, j):
+        return S[-1][j] + 10.0 * S[2][j]
+
+    @njit(error_model="numpy", _nrt=False)
+    def entry(S):
+        s = 0.0
+        for j in range(3):
+            s += pick(S, j)
+        return s
+
+    rare = {(pick.py_func.__module__, pick.py_func.__qualname__)}
+    with _build.kernel_build(entry, rare):
+        assert entry(state) == 3 * (float(len(state) - 1) + 20.0)
+    ir = entry.inspect_llvm(entry.signatures[0])
+    name = pick.overloads[pick.signatures[0]].fndesc.mangled_name
+    assert re.search(r"^define internal [^@]*@\"?" + re.escape(name), ir, re.M)
+    assert re.search(r"call [^\n]*@\"?" + re.escape(name), ir)  # still a call
+    # Numba's own signature: 7 scalars per array, j, and its slots for the result and errors
+    assert _params(pick.inspect_llvm(pick.signatures[0]), name) > 7 * len(state)
+    assert _params(ir, name) <= 12
+
+
 def test_without_the_build_numba_generates_machine_code_for_every_library():
     entry, twice, plus_one, rare = _fresh()
     entry(np.ones(3))  # the reference: Numba as it ships
