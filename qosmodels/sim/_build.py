@@ -60,14 +60,15 @@ handler's, and is optimised and code-generated as a whole.  Within
    variant from empty caches, side by side (session 47): 26.1 s of CPU against 27.8 s
    without it.
 
-6. **A rare handler is passed only what it reads.**  Once the entry's module has every
-   rare handler linked in (adjustment 3), their definitions are made local to it
-   (``internal``: nothing else calls them, their own libraries having no machine code)
-   and LLVM's dead argument elimination, then a dead code pass, run over it
-   (:func:`_shrink_rare_calls`): each call stops passing the ~340 scalars of ``S`` that
-   the handler never reads.  Whole kernel, 8-flow dumbbell, 1000 s, paired (session 49):
-   PIE 0.46-0.51 and CoDel 0.55-0.67 of the time before, drop-tail and RED unchanged
-   within noise; compile time the same within noise.
+6. **A handler left a real function is passed only what it reads.**  Once the entry's
+   module has every library's code linked in (adjustment 3 for the rare handlers), the
+   functions that came from other libraries are made local to it (``internal``: nothing
+   else calls them, their own libraries having no machine code) and LLVM's dead argument
+   elimination, then a dead code pass, run over it (:func:`_shrink_calls`): each call of a
+   rare handler, or of a handler LLVM chose not to inline, stops passing the ~340 scalars
+   of ``S`` that it never reads.  Whole kernel, 8-flow dumbbell, 1000 s, paired (session
+   49): PIE 0.46-0.51, CoDel 0.55-0.67, FQ-CoDel 0.48-0.55 and BBRv1 0.37-0.44 of the time
+   before, drop-tail and RED unchanged within noise; compile time the same within noise.
 
 Tried and not kept (session 47, benchmarks/RESULTS.md): leaving an inlined handler's
 library (every function it defines ``alwaysinline``) without LLVM's module passes of its
@@ -200,28 +201,27 @@ def _link_rare(entry, libraries) -> None:
         pending = missing
 
 
-def _shrink_rare_calls(entry, libraries) -> None:
-    """Make the rare handlers linked into the ``entry``'s module local to it and drop the
-    parameters they never read (adjustment 6).
+def _shrink_calls(entry) -> None:
+    """Make every function linked into the ``entry``'s module from another library local to
+    it and drop the parameters each never reads (adjustment 6).
 
     Every handler takes the whole state ``S`` (~340 scalars in Numba's calling convention),
-    so each call of a rare handler passed all of them, though a handler reads a few arrays
-    of it.  Once linked, a rare handler is called from this module only (its own library
-    has no machine code, adjustment 1): with internal linkage, LLVM's dead argument
-    elimination removes the parameters it never reads, at every call site, and a dead code
-    pass the extractions that fed them.  The handlers' code is not changed otherwise."""
+    so each call of a handler left as a real function (a rare handler, or one LLVM chose
+    not to inline) passed all of them, though a handler reads a few arrays of it.  Numba
+    links another library's functions in as ``linkonce_odr``; within the build only the
+    entry's library has machine code (adjustment 1), so nothing outside this module calls
+    them: with ``internal`` linkage, LLVM's dead argument elimination removes the
+    parameters a function never reads, at every call site, and a dead code pass the
+    extractions that fed them.  The entry's own functions (the loop and its wrappers, which
+    Numba looks up by name) keep their linkage; nothing else in the code changes."""
     import llvmlite.binding as llvm
 
-    if not libraries:  # a variant, or a kernel without rare handlers: nothing to do
-        return
-    names = {f.name for lib in libraries for f in lib._final_module.functions
-             if not f.is_declaration}
     module = entry._final_module
     for f in module.functions:
-        if f.name in names and not f.is_declaration:
+        if not f.is_declaration and f.linkage == llvm.Linkage.linkonce_odr:
             f.linkage = llvm.Linkage.internal
-    tm = entry._codegen._tm
-    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=3))
+    pb = llvm.create_pass_builder(entry._codegen._tm,
+                                  llvm.create_pipeline_tuning_options(speed_level=3))
     mpm = llvm.create_new_module_pass_manager()
     mpm.add_dead_arg_elimination_pass()
     mpm.add_aggressive_dce_pass()
@@ -327,7 +327,7 @@ def _install(parts) -> None:
             return finalize(self)
         if self.name == block.entry:
             _link_rare(self, block.deferred)
-            _shrink_rare_calls(self, block.deferred)
+            _shrink_calls(self)
             return finalize(self)
         self._finalize_dynamic_globals()
         self._verify_declare_only_symbols()

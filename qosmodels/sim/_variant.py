@@ -25,8 +25,9 @@ RED, drop-tail and the open-loop sources share one variant) and the whole kernel
 * the variant when it is ready (compiled in this process or cached on disk): it runs
   faster than the whole kernel, whose loop holds every mechanism (190 KB of machine
   code against the core variant's 38 KB) and calls the handlers marked rare where a
-  variant has them inlined: the benchmark dumbbells about 10 % faster, PIE, CoDel,
-  FQ-CoDel and AVQ 1.5-2.5x (``benchmarks/RESULTS.md``, sessions 48 and 49);
+  variant may inline them: on the 8-flow benchmark dumbbell 0.86-0.93 of the whole
+  kernel's time with NewReno over drop-tail, 0.60-0.78 over PIE, 0.63-0.72 with BBRv1
+  (``benchmarks/RESULTS.md``, session 49);
 * else the whole kernel when it is ready (loading it takes about a second): a session
   that has compiled it once, or ran ``qosmodels warmup``, never waits for a compile;
 * else the variant, compiled now and cached per set.
