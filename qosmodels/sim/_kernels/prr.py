@@ -49,9 +49,10 @@ Readings where the text leaves a point open, each a documented rule, not a tuned
   "Bytes SACKed before entering recovery will not be marked as delivered during recovery"
   and Section 4's "PRR properly accounts for sequence ranges SACKed before entering fast
   recovery" (DeliveredData, a *signed* change in the SACKed data, never counts them).  The
-  other reading differs only when that ACK also advances SND.UNA over SACKed data: once in
-  the replay's six runs (a RACK recovery whose starting ACK covered 14 SACKed packets:
-  RecoverFS 9, not 23).
+  other reading differs only when that ACK also advances SND.UNA over SACKed data: in one
+  recovery of the replay's recorded runs (RACK, ``long`` and ``long-crb``: a starting ACK
+  covering 14 SACKed packets, RecoverFS 9, not 23), which stays in the reduction bound, so
+  no ``cwnd`` differs.
 * Packets, not bytes (the RFC's Section 13 mentions implementations that count segments, as
   Linux does): ``DIV_ROUND_UP`` is ``CEIL`` of a quotient of packets, one within
   :data:`WHOLE` of a whole number being that number (``7.000000000000001`` from ``0.7 x
