@@ -5,75 +5,95 @@ A TcpReno/TcpNewReno or Cubic flow with ``sack=True, prr=True`` (its parameter r
 :data:`PARAM`, the same in both: 1 the RFC's bound choice, 2 PRR-CRB always, 3 PRR-SSRB
 always; 0 off) sets ``cwnd`` on every ACK that starts or falls inside a fast recovery
 (RFC 6675's, or RACK's, RFC 8985) by RFC 9937's per-ACK algorithm, and step (C) then sends
-while ``cwnd - pipe >= 1`` as without PRR, so that the recovery's sending follows the
-deliveries instead of RFC 6675's ``cwnd = ssthresh`` at once:
+while ``cwnd - pipe >= 1`` as without PRR.  Each rule below with the RFC's words (RFC 9937,
+December 2025; section numbers its own):
 
-* at the start of the recovery (:func:`start`): ``prr_delivered = prr_out = 0`` and
-  ``RecoverFS`` = the packets outstanding before the ACK that starts it that were not SACKed
-  before it (``SND.NXT - SND.UNA`` less the SACKed ones, the ACK's own deliveries then
-  counted in ``prr_delivered``); ssthresh is the sender's decrease (Reno's halving, CUBIC's
-  beta), computed by the sender as without PRR;
-* on each such ACK (:func:`step`), ``DeliveredData`` = the packets it newly acknowledges,
-  cumulatively (the change in SND.UNA) or selectively (the change in the packets SACKed above
-  SND.UNA); an ACK delivering nothing leaves ``cwnd`` as it is; else ``prr_delivered +=
-  DeliveredData``, ``pipe`` RFC 6675's ``SetPipe()`` (with RACK: its loss marks), and
+* Initialisation (:func:`start`), Section 6.1: "ssthresh = CongCtrlAlg()", "prr_delivered =
+  0", "prr_out = 0", "RecoverFS = SND.NXT - SND.UNA", "RecoverFS -= (bytes SACKed in
+  scoreboard)", "RecoverFS += (bytes newly SACKed)", "RecoverFS += (bytes newly cumulatively
+  acknowledged)", the scoreboard and SND.UNA being those after the ACK that triggers the
+  recovery.  Here ``RecoverFS = SND.NXT - SND.UNA - SACKed``, both *before* that ACK, which
+  is the same number when "newly cumulatively acknowledged" counts the packets the ACK
+  acknowledges that were not SACKed before (see the readings).  ssthresh is the sender's
+  decrease (Reno's halving, CUBIC's beta), computed as without PRR.
+* Per ACK (:func:`step`), Section 6.2, "On every ACK starting or during fast recovery,
+  excluding the ACK that concludes a PRR episode": ``DeliveredData`` = "the change in
+  SND.UNA, plus the signed change in quantity of data marked SACKed in the scoreboard";
+  "if (DeliveredData is 0) Return" (``cwnd`` left as it is); "prr_delivered +=
+  DeliveredData"; ``inflight``: without RACK RFC 6675's ``SetPipe()`` (the RFC: such
+  connections "MAY use the 'pipe' algorithm"), with RACK "SND.NXT - SND.UNA, subtracting out
+  bytes SACKed ..., subtracting out bytes marked lost ..., and adding bytes ... that have been
+  retransmitted since they were last marked lost" (:func:`.rack.set_pipe`); "SafeACK =
+  (SND.UNA advances and no further loss indicated)" (no packet newly counted lost: by
+  ``IsLost()`` without RACK, by RACK's step 5 with it);
 
-  - ``pipe > ssthresh``: ``sndcnt = CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out``
-    (the proportional part: over the recovery the sender sends ssthresh for RecoverFS
-    delivered);
-  - else PRR-CRB, ``sndcnt = MAX(prr_delivered - prr_out, DeliveredData)``, plus one packet
-    (PRR-SSRB) when the ACK is a *SafeACK*: it advances SND.UNA and indicates no further
-    loss (no packet newly counted lost: by ``IsLost()`` without RACK, by RACK's step 5 with
-    it); then ``sndcnt = MIN(ssthresh - pipe, sndcnt)``;
-  - ``prr_out`` 0 and ``sndcnt`` below one packet: ``sndcnt = 1`` (the fast retransmit);
-  - ``cwnd = pipe + sndcnt``;
+  - "if (inflight > ssthresh)": "out = DIV_ROUND_UP(prr_delivered * ssthresh, RecoverFS)",
+    "SndCnt = out - prr_out";
+  - else "SndCnt = MAX(prr_delivered - prr_out, DeliveredData)", "if (SafeACK) ... SndCnt
+    += SMSS", "SndCnt = MIN(ssthresh - inflight, SndCnt)";
+  - "if (prr_out is 0 AND SndCnt is 0) ... SndCnt = SMSS" (the forced fast retransmit);
+  - "cwnd = inflight + SndCnt".
 
-* every packet the flow sends in the recovery (the fast retransmit, step (C)'s and RACK's
-  retransmissions, new data) adds one to ``prr_out`` (:func:`sent`);
-* the ACK that ends the recovery (above RecoveryPoint) is not such an ACK: ``cwnd =
-  ssthresh`` (as Linux's ``tcp_end_cwnd_reduction``; RFC 6675's recovery holds ``cwnd =
-  ssthresh`` throughout, so the window leaving it is the same).
+* Per transmission (:func:`sent`), Section 6.3: "prr_out += (data sent)": the fast
+  retransmit, step (C)'s and RACK's retransmissions and new data, one per packet.
+* Completion, Section 6.4: "cwnd = ssthresh" on the ACK that ends the recovery (above
+  RecoveryPoint; the senders' ``_sack_ack``), which is not a per-ACK step.
 
-Choices and readings, each a documented rule rather than a tuned value:
+Readings where the text leaves a point open, each a documented rule, not a tuned value:
 
-* ``prr_bound`` (the spec's field): RFC 9937's rule, CRB with SSRB's extra packet on a
+* ``prr_bound`` (the spec's field): Section 6.2's rule, CRB with SSRB's extra packet on a
   SafeACK, is the default (``"safeack"``, column value 1); RFC 6937's two fixed bounds are
   kept as options (``"crb"``: never the extra packet; ``"ssrb"``: always).
-* The window is in packets and ssthresh may be fractional (CUBIC's ``beta x FlightSize``,
-  Reno's ``FlightSize / 2``): ``CEIL`` takes a quotient within 1e-9 of a whole number as that
-  number (so ``7.000000000000001`` from ``0.7 * 10`` is 7, not 8), and the bound ``ssthresh -
-  pipe`` may leave a fraction of a packet, which step (C) does not send.  The RFC's "``prr_out``
-  is 0 AND ``sndcnt`` is 0" is read as "below one packet" (Linux's and ns-3's ``max(sndcnt,
-  prr_out ? 0 : 1)``).
-* RACK's reordering timer can start the recovery without an ACK (``DeliveredData`` 0): the
-  episode starts and the forced fast retransmit alone is allowed (``cwnd = pipe + 1``); in the
-  recovery its expiry sends by step (C) with the ``cwnd`` of the last ACK (as Linux's
-  ``tcp_rack_reo_timeout`` retransmits within the current window).
-* RFC 8985 Section 9.3's additional congestion response to a lost retransmission applies "in
-  the absence of PRR": with ``prr=True`` it is not applied; the lost retransmission leaves
-  ``pipe`` and PRR's accounting goes on in the same episode (RFC 9937: one episode per
-  recovery; Linux does not reduce again either).  TLP's repaired loss (RFC 8985 7.4.2)
-  happens outside recovery and keeps its immediate reduction (Linux: ``tcp_process_tlp_ack``
-  enters and ends a CWR reduction at once).
-* A retransmission timeout ends the episode (the sender leaves the recovery); the next
-  recovery starts a new one.
+* "bytes newly cumulatively acknowledged" (6.1) is read as the packets the triggering ACK
+  newly acknowledges, not those it covers that were SACKed before: the next comment's
+  "Bytes SACKed before entering recovery will not be marked as delivered during recovery"
+  and Section 4's "PRR properly accounts for sequence ranges SACKed before entering fast
+  recovery" (DeliveredData, a *signed* change in the SACKed data, never counts them).  The
+  other reading differs only when that ACK also advances SND.UNA over SACKed data: in one
+  recovery of the replay's recorded runs (RACK, ``long`` and ``long-crb``: a starting ACK
+  covering 14 SACKed packets, RecoverFS 9, not 23), which stays in the reduction bound, so
+  no ``cwnd`` differs.
+* Packets, not bytes (the RFC's Section 13 mentions implementations that count segments, as
+  Linux does): ``DIV_ROUND_UP`` is ``CEIL`` of a quotient of packets, one within
+  :data:`WHOLE` of a whole number being that number (``7.000000000000001`` from ``0.7 x
+  10`` is 7); ssthresh may be fractional, so ``ssthresh - inflight`` may leave a fraction of
+  a packet that step (C) does not send; "SndCnt is 0" is read as "below one packet" (no
+  packet can be sent; Linux's and ns-3's ``max(sndcnt, prr_out ? 0 : 1)``).
+* "if (inflight > ssthresh)" is the pseudo-code's strict comparison (as Linux).  The RFC's
+  Figure 1 (Section 8) draws ACK#19, where inflight = ssthresh = 10, with cwnd 11 and a new
+  segment sent, which is the proportional part's value, not the pseudo-code's (PRR-CRB's
+  ``MIN(ssthresh - inflight, ...)`` = 0, cwnd 10); the segment goes out one ACK later and the
+  recovery sends the figure's total (``tests/sim/test_prr.py``).
+* RACK's reordering timer can start the recovery without an ACK (``DeliveredData`` 0; 6.2
+  is for ACKs): the episode starts and the forced fast retransmit alone is allowed (``cwnd =
+  inflight + 1``; Linux calls ``tcp_cwnd_reduction`` there as if one packet was delivered).
+  In the recovery the timer's expiry sends by step (C) with the ``cwnd`` of the last ACK
+  (Linux's ``tcp_rack_reo_timeout`` retransmits within the current window).
+* SafeACK's "further losses": a packet newly counted lost.  The RFC's example, "an ACK
+  triggering 'rescue' retransmission ... may indicate further losses", is not added: RFC
+  6675's rule 4 is left out with RACK, and without it the rescue is decided in step (C),
+  after ``cwnd`` is set.
+* A second loss in the recovery: Section 6.1 leaves a new episode to the congestion control
+  ("a once-per-round-trip reduction when lost retransmits or lost original transmissions are
+  detected after fast recovery is already in progress" is one possibility); here none: one
+  episode per recovery (Linux does not reduce again either), and with RACK, RFC 8985 Section
+  9.3's additional response to a lost retransmission, asked "in the absence of PRR", is not
+  applied; the lost retransmission leaves the pipe.  TLP's repaired loss (RFC 8985 7.4.2)
+  happens outside recovery and keeps its immediate reduction.
+* A retransmission timeout ends the episode (the sender leaves the recovery; Section 6.4's
+  completion is for "completing fast recovery"); the next recovery starts a new one.
+* Not covered: PRR for non-SACK connections (6.2's DeliveredData of 1 SMSS per duplicate
+  ACK; ``prr=True`` needs ``sack=True``) and PRR for ECN's reduction (Section 4: "can be
+  done", not required; ECN's reduction stays RFC 3168's ``cwnd = ssthresh``).
 
-What could be checked: the text of RFC 9937 could not be retrieved in full in the session
-that wrote this module (the stored search corpus held its front matter and abstract, not
-Section 6's pseudo-code); the algorithm above is written from the RFC's pseudo-code as its
-authors state it to the writer's knowledge and was compared with Linux's
-``tcp_cwnd_reduction``/``tcp_end_cwnd_reduction`` (``net/ipv4/tcp_input.c``: the same
-branches, ``newly_acked_sacked`` as DeliveredData, SafeACK as ``FLAG_SND_UNA_ADVANCED &&
-!newly_lost``; its RecoverFS is the window before the reduction, ``prior_cwnd``) and ns-3's
-``TcpPrrRecovery`` (RecoverFS = bytes in flight at the start; its SafeACK approximated by
-"a retransmission was cumulatively acknowledged").  FreeBSD's review D56535, which brings its
-``tcp_do_prr_ack`` to RFC 9937, lists the RFC's changes the same way (found late in the
-session, read as a summary, not the RFC): an early return when an ACK delivers nothing
-(Section 6.2), SSRB only when SND.UNA advances and no further loss is indicated, the ranges
-SACKed before the recovery left out of RecoverFS, the forced fast retransmit when ``prr_out``
-and ``sndcnt`` are 0, and ``cwnd = ssthresh`` after the recovery (Section 4); each is a rule
-above.  The kernel is checked against an
-independent plain-Python replay of the algorithm (``tests/sim/prr_replay.py``).
+What was checked: session 48 wrote this module without the RFC's text (compared with Linux's
+``tcp_cwnd_reduction`` and ns-3's ``TcpPrrRecovery``); session 49 read RFC 9937's full text
+(a stored copy of its HTML rendering) against it line by line: every rule above is the
+text's, the readings are listed, and the only code change was the zero-delivery rule (the
+forced fast retransmit on a later ACK delivering nothing while ``prr_out`` was still 0, which
+the text does not allow; it needs the fast retransmit to have failed, a full packet pool).
+The kernel is checked against an independent plain-Python replay of the RFC's pseudo-code
+(``tests/sim/prr_replay.py``) and against the RFC's own Figure 1.
 
 State (the flow's source float state ``FF_SS + P_*``, free in Reno's and CUBIC's rows, 0
 until a recovery with PRR starts): ``RecoverFS``, ``prr_delivered``, ``prr_out`` and the
@@ -81,10 +101,10 @@ until a recovery with PRR starts): ``RecoverFS``, ``prr_delivered``, ``prr_out``
 
 References
 ----------
-RFC 9937 (PRR; obsoletes RFC 6937), its algorithm and its reduction bounds; RFC 6937,
-Section 3 (PRR-CRB, PRR-SSRB); RFC 6675, Sections 4 and 5; RFC 8985, Sections 6 and 9.3;
-Linux ``net/ipv4/tcp_input.c`` (``tcp_cwnd_reduction``), ns-3 ``tcp-prr-recovery.cc``
-(compared, not copied).
+RFC 9937 (PRR; obsoletes RFC 6937), Sections 4, 6.1-6.4, 8, 13; RFC 6937, Section 3
+(PRR-CRB, PRR-SSRB); RFC 6675, Sections 4 and 5; RFC 8985, Sections 6 and 9.3; Linux
+``net/ipv4/tcp_input.c`` (``tcp_cwnd_reduction``), ns-3 ``tcp-prr-recovery.cc`` (compared,
+not copied).
 """
 
 import math
@@ -169,10 +189,13 @@ def sndcnt(S, f, delivered, pipe, safe):
 
 
 @rare_handler
-def step(S, f, delivered, pipe, safe):
+def step(S, f, delivered, pipe, safe, entered):
     """RFC 9937 on an ACK starting or inside the recovery: ``cwnd = pipe + sndcnt``
-    (:func:`sndcnt`); an ACK that delivers nothing (and is not the start) leaves it."""
-    if delivered <= 0 and S.ff[f, FF_SS + P_OUT] > 0.0:
+    (:func:`sndcnt`).  An ACK that delivers nothing returns at once, ``cwnd`` left as it is
+    (Section 6.2: "if (DeliveredData is 0) Return"), except at the start of the episode
+    (``entered``: only RACK's reordering timer starts one with nothing delivered), where
+    the forced fast retransmit alone is allowed."""
+    if delivered <= 0 and not entered:
         return
     S.ff[f, FF_CWND] = np.float64(pipe) + sndcnt(S, f, delivered, pipe, safe)
 
@@ -220,7 +243,7 @@ def sack_step(S, f, a, una0, sacked0, entered):
     lb = sack.lost_bound(S, f)
     pipe = sack.set_pipe(S, f, lb)
     fresh = newly_lost(S, f, a, lb)
-    step(S, f, _delivered(S, f, una0, sacked0), pipe, a > una0 and fresh == 0)
+    step(S, f, _delivered(S, f, una0, sacked0), pipe, a > una0 and fresh == 0, entered)
 
 
 @rare_handler
@@ -231,4 +254,5 @@ def rack_step(S, f, a, una0, sacked0, entered, marked):
     ``sacked0`` the packets SACKed now: nothing delivered."""
     if entered:
         start(S, f, S.fi[f, FI_SND_NXT] - una0 - sacked0)
-    step(S, f, _delivered(S, f, una0, sacked0), rack.set_pipe(S, f), a > una0 and not marked)
+    step(S, f, _delivered(S, f, una0, sacked0), rack.set_pipe(S, f), a > una0 and not marked,
+         entered)
