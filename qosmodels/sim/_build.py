@@ -35,9 +35,10 @@ handler's, and is optimised and code-generated as a whole.  Within
    is not linked into its callers' libraries: they keep only its declaration
    (which Numba's lowering writes anyway), and the entry's library links in
    every rare handler's module once its own module is optimised, just before
-   its machine code is generated.  The libraries that left a rare handler out
-   are completed when something outside the block links them (a test's
-   trampoline), so they stay usable as Numba's own.
+   its machine code is generated.  The libraries that left a rare handler out, or
+   link one that did (so that their module only declares it), are completed when
+   something outside the block links them (a test's trampoline), so they stay usable
+   as Numba's own.
 
 4. **Numba's compile options compared faster.**  Numba looks up every call of
    an overloaded function during type inference in a cache keyed by the
@@ -201,6 +202,10 @@ def _link_rare(entry, libraries) -> None:
         pending = missing
 
 
+#: Prefix of the names of the functions made local to the entry's module (adjustment 6).
+LOCAL = "qosmodels.local."
+
+
 def _shrink_calls(entry) -> None:
     """Make every function linked into the ``entry``'s module from another library local to
     it and drop the parameters each never reads (adjustment 6).
@@ -213,15 +218,26 @@ def _shrink_calls(entry) -> None:
     them: with ``internal`` linkage, LLVM's dead argument elimination removes the
     parameters a function never reads, at every call site, and a dead code pass the
     extractions that fed them.  The entry's own functions (the loop and its wrappers, which
-    Numba looks up by name) keep their linkage; nothing else in the code changes."""
+    Numba looks up by name) keep their linkage; nothing else in the code changes.
+
+    Each such function is also renamed (:data:`LOCAL` before its name).  The JIT finds a
+    symbol by looking for a module that defines the name, whatever its linkage: a function
+    compiled later in the process (a test's trampoline) that links its own copy of a handler
+    (``linkonce_odr``, weak) would otherwise be bound to this module's local one, at an
+    address that is not exported, and crash (found in session 49)."""
     import llvmlite.binding as llvm
 
+    tm = getattr(getattr(entry, "_codegen", None), "_tm", None)
+    if tm is None or not all(hasattr(llvm, name) for name in (
+            "create_new_module_pass_manager", "create_pass_builder",
+            "create_pipeline_tuning_options")):
+        return  # an older llvmlite or Numba: calls pass all of S, as before
     module = entry._final_module
     for f in module.functions:
         if not f.is_declaration and f.linkage == llvm.Linkage.linkonce_odr:
             f.linkage = llvm.Linkage.internal
-    pb = llvm.create_pass_builder(entry._codegen._tm,
-                                  llvm.create_pipeline_tuning_options(speed_level=3))
+            f.name = LOCAL + f.name
+    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=3))
     mpm = llvm.create_new_module_pass_manager()
     mpm.add_dead_arg_elimination_pass()
     mpm.add_aggressive_dce_pass()
@@ -312,7 +328,15 @@ def _install(parts) -> None:
 
     def add_linking_library(self, library):
         block = _current()
-        if block is None or library not in block.rare_libs:
+        if block is None:
+            return link(self, library)
+        if library not in block.rare_libs:
+            # what ``library`` left out, this caller leaves out too (its module links
+            # ``library``'s, which only declares those rare handlers): completed with them
+            for lib in block.callers.get(library, ()):
+                left_out = block.callers.setdefault(self, [])
+                if lib not in left_out:
+                    left_out.append(lib)
             return link(self, library)
         library._ensure_finalized()
         if library not in block.deferred:

@@ -178,9 +178,9 @@ def admit_divided(S, l, p, divisor):
     return -1
 
 
-#: :func:`admit_divided` as one real function, for the disciplines built on RED that are
-#: real functions themselves (ABE's and TRED's admit): they call this one compiled copy
-#: instead of each inlining another copy of RED (the loop keeps its own, inlined).
+#: :func:`admit_divided` as one real function, for RED and ERED (:func:`.ered.admit`) and
+#: the disciplines built on RED that are real functions themselves (ABE's and TRED's
+#: admit): they call this one compiled copy instead of each inlining another copy of RED.
 #: (Under NUMBA_DISABLE_JIT the handler is the plain function, without ``py_func``.)
 admit_divided_call = rare_handler(getattr(admit_divided, "py_func", admit_divided))
 
