@@ -37,7 +37,8 @@ ready, so that its later runs take the faster kernel.
 
 Rare handlers (:func:`._kernels._jit.rare_handler`) are real functions in the whole
 kernel only.  In a variant the build is given no rare names (:func:`rare_names`): its loop
-is small, and LLVM inlines what it judges worth inlining, as measured above.
+is small, and LLVM inlines what it judges worth inlining; what it leaves a call is passed
+only what it reads (``qosmodels/sim/_build.py``, adjustment 6), as a rare handler is.
 
 Variants live under :func:`variant_root` (``$QOSMODELS_KERNEL_CACHE``, else
 ``~/.cache/qosmodels/kernels``), in a directory named by the digest of the
