@@ -11,8 +11,8 @@ import pytest
 
 from qosmodels import abe
 from qosmodels.experiments import abe_figures as af
-from qosmodels.experiments import validate
 
+from .quick_runs import validate_quick
 from .test_pps_tables import rows
 
 NAMES = ["abe-fig2", "abe-fig3", "abe-fig6", "abe-fig7", "abe-fig8"]
@@ -61,7 +61,7 @@ FAILING = {
 
 @pytest.fixture(scope="module")
 def report():
-    return validate(NAMES, quick=True)
+    return validate_quick(NAMES)
 
 
 def test_exactly_these_rows_fail_and_each_has_a_note(report):

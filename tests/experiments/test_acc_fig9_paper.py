@@ -7,8 +7,10 @@ import math
 import pytest
 
 from qosmodels import ScenarioError
-from qosmodels.experiments import acc_fig9, experiments, validate
+from qosmodels.experiments import acc_fig9, experiments
 from qosmodels.topologies import acc_linear
+
+from .quick_runs import validate_quick
 
 #: The quick form's rows outside tolerance (declared with their measured numbers).
 QUICK_OUTSIDE = {
@@ -20,7 +22,7 @@ QUICK_OUTSIDE = {
 
 @pytest.fixture(scope="module")
 def quick():
-    return validate(["acc-fig9-paper"], quick=True)
+    return validate_quick(["acc-fig9-paper"])
 
 
 def _row(report, quantity):

@@ -3,7 +3,9 @@ declared unstated parameter reaching what it controls (without long runs)."""
 
 import pytest
 
-from qosmodels.experiments import acc, experiments, validate
+from qosmodels.experiments import acc, experiments
+
+from .quick_runs import validate_quick
 
 ACC = ("acc-fig2", "acc-fig4", "acc-fig5", "acc-fig6", "acc-fig9", "acc-fig10", "acc-fig11")
 
@@ -15,7 +17,7 @@ FIG9_RATES = {("acc-fig9", f"long-flow rate, N={n}") for n in (4, 6, 7, 8, 9)}
 
 @pytest.fixture(scope="module")
 def quick():
-    return validate(list(ACC), quick=True)
+    return validate_quick(list(ACC))
 
 
 def _row(report, experiment, quantity):

@@ -7,13 +7,15 @@ import math
 import numpy as np
 import pytest
 
-from qosmodels.experiments import aqm_codel, validate
+from qosmodels.experiments import aqm_codel
 from qosmodels.mechanisms import Codel, DropTail
+
+from .quick_runs import validate_quick
 
 
 @pytest.fixture(scope="module")
 def quick():
-    return validate(["aqm-codel"], quick=True)
+    return validate_quick(["aqm-codel"])
 
 
 def test_rows_and_verdicts_in_the_quick_form(quick):

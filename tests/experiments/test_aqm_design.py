@@ -10,10 +10,12 @@ from qosmodels.aqm_control import RedController, margins, red_operating_point
 from qosmodels.experiments import aqm_design as ad
 from qosmodels.experiments import validate
 
+from .quick_runs import validate_quick
+
 
 @pytest.fixture(scope="module")
 def quick():
-    return validate(["aqm-pi-design"], quick=True)
+    return validate_quick(["aqm-pi-design"])
 
 
 def test_rows_and_verdicts(quick):

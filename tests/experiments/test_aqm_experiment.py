@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from qosmodels.experiments import aqm, validate
+from qosmodels.experiments import aqm
 from qosmodels.mechanisms import DropTail, Pie
+
+from .quick_runs import validate_quick
 
 
 @pytest.fixture(scope="module")
 def quick():
-    return validate(["aqm-pie"], quick=True)
+    return validate_quick(["aqm-pie"])
 
 
 def test_every_row_holds_in_the_quick_form(quick):

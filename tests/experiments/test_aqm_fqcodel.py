@@ -6,13 +6,14 @@ from __future__ import annotations
 import pytest
 
 from qosmodels.experiments import aqm_fqcodel as aq
-from qosmodels.experiments import validate
 from qosmodels.mechanisms import DropTail
 from qosmodels.sim import simulate
 
+from .quick_runs import validate_quick
+
 
 def test_every_quick_row_is_reproduced():
-    report = validate(["aqm-fqcodel"], quick=True)
+    report = validate_quick(["aqm-fqcodel"])
     assert [c.quantity for c in report.checks if c.verdict != "reproduced"] == []
     ns = aq.RUNS[True][0]
     assert len(report.checks) == len(ns) + 2 * sum(2 <= n <= 8 for n in ns)

@@ -6,13 +6,15 @@ import math
 
 import pytest
 
-from qosmodels.experiments import Check, Side, aqm_mgt, validate
+from qosmodels.experiments import Check, Side, aqm_mgt
 from qosmodels.mechanisms import DropTail
+
+from .quick_runs import validate_quick
 
 
 @pytest.fixture(scope="module")
 def quick():
-    return validate(["aqm-mgt"], quick=True)
+    return validate_quick(["aqm-mgt"])
 
 
 def _kind(check):

@@ -12,10 +12,12 @@ from qosmodels.errors import ScenarioTypeError
 from qosmodels.experiments import bbr as be
 from qosmodels.experiments import validate
 
+from .quick_runs import validate_quick
+
 
 @pytest.fixture(scope="module")
 def quick():
-    return validate(["bbr-share"], quick=True)
+    return validate_quick(["bbr-share"])
 
 
 def test_no_row_fails_in_the_quick_form(quick):

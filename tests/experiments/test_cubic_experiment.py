@@ -9,12 +9,13 @@ import pytest
 
 from qosmodels.cubic import response_window, rfc9438_table_window
 from qosmodels.experiments import cubic as ce
-from qosmodels.experiments import validate
+
+from .quick_runs import validate_quick
 
 
 @pytest.fixture(scope="module")
 def quick():
-    return validate(["cubic-response"], quick=True)
+    return validate_quick(["cubic-response"])
 
 
 def test_no_row_fails_in_the_quick_form(quick):

@@ -7,12 +7,13 @@ import pytest
 
 from qosmodels import dctcp
 from qosmodels.experiments import dctcp as ex
-from qosmodels.experiments import validate
+
+from .quick_runs import validate_quick
 
 
 @pytest.fixture(scope="module")
 def quick():
-    return validate(["dctcp-sawtooth"], quick=True)
+    return validate_quick(["dctcp-sawtooth"])
 
 
 def test_no_row_fails_and_only_the_declared_alpha_rows_differ(quick):

@@ -9,10 +9,12 @@ from qosmodels.experiments import dctcp as saw
 from qosmodels.experiments import dctcp_fluid as ex
 from qosmodels.experiments import validate
 
+from .quick_runs import validate_quick
+
 
 @pytest.fixture(scope="module")
 def quick():
-    return validate(["dctcp-fluid"], quick=True)
+    return validate_quick(["dctcp-fluid"])
 
 
 def _key(quantity):

@@ -10,14 +10,16 @@ import math
 
 import pytest
 
-from qosmodels.experiments import Bounds, dks, validate
+from qosmodels.experiments import Bounds, dks
+
+from .quick_runs import validate_quick
 
 N_ROWS = len(dks.AP_ROWS)
 
 
 @pytest.fixture(scope="module")
 def quick_rows():
-    report = validate(["dks-ap"], quick=True)
+    report = validate_quick(["dks-ap"])
     return {c.quantity: c for c in report.checks}
 
 

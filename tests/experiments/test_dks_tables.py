@@ -16,6 +16,8 @@ from qosmodels.errors import ScenarioTypeError
 from qosmodels.experiments import dks_tables as dt
 from qosmodels.experiments import validate
 
+from .quick_runs import validate_quick
+
 NAMES = [f"dks-table{i}" for i in range(2, 8)]
 TABLE_I = ("G/FCFS", "G/FQ", "JK/FCFS", "JK/FQ", "DEC/DEC", "DEC/FQbit")
 
@@ -220,7 +222,7 @@ def test_combos_are_table_I():
 # ============================================================================ the quick rows
 @pytest.fixture(scope="module")
 def quick():
-    return validate(NAMES, quick=True)
+    return validate_quick(NAMES)
 
 
 def test_quick_rows_run_for_the_fcfs_combos_and_skip_damaged_cells(quick):

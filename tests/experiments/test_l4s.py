@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 
 from qosmodels.experiments import l4s as ex
-from qosmodels.experiments import validate
+
+from .quick_runs import validate_quick
 
 
 @pytest.fixture(scope="module")
 def quick():
-    return validate(["aqm-dualpi2", "l4s-coexistence"], quick=True)
+    return validate_quick(["aqm-dualpi2", "l4s-coexistence"])
 
 
 def test_no_row_fails_and_only_the_declared_rows_differ(quick):

@@ -10,12 +10,13 @@ import math
 import pytest
 
 from qosmodels.experiments import l4s as ex
-from qosmodels.experiments import validate
+
+from .quick_runs import validate_quick
 
 
 @pytest.fixture(scope="module")
 def quick():
-    return validate(["l4s-rtt-independence"], quick=True)
+    return validate_quick(["l4s-rtt-independence"])
 
 
 def test_no_row_fails_and_only_the_declared_row_differs(quick):

@@ -7,14 +7,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qosmodels.experiments import netcalc as ne
-from qosmodels.experiments import validate
 from qosmodels.mechanisms import Cbr, OnOff
 from qosmodels.sim import simulate
+
+from .quick_runs import validate_quick
 
 
 @pytest.fixture(scope="module")
 def quick():
-    return validate(["netcalc-tokenbucket"], quick=True)
+    return validate_quick(["netcalc-tokenbucket"])
 
 
 def test_every_row_holds_and_the_greedy_source_meets_the_bound(quick):
@@ -41,7 +42,7 @@ def test_the_greedy_tolerance_is_the_bursts_spread():
 
 
 def test_pgps_is_never_more_than_l_max_over_c_behind_gps():
-    report = validate(["netcalc-pgps"], quick=True)
+    report = validate_quick(["netcalc-pgps"])
     single = [c for c in report.checks if "chain" not in c.quantity]
     assert len(single) == len(ne.PGPS_SEEDS[True])
     for c in single:
@@ -85,7 +86,7 @@ def test_pgps_lateness_is_measured_against_gps_not_fifo():
 
 
 def test_drr_rows_hold_and_are_not_vacuous():
-    report = validate(["netcalc-drr"], quick=True)
+    report = validate_quick(["netcalc-drr"])
     tagged = sum(1 for s in ne.DRR_SEEDS[True] for *_, tagged, _ in ne.drr_scenario(s)[1]
                  if tagged)
     assert len(report.checks) == tagged

@@ -13,9 +13,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from qosmodels.experiments import Bounds, experiments, validate
+from qosmodels.experiments import Bounds, experiments
 from qosmodels.experiments import pps as pe
 from qosmodels.sim import simulate
+
+from .quick_runs import validate_quick
 
 #: The rows outside tolerance in the quick form (seeds 0-2), each declared in
 #: :data:`pe.KNOWN_FIG5`: the stated cubic TRED shares the bottleneck short of proportional
@@ -52,7 +54,7 @@ NAMES = ["pps-fig5", "pps-fig7", "pps-fig8", "pps-fig11", "pps-udp"]
 
 @pytest.fixture(scope="module")
 def report():
-    return validate(NAMES, quick=True)
+    return validate_quick(NAMES)
 
 
 @pytest.fixture(scope="module")

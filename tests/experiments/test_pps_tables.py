@@ -11,11 +11,13 @@ import pytest
 from scipy.optimize import brentq
 
 from qosmodels.errors import ScenarioError
-from qosmodels.experiments import experiments, validate
+from qosmodels.experiments import experiments
 from qosmodels.experiments import pps as pe
 from qosmodels.mechanisms import Cbr, Red, Rio, TicketRed, TicketTagger
 from qosmodels.pps import FIG6_TICKETS, tred_tcp_shares
 from qosmodels.topologies import pps_multi_hop
+
+from .quick_runs import validate_quick
 
 NAMES = [f"pps-table{k}" for k in range(1, 10)]
 
@@ -54,7 +56,7 @@ FAILING = {
 
 @pytest.fixture(scope="module")
 def report():
-    return validate(NAMES, quick=True)
+    return validate_quick(NAMES)
 
 
 def rows(report, experiment):
@@ -299,7 +301,7 @@ def test_the_exponent_reaches_the_theory_side_too():
 
 @pytest.fixture(scope="module")
 def calibrated():
-    return validate(["calibrated-pps"], quick=True)
+    return validate_quick(["calibrated-pps"])
 
 
 def test_calibrated_rows_are_every_tables_tred_flows_at_the_fitted_power(calibrated):

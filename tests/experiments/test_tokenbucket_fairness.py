@@ -14,6 +14,8 @@ from qosmodels import ScenarioError, maxmin_jain_index
 from qosmodels.experiments import SOURCES, Bounds, validate
 from qosmodels.experiments import tokenbucket_fairness as tf
 
+from .quick_runs import validate_quick
+
 NAME = "tokenbucket-fairness"
 
 #: The rows that fail in the quick form (and in the full one), the same for every root
@@ -123,7 +125,7 @@ def test_predicted_rates_partitioned_lose_the_slow_clients_tokens():
 # ============================================================================ the quick rows
 @pytest.fixture(scope="module")
 def quick():
-    return validate([NAME], quick=True)
+    return validate_quick([NAME])
 
 
 def rows(report):
