@@ -290,8 +290,8 @@ def compile_kernel(network=None) -> float:
         need, the kernel variant for them (:mod:`qosmodels.sim._variant`: the network's
         mechanisms and the common NewReno, Reno, drop-tail, RED and open-loop set), which
         is faster to compile, and which the network's runs then use in preference to
-        the whole kernel, since it also runs faster (by 7-14 % on the benchmark
-        dumbbell, 22-40 % with PIE or BBRv1).
+        the whole kernel, since it also runs faster (22-40 % less time with PIE or
+        BBRv1 on the benchmark dumbbell, a few percent with NewReno over drop-tail).
 
     Returns
     -------
