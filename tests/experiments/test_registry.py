@@ -134,6 +134,7 @@ def test_register_rejects_an_unknown_side():
 
 
 def test_register_twice_is_an_error(monkeypatch):
+    experiments()  # the registry loaded (the test must not depend on another having loaded it)
     monkeypatch.setattr(reg, "_REGISTRY", dict(reg._REGISTRY))
     with pytest.raises(RuntimeError, match="'md1' is registered twice"):
         register("md1", title="t", paper="p", sides=("packets",))(lambda **kw: [])
@@ -283,6 +284,7 @@ def test_sides_filter_skips_the_expensive_work(monkeypatch):
     import qosmodels.fq
     import qosmodels.sim
 
+    experiments()  # loaded before the patches, so no experiment module binds them for good
     def boom(*args, **kwargs):
         raise AssertionError("a side that was not asked for was computed")
 
