@@ -25,10 +25,10 @@ RED, drop-tail and the open-loop sources share one variant) and the whole kernel
 * the variant when it is ready (compiled in this process or cached on disk): it runs
   faster than the whole kernel, whose loop holds every mechanism (190 KB of machine
   code against the core variant's 38 KB) and calls the handlers marked rare where a
-  variant may inline them: on the 8-flow benchmark dumbbell 0.60-0.78 of the whole
-  kernel's time with NewReno over PIE, 0.63-0.72 with BBRv1, 0.86-0.93 over drop-tail
-  (measured before RED's admission became a call, which took some 7 % off the whole
-  kernel's drop-tail runs; ``benchmarks/RESULTS.md``, session 49);
+  variant may inline them: on the 8-flow benchmark dumbbell (1000 s) 0.88-0.97 of the
+  whole kernel's time with NewReno over drop-tail, 0.85-0.90 over RED, 0.73-0.97 over
+  PIE, 0.76-0.87 with BBRv1 (medians 0.93, 0.88, 0.84, 0.79; ``benchmarks/RESULTS.md``,
+  session 49);
 * else the whole kernel when it is ready (loading it takes about a second): a session
   that has compiled it once, or ran ``qosmodels warmup``, never waits for a compile;
 * else the variant, compiled now and cached per set.
