@@ -193,6 +193,23 @@ HAND = "single"
 FIGURE_1 = "figure1"
 
 
+def dumbbell(prr: bool, bound: str = "safeack"):
+    """Drop-tail overflow: 4 flows (2 Cubic, 2 NewReno, SACK and limited transmit, PRR as
+    given, with ``prr_bound`` ``bound``) over a 10 Mb/s, 30-packet bottleneck."""
+    from qosmodels import Flow, Link, Network
+    from qosmodels.mechanisms import Cubic, TcpNewReno
+    from qosmodels.sim import DropTail
+
+    flows = []
+    for i in range(4):
+        kw = dict(max_window=200, sack=True, limited_transmit=True, prr=prr, prr_bound=bound)
+        src = Cubic(**kw) if i % 2 == 0 else TcpNewReno(**kw)
+        flows.append(Flow([f"s{i}", "r0", "r1"], packet_size=1000, source=src))
+    links = [Link(f"s{i}", "r0", 100e6, 0.002 + 0.003 * i, 1000) for i in range(4)]
+    links.append(Link("r0", "r1", 10e6, 0.020, 30, queue=DropTail()))
+    return Network(links, flows)
+
+
 def _network(pattern):
     """The network and run length of ``pattern``; ``PATTERN-crb`` or ``PATTERN-ssrb``: with
     that ``prr_bound``."""
@@ -237,15 +254,8 @@ def _network(pattern):
         src = Cubic(initial_window=20, max_window=64, sack=True, rack=True, tlp=True, prr=True)
         link = Link("a", "b", 8e6, 0.050, 100, queue=RandomLoss(p=0.2, periodic=True))
         return Network([link], [Flow(["a", "b"], packet_size=1000, source=src)]), 3.0
-    if pattern == "dumbbell":  # drop-tail overflow: 4 flows, 2 Cubic + 2 NewReno, SACK + LT
-        flows = []
-        for i in range(4):
-            kw = dict(max_window=200, sack=True, limited_transmit=True, prr=True)
-            src = Cubic(**kw) if i % 2 == 0 else TcpNewReno(**kw)
-            flows.append(Flow([f"s{i}", "r0", "r1"], packet_size=1000, source=src))
-        links = [Link(f"s{i}", "r0", 100e6, 0.002 + 0.003 * i, 1000) for i in range(4)]
-        links.append(Link("r0", "r1", 10e6, 0.020, 30, queue=DropTail()))
-        return Network(links, flows), 6.0
+    if pattern == "dumbbell":
+        return dumbbell(prr=True, bound=bound), 6.0
     raise ValueError(f"pattern must be one of {PATTERNS}, not {pattern!r}")
 
 

@@ -60,10 +60,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qosmodels import Flow, Link, Network
 from qosmodels.errors import ScenarioError, ScenarioTypeError
 from qosmodels.mechanisms import Cubic, TcpNewReno, TcpReno
-from qosmodels.sim import DropTail, Record, simulate
+from qosmodels.sim import Record, simulate
 
 from . import prr_replay as R
 
@@ -294,19 +293,8 @@ def test_the_parameter_column_is_zero_when_off_and_the_bound_when_on():
 
 # ------------------------------------------------------------------------------ compiled
 
-def _dumbbell(prr):
-    flows = []
-    for i in range(4):
-        kw = dict(max_window=200, sack=True, limited_transmit=True, prr=prr)
-        src = Cubic(**kw) if i % 2 == 0 else TcpNewReno(**kw)
-        flows.append(Flow([f"s{i}", "r0", "r1"], packet_size=1000, source=src))
-    links = [Link(f"s{i}", "r0", 100e6, 0.002 + 0.003 * i, 1000) for i in range(4)]
-    links.append(Link("r0", "r1", 10e6, 0.020, 30, queue=DropTail()))
-    return Network(links, flows)
-
-
 def _run(prr, seed):
-    res = simulate(_dumbbell(prr), 10.0, seed=seed, record=Record(interval=0.01, cwnd=True),
+    res = simulate(R.dumbbell(prr), 10.0, seed=seed, record=Record(interval=0.01, cwnd=True),
                    progress=False)
     c = res.counters
     return res.cwnd_series, {k: np.asarray(c[k]).tolist() for k in
