@@ -191,25 +191,12 @@ class Cubic(SourceSpec):
         ACK of new data (plus 200 ms with one packet in flight), before the
         retransmission timer would fire.
     prr : bool
-        Proportional Rate Reduction, RFC 9937 (obsoletes RFC 6937; default False; needs
-        ``sack=True``): on every ACK that starts or falls in a fast recovery, ``cwnd =
-        pipe + sndcnt`` with ``sndcnt = CEIL(prr_delivered x ssthresh / RecoverFS) -
-        prr_out`` while ``pipe > ssthresh`` (the recovery sends ssthresh for RecoverFS
-        delivered, spread over the round trip), else the reduction bound of
-        ``prr_bound``, at most ``ssthresh - pipe``; one packet at least while nothing has
-        been sent (the fast retransmit); ``cwnd = ssthresh`` when the recovery ends.
-        RecoverFS is the data outstanding and not SACKed before the ACK that starts the
-        recovery, ``prr_delivered`` the packets the recovery's ACKs delivered
-        (cumulatively or selectively), ``prr_out`` the packets sent in it.  With ``rack``
-        the pipe is RACK's, and RFC 8985 9.3's second reduction on a lost retransmission
-        (for "the absence of PRR") is not applied.  Linux's and ns-3's default recovery
-        (``qosmodels/sim/_kernels/prr.py``).
+        Proportional Rate Reduction, RFC 9937, as :class:`TcpReno`'s (default False; needs
+        ``sack=True``): the recovery's sending spread over its round trip, with CUBIC's
+        ``beta`` as ssthresh (``qosmodels/sim/_kernels/prr.py``).
     prr_bound : str
-        PRR's reduction bound once ``pipe <= ssthresh``: ``"safeack"`` (default, RFC
-        9937's rule: PRR-CRB, ``MAX(prr_delivered - prr_out, DeliveredData)``, plus one
-        packet (PRR-SSRB) on a SafeACK, one that advances SND.UNA and marks no new packet
-        lost), ``"crb"`` or ``"ssrb"`` (RFC 6937's conservative and slow-start bounds, the
-        latter always with the extra packet).
+        PRR's reduction bound once ``pipe <= ssthresh``, as :class:`TcpReno`'s:
+        ``"safeack"`` (default, RFC 9937's rule), ``"crb"`` or ``"ssrb"``.
     delayed_ack : int, packets
         The receiver's delayed ACKs, as :class:`TcpReno`'s: an ACK for every
         ``delayed_ack``-th in-order packet or after ``delayed_ack_timeout``; 1 (default)
