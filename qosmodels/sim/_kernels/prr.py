@@ -114,6 +114,7 @@ import numpy as np
 from . import rack, sack
 from ._jit import handler, rare_handler
 from .layout import FF_CWND, FF_SP, FF_SS, FF_SSTHRESH, FI_SND_NXT, FI_SND_UNA
+from .sender import transmit
 
 #: The parameter column of ``prr`` in Reno's and CUBIC's rows (both 13: after ``sack``).
 PARAM = 13
@@ -244,6 +245,33 @@ def sack_step(S, f, a, una0, sacked0, entered):
     pipe = sack.set_pipe(S, f, lb)
     fresh = newly_lost(S, f, a, lb)
     step(S, f, _delivered(S, f, una0, sacked0), pipe, a > una0 and fresh == 0, entered)
+
+
+@handler
+def sack_fast_retransmit(S, f, a, una0, sacked0, q):
+    """A SACK sender's fast retransmit of packet ``q`` on ACK ``a``, which starts the
+    recovery (RFC 6675 step (4)): with PRR the episode starts first (:func:`sack_step`,
+    which sets this ACK's cwnd) and the retransmission counts in ``prr_out``.  Shared by
+    :func:`.sources.reno.on_ack_sack` and :func:`.sources.cubic.on_ack_sack`."""
+    use = on(S, f)
+    if use:
+        sack_step(S, f, a, una0, sacked0, True)
+    if transmit(S, f, q) and use:
+        sent(S, f, 1)
+
+
+@handler
+def sack_send_recovery(S, f, a, una0, sacked0, stepped, wmax, recover):
+    """A SACK sender's step (C) in the recovery on ACK ``a`` (:func:`.sack.send_recovery`
+    at the cwnd then): with PRR, this ACK's :func:`sack_step` first unless ``stepped`` (the
+    ACK started the recovery: its step is done), and what is sent counts in ``prr_out``.
+    Shared by the two SACK senders, as :func:`sack_fast_retransmit`."""
+    use = on(S, f)
+    if use and not stepped:
+        sack_step(S, f, a, una0, sacked0, False)
+    n = sack.send_recovery(S, f, S.ff[f, FF_CWND], wmax, recover)
+    if use:
+        sent(S, f, n)
 
 
 @rare_handler

@@ -401,7 +401,7 @@ def on_ack_sack(S, f, a):
         return
     wmax = ff[f, FF_SP + CUB_MAX_WINDOW]
     una = fi[f, FI_SND_UNA]
-    use_prr = prr.on(S, f)
+    entered = False
     if new > 0 and fi[f, FI_IN_REC] == 0 and fi[f, FI_SND_NXT] > una:
         d = fi[f, FI_DUPACKS] + 1
         fi[f, FI_DUPACKS] = d
@@ -412,21 +412,15 @@ def on_ack_sack(S, f, a):
             fi[f, FI_RECOVER] = fi[f, FI_SND_NXT] - 1
             fi[f, FI_IN_REC] = 1
             fi[f, FI_FAST_RTX] += 1
-            if use_prr:  # RFC 9937: the episode starts, this ACK's sndcnt sets cwnd
-                prr.sack_step(S, f, a, una0, sacked0, True)
-            if transmit(S, f, una) and use_prr:
-                prr.sent(S, f, 1)
+            prr.sack_fast_retransmit(S, f, a, una0, sacked0, una)  # (with PRR: its step)
             sack.start_recovery(S, f)
             arm_timer(S, f)
-            use_prr = False  # (this ACK's step is done)
+            entered = True
         elif d < sack.DUP_THRESH and fi[f, FI_SS + RENO_LT] != 0 and una > fi[f, FI_RECOVER]:
             limited_transmit_sack(S, f, np.int64(wmax))  # RFC 6675 step (3)
     if fi[f, FI_IN_REC] != 0:
-        if use_prr:
-            prr.sack_step(S, f, a, una0, sacked0, False)
-        n = sack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax), fi[f, FI_RECOVER])
-        if prr.on(S, f):
-            prr.sent(S, f, n)
+        prr.sack_send_recovery(S, f, a, una0, sacked0, entered, np.int64(wmax),
+                               fi[f, FI_RECOVER])
     _trace(S, f, np.float64(a), r)
 
 

@@ -544,7 +544,7 @@ def on_ack_sack(S, f, a, ece):
         return
     wmax = ff[f, FF_SP + TCP_MAX_WINDOW]
     una = fi[f, FI_SND_UNA]
-    use_prr = prr.on(S, f)
+    entered = False
     if new > 0 and fi[f, FI_IN_REC] == 0 and fi[f, FI_SND_NXT] > una:  # step (2)
         d = fi[f, FI_DUPACKS] + 1
         fi[f, FI_DUPACKS] = d
@@ -556,21 +556,15 @@ def on_ack_sack(S, f, a, ece):
             ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
             fi[f, FI_IN_REC] = 1
             fi[f, FI_FAST_RTX] += 1
-            if use_prr:  # RFC 9937: the episode starts, this ACK's sndcnt sets cwnd
-                prr.sack_step(S, f, a, una0, sacked0, True)
-            if transmit(S, f, una) and use_prr:
-                prr.sent(S, f, 1)
+            prr.sack_fast_retransmit(S, f, a, una0, sacked0, una)  # (with PRR: its step)
             sack.start_recovery(S, f)
             arm_timer(S, f)
-            use_prr = False  # (this ACK's step is done)
+            entered = True
         elif d < sack.DUP_THRESH and fi[f, FI_SS + RENO_LT] != 0 and una > fi[f, FI_RECOVER]:
             limited_transmit_sack(S, f, np.int64(wmax))  # step (3)
     if fi[f, FI_IN_REC] != 0:  # step (C)
-        if use_prr:
-            prr.sack_step(S, f, a, una0, sacked0, False)
-        n = sack.send_recovery(S, f, ff[f, FF_CWND], np.int64(wmax), fi[f, FI_RECOVER])
-        if prr.on(S, f):
-            prr.sent(S, f, n)
+        prr.sack_send_recovery(S, f, a, una0, sacked0, entered, np.int64(wmax),
+                               fi[f, FI_RECOVER])
 
 
 @handler
