@@ -278,8 +278,9 @@ def variant_ready(keep: frozenset) -> bool:
     keep = frozenset(keep)
     if keep >= all_kernels():
         return full_kernel_ready()
-    name = f"{__package__}._kv_{variant_key(keep)}"
-    if name not in sys.modules and not (variant_root() / variant_key(keep) / "engine.py").is_file():
+    key = variant_key(keep)
+    if f"{__package__}._kv_{key}" not in sys.modules and not (
+            variant_root() / key / "engine.py").is_file():
         return False
     return _ready(variant_run(keep))
 
