@@ -18,6 +18,7 @@ commits before and after a restructuring.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -79,6 +80,17 @@ MODERN = [
     ("cubic", ("DropTail", {}), [("Cubic", {})]),
     ("bbr-cubic", ("DropTail", {}), [("BbrV1", {}), ("Cubic", {})]),
     ("dualpi2", ("DualPi2", {}), [("Prague", {}), ("TcpNewReno", {})]),
+    # the SACK senders (RFC 6675) with their options: PRR, limited transmit, delayed ACKs,
+    # RACK-TLP (session 50: SACK flows have kernel modules of their own)
+    ("reno-sack", ("DropTail", {}), [("TcpNewReno", dict(sack=True))]),
+    ("reno-sack-options", ("Red", dict(min_th=20, max_th=80, max_p=0.1, w_q=0.002)),
+     [("TcpNewReno", dict(sack=True, prr=True, limited_transmit=True)),
+      ("TcpReno", dict(sack=True, delayed_ack=2))]),
+    ("reno-rack", ("DropTail", {}), [("TcpNewReno", dict(sack=True, rack=True, tlp=True)),
+                                     ("TcpNewReno", dict(sack=True))]),
+    ("cubic-sack", ("DropTail", {}), [("Cubic", dict(sack=True, prr=True)),
+                                      ("Cubic", dict(sack=True, rack=True)),
+                                      ("TcpNewReno", {})]),
 ]
 
 
@@ -91,6 +103,9 @@ def modern(queue, sources, n: int = 8):
     names = [queue[0]] + [q for q, _ in sources]
     if not all(hasattr(sim, name) for name in names):
         return None
+    if not all(k in {f.name for f in dataclasses.fields(getattr(sim, q))}
+               for q, kw in sources for k in kw):
+        return None  # an option this commit's spec lacks
     links = [Link(f"s{i}", "r", 100e6, 0.001, buffer=1000) for i in range(n)]
     links.append(Link("r", "d", 10e6, 0.020, buffer=100,
                       queue=getattr(sim, queue[0])(**queue[1])))

@@ -261,9 +261,12 @@ class Cubic(SourceSpec):
 
     @property
     def kernel(self) -> str:
-        """CUBIC's kernel, or its RACK-TLP form for ``rack=True`` (a module of its own, so
-        that a kernel variant without RACK leaves its code out)."""
-        return "sources.cubic_rack" if self.rack else "sources.cubic"
+        """CUBIC's kernel, its SACK form for ``sack=True`` or its RACK-TLP form for
+        ``rack=True`` (modules of their own, so that a kernel variant without SACK or RACK
+        leaves their code out)."""
+        if self.rack:
+            return "sources.cubic_rack"
+        return "sources.cubic_sack" if self.sack else "sources.cubic"
 
     def __post_init__(self):
         name = type(self).__name__

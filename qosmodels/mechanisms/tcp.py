@@ -398,9 +398,12 @@ class TcpReno(SourceSpec):
 
     @property
     def kernel(self) -> str:
-        """Reno's kernel, or its RACK-TLP form for ``rack=True`` (a module of its own, so
-        that a kernel variant without RACK leaves its code out)."""
-        return "sources.reno_rack" if self.rack else "sources.reno"
+        """Reno's kernel, its SACK form for ``sack=True`` or its RACK-TLP form for
+        ``rack=True`` (modules of their own, so that a kernel variant without SACK or RACK
+        leaves their code out)."""
+        if self.rack:
+            return "sources.reno_rack"
+        return "sources.reno_sack" if self.sack else "sources.reno"
 
     def __post_init__(self):
         name = type(self).__name__

@@ -96,13 +96,20 @@ def digests() -> dict[str, dict[str, str]]:
 
 
 def test_the_appended_columns_hold_their_off_values():
-    # no fingerprint scenario asks for delayed ACKs, per-packet growth or RACK-TLP: the
-    # columns appended for them are the last ones, and hold what ``delack.setup`` writes for
-    # "off" (and FI_RACK 0, RACK off)
+    # no fingerprint scenario asks for delayed ACKs, per-packet growth or RACK-TLP, but the
+    # SACK senders' (added in session 50, with their options on): the columns appended for
+    # them are the last ones, and hold what ``delack.setup`` writes for "off" (and FI_RACK
+    # 0, RACK off)
     from qosmodels.sim._kernels import layout as K
 
     assert K.N_FF == K.FF_DA_TIMEOUT + 1 and K.N_FI == K.FI_RACK + 1
-    for name, c in _scenarios():
+    scenarios = dict(_scenarios())
+    options = {"modern-reno-sack-options": K.FF_DA_TIMEOUT, "modern-reno-rack": K.FI_RACK,
+               "modern-cubic-sack": K.FI_RACK}
+    for name, column in options.items():  # (there, the options are on)
+        c = scenarios.pop(name)
+        assert np.any((c.ff if name == "modern-reno-sack-options" else c.fi)[:, column] != 0)
+    for name, c in scenarios.items():
         assert np.all(c.ff[:, K.FF_DA_TIMEOUT] == 0.0), name
         fi = c.fi[:, K.FI_DA_M:]
         off = [1, 0, 0, 0, 0, -1, 0, 0]  # M, HELD, CE, DCTCP, HIGH, SLOT, GROW_PACKETS, RACK

@@ -205,8 +205,10 @@ def test_codes_are_unique_small_integers(table):
     assert len(set(codes.values())) == len(codes), f"{table} codes collide: {codes}"
 
 
-#: Examples of the source kernels a spec names only for some field values (``rack=True``)
-FIELD_KERNELS = [TcpNewReno(sack=True, rack=True), Cubic(sack=True, rack=True)]
+#: Examples of the source kernels a spec names only for some field values (``sack=True``,
+#: ``rack=True``)
+FIELD_KERNELS = [TcpNewReno(sack=True), Cubic(sack=True), TcpNewReno(sack=True, rack=True),
+                 Cubic(sack=True, rack=True)]
 
 
 def test_sources_set_their_flows_up():

@@ -35,9 +35,14 @@ def test_every_kernel_module_is_registered_by_being_there():
 
 def test_shared_handlers_share_one_branch_and_come_in_code_order():
     text = gen.generate("dispatch")
-    assert ("if (code == reno.CODE or code == vegas.CODE or code == web.CODE "
-            "or code == dctcp.CODE\n            or code == reno_rack.CODE):\n"
-            "        return reno.send_limit(S, f)") in text
+    assert ("if code == reno.CODE or code == vegas.CODE or code == web.CODE "
+            "or code == dctcp.CODE:\n        return reno.send_limit(S, f)") in text
+    assert ("if code == reno_rack.CODE or code == reno_sack.CODE:\n"
+            "        return reno.send_limit_sack(S, f)") in text
+    assert text.index("return reno.send_limit(S, f)") < text.index("return reno.send_limit_sack")
+    assert ("or code == prague.CODE or code == reno_rack.CODE or code == cubic_rack.CODE\n"
+            "            or code == reno_sack.CODE or code == cubic_sack.CODE):\n"
+            "        return reno.window(S, f)") in text
     admit = text[text.index("def queue_admit"):text.index("@handler\ndef queue_store")]
     assert admit.index("droptail.CODE") < admit.index("red.CODE") < admit.index("pie.CODE")
     assert "return ered.admit(S, code, l, p)" in admit  # RED and ERED: one copy

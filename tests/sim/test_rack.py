@@ -139,10 +139,10 @@ def test_rack_and_tlp_must_be_bools(kw):
 # ------------------------------------------------------------------------ kernel variants
 
 def test_a_rack_sender_has_a_kernel_module_of_its_own():
-    assert TcpNewReno(sack=True).kernel == TcpReno(sack=True).kernel == "sources.reno"
+    assert TcpNewReno(sack=True).kernel == TcpReno(sack=True).kernel == "sources.reno_sack"
     assert TcpNewReno(sack=True, rack=True).kernel == "sources.reno_rack"
     assert TcpReno(sack=True, rack=True, tlp=True).kernel == "sources.reno_rack"
-    assert Cubic(sack=True).kernel == "sources.cubic"
+    assert Cubic(sack=True).kernel == "sources.cubic_sack"
     assert Cubic(sack=True, rack=True).kernel == "sources.cubic_rack"
 
 

@@ -193,3 +193,83 @@ def test_after_a_timeout_the_go_back_n_skips_what_the_receiver_sacked():
     assert int(before["timeouts"][0]) == 0 and int(after["timeouts"][0]) == 1
     assert int(after["retransmitted"][0]) - int(before["retransmitted"][0]) == 1
     assert int(after["sent"][0]) - int(before["sent"][0]) == 1
+
+
+# ------------------------------------------------------------------------ kernel variants
+
+def _reached(fn, seen=None):
+    """The Python modules whose functions the kernel function ``fn`` reaches, through the
+    names its code reads (globals, and attributes of the modules it imports): its call
+    graph as Numba compiles it, found from the source's names, not by compiling."""
+    import types
+
+    seen = set() if seen is None else seen
+    py = getattr(fn, "py_func", None)
+    if py is None or py in seen:
+        return set()
+    seen.add(py)
+    mods = {py.__module__}
+    codes, names = [py.__code__], set()
+    while codes:
+        c = codes.pop()
+        names |= set(c.co_names)
+        codes += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+    g = py.__globals__
+    for n in names:
+        v = g.get(n)
+        if isinstance(v, types.ModuleType):
+            for a in names:
+                mods |= _reached(getattr(v, a, None), seen)
+        else:
+            mods |= _reached(v, seen)
+    return mods
+
+
+def test_a_sack_sender_has_a_kernel_module_of_its_own():
+    assert TcpNewReno(sack=True).kernel == TcpReno(sack=True, prr=True).kernel == "sources.reno_sack"
+    assert TcpNewReno().kernel == "sources.reno"
+    assert Cubic(sack=True).kernel == "sources.cubic_sack"
+    assert Cubic().kernel == "sources.cubic"
+
+
+def test_without_a_sack_flow_no_hook_of_the_core_variant_reaches_sack_or_prr():
+    # the core variant (NewReno/Reno over drop-tail or RED, the open-loop sources) is
+    # compiled from the hooks of its modules: none may reach the SACK scoreboard or PRR,
+    # whose code a SACK flow's own module (sources.reno_sack) brings in
+    from qosmodels.sim._kernels import dispatch
+    from qosmodels.sim._variant import CORE
+
+    pkg = "qosmodels.sim._kernels."
+    for name in sorted(CORE):
+        mod = dispatch.QUEUES.get(name) or dispatch.SOURCES[name]
+        for hook, fn in mod.HOOKS.items():
+            if isinstance(fn, str):
+                continue
+            bad = {m for m in _reached(fn) if m in (pkg + "sack", pkg + "prr")}
+            assert not bad, f"{name}'s {hook} reaches {sorted(bad)}"
+    # (and the check finds such a path: the SACK module's hooks reach both)
+    reached = set().union(*(_reached(fn) for fn in
+                            dispatch.SOURCES["sources.reno_sack"].HOOKS.values()))
+    assert {pkg + "sack", pkg + "prr"} <= reached
+    cubic = set().union(*(_reached(fn) for fn in dispatch.SOURCES["sources.cubic"].HOOKS.values()))
+    assert pkg + "sack" not in cubic and pkg + "prr" not in cubic
+
+
+@pytest.mark.parametrize("until", [0.0495, 0.2505])
+def test_a_sack_flow_beside_a_flow_without_sack_follows_the_replay(until):
+    # one network, the two kernel modules of NewReno side by side on disjoint links: the
+    # hand-traced SACK flow still follows the RFC 6675 replay, and the flow without SACK
+    # sends what it sends alone (each flow's code picks its own hooks)
+    kw = dict(initial_window=W0, initial_ssthresh=W0, max_window=64)
+    links = [Link(x, y, 8e6, 0.010, 100, queue=RandomLoss(p=P, periodic=True))
+             for x, y in (("a", "b"), ("c", "d"))]
+    net = Network(links, [Flow(["a", "b"], packet_size=1000, source=TcpNewReno(sack=True, **kw)),
+                          Flow(["c", "d"], packet_size=1000, source=TcpNewReno(**kw))])
+    res = simulate(net, until, seed=1, record=Record(interval=0.0005, cwnd=True),
+                   progress=False)
+    c = res.counters
+    got = [(int(c["sent"][i]), int(c["retransmitted"][i]), int(c["fast_retransmits"][i]),
+            int(c["timeouts"][i]), round(float(res.cwnd_series[-1, i]), 6)) for i in (0, 1)]
+    assert got[0] == _replayed(until)
+    assert got[1] == _kernel(until, sack=False)
+    assert got[0][1] > got[1][1]  # (SACK resent more holes by then)

@@ -40,6 +40,7 @@ from .sources import (
     cbr,
     cubic,
     cubic_rack,
+    cubic_sack,
     dctcp,
     onoff,
     poisson,
@@ -47,6 +48,7 @@ from .sources import (
     rap,
     reno,
     reno_rack,
+    reno_sack,
     tahoe,
     tcp_friendly,
     vegas,
@@ -69,7 +71,8 @@ SOURCES = {"sources.reno": reno, "sources.window": window, "sources.cbr": cbr,
            "sources.vegas": vegas, "sources.web": web, "sources.tahoe": tahoe,
            "sources.dctcp": dctcp, "sources.cubic": cubic, "sources.bbr": bbr,
            "sources.prague": prague, "sources.rap": rap, "sources.reno_rack": reno_rack,
-           "sources.cubic_rack": cubic_rack}
+           "sources.cubic_rack": cubic_rack, "sources.reno_sack": reno_sack,
+           "sources.cubic_sack": cubic_sack}
 
 
 @handler
@@ -219,8 +222,7 @@ def source_next_tick(S, code, f, now):
 @handler
 def source_send_limit(S, code, f):
     """One past the last sequence number a window source may send now."""
-    if (code == reno.CODE or code == vegas.CODE or code == web.CODE or code == dctcp.CODE
-            or code == reno_rack.CODE):
+    if code == reno.CODE or code == vegas.CODE or code == web.CODE or code == dctcp.CODE:
         return reno.send_limit(S, f)
     if code == window.CODE or code == poisson.CODE:
         return window.send_limit(S, f)
@@ -232,7 +234,7 @@ def source_send_limit(S, code, f):
         return accumulation.send_limit(S, f)
     if code == tahoe.CODE:
         return tahoe.send_limit(S, f)
-    if code == cubic.CODE or code == cubic_rack.CODE:
+    if code == cubic.CODE:
         return cubic.send_limit(S, f)
     if code == bbr.CODE:
         return bbr.send_limit(S, f)
@@ -240,6 +242,10 @@ def source_send_limit(S, code, f):
         return prague.send_limit(S, f)
     if code == rap.CODE:
         return rap.send_limit(S, f)
+    if code == reno_rack.CODE or code == reno_sack.CODE:
+        return reno.send_limit_sack(S, f)
+    if code == cubic_rack.CODE or code == cubic_sack.CODE:
+        return cubic.send_limit_sack(S, f)
     return S.fi[f, FI_SND_UNA]
 
 
@@ -275,6 +281,10 @@ def source_ack(S, code, f, a, ece):
         rap.on_ack(S, f, a)
     elif code == reno_rack.CODE or code == cubic_rack.CODE:
         reno_rack.on_ack_rack(S, f, a, ece)
+    elif code == reno_sack.CODE:
+        reno.on_ack_sack(S, f, a, ece)
+    elif code == cubic_sack.CODE:
+        cubic.on_ack_sack(S, f, a)
 
 
 @handler
@@ -298,6 +308,10 @@ def source_timeout(S, code, f):
         rap.on_timeout(S, f)
     elif code == reno_rack.CODE or code == cubic_rack.CODE:
         reno_rack.on_timeout_rack(S, f)
+    elif code == reno_sack.CODE:
+        reno.on_timeout_sack(S, f)
+    elif code == cubic_sack.CODE:
+        cubic.on_timeout_sack(S, f)
 
 
 @handler
@@ -329,7 +343,8 @@ def source_window(S, code, f, windowed):
     """The window to record, packets (NaN for open-loop sources)."""
     if (code == reno.CODE or code == vegas.CODE or code == web.CODE or code == tahoe.CODE
             or code == dctcp.CODE or code == cubic.CODE or code == bbr.CODE
-            or code == prague.CODE or code == reno_rack.CODE or code == cubic_rack.CODE):
+            or code == prague.CODE or code == reno_rack.CODE or code == cubic_rack.CODE
+            or code == reno_sack.CODE or code == cubic_sack.CODE):
         return reno.window(S, f)
     if code == decbit_source.CODE:
         return decbit_source.window(S, f)

@@ -142,17 +142,25 @@ def traces(spec) -> tuple[str, ...]:
 @handler
 def send_limit(S, f):
     """One past the last sequence number the window allows now: ``min(cwnd,
-    max_window)`` packets unacknowledged."""
+    max_window)`` packets unacknowledged (a flow without SACK; :func:`send_limit_sack` with
+    it)."""
     w = S.ff[f, FF_CWND]
     wmax = S.ff[f, FF_SP + CUB_MAX_WINDOW]
     if w > wmax:
         w = wmax
-    lim = S.fi[f, FI_SND_UNA] + np.int64(w)
-    if S.fi[f, FI_WINDOWED] > 1:
-        if S.fi[f, FI_IN_REC] != 0:  # SACK recovery: in on_ack
-            return S.fi[f, FI_SND_NXT]
-        if S.fi[f, FI_SND_NXT] < S.fi[f, FI_MAXSEQ]:  # going back N: SACKed packets skipped
-            lim, _ = sack.skip_sacked(S, f, lim)
+    return S.fi[f, FI_SND_UNA] + np.int64(w)
+
+
+@handler
+def send_limit_sack(S, f):
+    """:func:`send_limit` of a SACK flow (``source_send_limit`` of :mod:`.cubic_sack` and
+    :mod:`.cubic_rack`): in recovery nothing beyond SND.NXT (step (C) sends, in the ACK's
+    handler); going back N after a timeout, the SACKed packets skipped."""
+    if S.fi[f, FI_IN_REC] != 0:  # SACK recovery: in on_ack
+        return S.fi[f, FI_SND_NXT]
+    lim = send_limit(S, f)
+    if S.fi[f, FI_SND_NXT] < S.fi[f, FI_MAXSEQ]:  # going back N: SACKed packets skipped
+        lim, _ = sack.skip_sacked(S, f, lim)
     return lim
 
 
@@ -273,8 +281,6 @@ def on_timeout(S, f):
     """The window's reaction to a retransmission timeout (go-back-N is the caller's):
     RFC 9438 Section 4.8, ssthresh from beta, cwnd = 1, the next stage with K = 0."""
     ff, fi = S.ff, S.fi
-    if fi[f, FI_WINDOWED] > 1:  # RFC 6675 Section 5.1: the scoreboard is not trusted
-        sack.clear(S, f)
     lt_restart(S, f)
     _decrease(S, f, fi[f, FI_SND_NXT] - fi[f, FI_SND_UNA])
     ff[f, FF_SS + CS_WMAX] = np.nan
@@ -283,13 +289,19 @@ def on_timeout(S, f):
 
 
 @rare_handler
+def on_timeout_sack(S, f):
+    """:func:`on_timeout` of a SACK flow (``source_timeout`` of :mod:`.cubic_sack`; with
+    ``rack=True`` :func:`.reno_rack.on_timeout_rack` calls it): the scoreboard emptied
+    first (RFC 6675 Section 5.1: it is not trusted; the rest reads none of it)."""
+    sack.clear(S, f)
+    on_timeout(S, f)
+
+
+@rare_handler
 def on_ack(S, f, a):
     """Cumulative ACK ``a``: a new ACK, or a duplicate (``a`` = SND.UNA with data
     outstanding); NewReno's recovery (RFC 6582) with window inflation."""
     ff, fi = S.ff, S.fi
-    if fi[f, FI_WINDOWED] > 1:
-        on_ack_sack(S, f, a)
-        return
     una = fi[f, FI_SND_UNA]
     r = np.nan
     if a > una:

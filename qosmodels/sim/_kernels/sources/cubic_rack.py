@@ -29,7 +29,7 @@ traces = cubic.traces
 #: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
 #: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
 HOOKS = {
-    "source_send_limit": cubic.send_limit,
+    "source_send_limit": cubic.send_limit_sack,
     "source_ack": reno_rack.on_ack_rack,
     "source_timeout": reno_rack.on_timeout_rack,
     "source_window": cubic.cwnd_window,

@@ -140,26 +140,41 @@ def setup_flow(spec, network, i, ff, fi) -> None:
 
 
 @handler
-def send_limit(S, f):
-    """One past the last sequence number the window allows now."""
-    ff, fi = S.ff, S.fi
-    w = ff[f, FF_CWND]
-    wmax = ff[f, FF_SP + TCP_MAX_WINDOW]
+def _window_end(S, f):
+    """SND.UNA + ``min(cwnd, max_window)`` (the window's packets, whole)."""
+    w = S.ff[f, FF_CWND]
+    wmax = S.ff[f, FF_SP + TCP_MAX_WINDOW]
     if w > wmax:
         w = wmax
-    lim = fi[f, FI_SND_UNA] + np.int64(w)
-    if fi[f, FI_WINDOWED] > 1:
-        if fi[f, FI_IN_REC] != 0:  # SACK recovery sends in on_ack
-            return fi[f, FI_SND_NXT]
-        if fi[f, FI_SND_NXT] < fi[f, FI_MAXSEQ]:  # going back N: SACKed packets skipped
-            lim, _ = sack.skip_sacked(S, f, lim)
-            return lim
+    return S.fi[f, FI_SND_UNA] + np.int64(w)
+
+
+@handler
+def send_limit(S, f):
+    """One past the last sequence number the window allows now (a flow without SACK;
+    :func:`send_limit_sack` with it)."""
+    fi = S.fi
+    lim = _window_end(S, f)
     if fi[f, FI_RENO_SACKED] > 0:  # recovery="pipe": pipe = flight - SACKed < cwnd
         lim += fi[f, FI_RENO_SACKED]
-        rwnd = fi[f, FI_SND_UNA] + np.int64(wmax)
+        rwnd = fi[f, FI_SND_UNA] + np.int64(S.ff[f, FF_SP + TCP_MAX_WINDOW])
         if lim > rwnd:
             lim = rwnd
     return lim
+
+
+@handler
+def send_limit_sack(S, f):
+    """:func:`send_limit` of a SACK flow (``source_send_limit`` of :mod:`.reno_sack` and
+    :mod:`.reno_rack`): in recovery nothing beyond SND.NXT (step (C) sends, in the ACK's
+    handler); going back N after a timeout, the SACKed packets skipped."""
+    fi = S.fi
+    if fi[f, FI_IN_REC] != 0:  # SACK recovery sends in on_ack
+        return fi[f, FI_SND_NXT]
+    if fi[f, FI_SND_NXT] < fi[f, FI_MAXSEQ]:  # going back N: SACKed packets skipped
+        lim, _ = sack.skip_sacked(S, f, _window_end(S, f))
+        return lim
+    return send_limit(S, f)
 
 
 @handler
@@ -347,11 +362,18 @@ def on_timeout(S, f):
     flight = fi[f, FI_SND_NXT] - fi[f, FI_SND_UNA] - fi[f, FI_RENO_SACKED]
     fi[f, FI_RENO_SACKED] = 0
     fi[f, FI_HEAD_LOST] = 0
-    if fi[f, FI_WINDOWED] > 1:  # RFC 6675 Section 5.1: the scoreboard is not trusted
-        sack.clear(S, f)
     lt_restart(S, f)
     ff[f, FF_SSTHRESH] = halved(S, f, flight)
     restart_after_timeout(S, f, ff[f, FF_SP + TCP_MAX_RTO])
+
+
+@handler
+def on_timeout_sack(S, f):
+    """:func:`on_timeout` of a SACK flow (``source_timeout`` of :mod:`.reno_sack`; with
+    ``rack=True`` :func:`.reno_rack.on_timeout_rack` calls it): the scoreboard emptied
+    first (RFC 6675 Section 5.1: it is not trusted; the rest reads none of it)."""
+    sack.clear(S, f)
+    on_timeout(S, f)
 
 
 @handler
@@ -359,9 +381,6 @@ def on_ack(S, f, a, ece):
     """Cumulative ACK ``a`` (``ece``: it echoes a congestion mark): a new ACK, or a
     duplicate (``a`` = SND.UNA with data outstanding)."""
     ff, fi = S.ff, S.fi
-    if fi[f, FI_WINDOWED] > 1:
-        on_ack_sack(S, f, a, ece)
-        return
     una = fi[f, FI_SND_UNA]
     newreno = ff[f, FF_SP + TCP_NEWRENO] > 0.0
     rules = np.int64(ff[f, FF_SP + TCP_TIMER])

@@ -188,18 +188,18 @@ def on_ack_rack(S, f, a, ece):
 def on_timeout_rack(S, f):
     """``source_timeout`` of this module and :mod:`.cubic_rack`: RACK's reordering timer or
     TLP's probe timer (:func:`rack_timer`), else the sender's retransmission timeout
-    (:func:`.reno.on_timeout`, :func:`.cubic.on_timeout`)."""
+    (:func:`.reno.on_timeout_sack`, :func:`.cubic.on_timeout_sack`)."""
     if not rack_timer(S, f):
         if _is_cubic(S, f):
-            cubic.on_timeout(S, f)
+            cubic.on_timeout_sack(S, f)
         else:
-            reno.on_timeout(S, f)
+            reno.on_timeout_sack(S, f)
 
 
 #: The dispatch hooks this module carries out, by hook name (qosmodels/sim/contract.py):
 #: ``qosmodels/sim/_gen_dispatch.py`` writes the dispatch branches from them.
 HOOKS = {
-    "source_send_limit": reno.send_limit,
+    "source_send_limit": reno.send_limit_sack,
     "source_ack": on_ack_rack,
     "source_timeout": on_timeout_rack,
     "source_window": reno.window,
