@@ -234,7 +234,8 @@ COMPILE_PROGRESS_EVERY = 10.0
 #: modern AQMs and senders, SACK); 91 s wall on a quiet machine at the start of session 44.
 COMPILE_ESTIMATE = 90
 #: The same for a kernel variant (a network's mechanisms and the common set,
-#: :mod:`qosmodels.sim._variant`): 20-38 s of CPU, the larger with BBRv1.
+#: :mod:`qosmodels.sim._variant`): 21-44 s of CPU on 2026-11-28 (the core set alone 21 s,
+#: BBRv1 with CUBIC 42 s, SACK with RACK-TLP 44 s; ``benchmarks/RESULTS.md``, session 50).
 COMPILE_ESTIMATE_VARIANT = 30
 
 
