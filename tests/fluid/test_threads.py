@@ -94,10 +94,15 @@ def _env(**extra) -> dict:
 
 
 def test_threaded_loop_gives_the_serial_numbers_bit_for_bit(tmp_path):
+    # OMP_WAIT_POLICY=PASSIVE: GNU OpenMP's idle threads sleep at a region's end instead of
+    # spinning.  The numbers are the same (only how a thread waits changes: the 241 arrays
+    # were compared, equal); the time is not: these small networks run thousands of parallel
+    # regions, and with another process on one of the two cores a spinning thread kept the
+    # other off the free core at every region (the run 18-42 s instead of 4-7 s, measured)
     out = tmp_path / "runs.npz"
     code = f"FIELDS = {FIELDS!r}\n" + RUN
-    subprocess.run([sys.executable, "-c", code, str(out)], env=_env(NUMBA_NUM_THREADS="2"),
-                   check=True, timeout=900)
+    env = _env(NUMBA_NUM_THREADS="2", OMP_WAIT_POLICY="PASSIVE")
+    subprocess.run([sys.executable, "-c", code, str(out)], env=env, check=True, timeout=900)
     runs = np.load(out)
     assert int(runs["threaded_slices"]) >= 10  # (the threads did run: one slice a case or more)
     names = sorted({k.split(".")[0] for k in runs.files if k != "threaded_slices"})
