@@ -44,6 +44,29 @@ ns-3 is changed where its defaults differ):
   two packets fewer per recovery than RFC 6582's window inflation, and it
   does not deflate on partial ACKs.  ``--recovery pipe`` selects these rules
   in qosmodels (``TcpNewReno(recovery="pipe")``).
+* PRR (``--prr``): ns-3 3.44's ``TcpPrrRecovery`` does not follow RFC 9937 with SACK, and
+  the difference is what raises ns-3's drops (issue 35; ``benchmarks/RESULTS.md``, "Session
+  50: PRR in ns-3 and qosmodels").  On every duplicate ACK it adds one segment to the
+  DeliveredData that ``TcpSocketBase`` already computed from the newly SACKed bytes (RFC
+  9937, Section 6.2, estimates one SMSS per duplicate ACK "in recovery without SACK"), so
+  ``prr_delivered`` grows about twice as fast as the data delivered and the proportional
+  part sends about 1.4 packets per packet delivered (ssthresh / RecoverFS = 0.7 for CUBIC):
+  the pipe *rises* in the recovery (by 10.5 packets on average at 2 flows), the queue
+  overflows again inside it, and those losses are repaired in the same recovery.  ns-3
+  fixed this after 3.44 (its issue #1350; #1282 and #1351 fix the 32-bit arithmetic and
+  RecoverFS, both also below).  ``--ns3-prr READINGS`` (ns-3 worker) replaces
+  ``TcpPrrRecovery`` by ``ns3::QmPrrRecovery`` (:data:`_NS3_PRR_CPP`, written for this
+  check), which keeps the 3.44 readings named (``bump``, ``twice``, ``wrap``, ``pipe``,
+  ``retx``; ``ns3-3.44`` all, which gives ``TcpPrrRecovery``'s runs to the packet) and
+  takes RFC 9937's for the others (``rfc``: none kept).  At 2 flows (300 s from 50 s) the
+  drop rate is 0.00279 with 3.44's readings, 0.00058 without the duplicate-ACK segment
+  alone, 0.00287 with it alone, 0.00044 with RFC 9937's (classic recovery 0.00049,
+  qosmodels' PRR 0.00047); at 8 flows 0.01077, 0.00459 and 0.00467 (classic 0.00467,
+  qosmodels 0.00452).  The exit is not a difference: ``TcpSocketBase`` sets ``cwnd =
+  ssthresh`` on the ACK that ends the recovery before ``ExitRecovery``, for every recovery
+  algorithm, as RFC 9937 (Section 6.4) and qosmodels do.  ``--ns3-recovery-log PATH``
+  writes each of ns-3's recoveries to a CSV file (:data:`_NS3_RECOVERY_LOG_CPP`);
+  ``benchmarks/prr_recoveries.py`` records qosmodels' and summarises both.
 * ``--trace`` adds ns-3's own counts (from its trace sources): retransmissions,
   timeouts by the congestion state they interrupt, fast retransmits and data
   arrivals at the receivers, duplicates included.  ns-3's bottleneck carries
@@ -721,8 +744,8 @@ uint32_t NoAckAggregation(ns3::Ptr<ns3::Socket> s)
 #   twice    an ACK that SACKs new data *and* advances SND.UNA reaches DoRecovery twice
 #            (TcpSocketBase::DupAck, then the partial-ACK branch of ProcessAck), so its
 #            DeliveredData enters prr_delivered twice (6.2: once per ACK)
-#   wrap     prr_delivered x ssthresh in 32 bits (wraps above 4 GiB^0.5 squared: e.g. 68 kB x
-#            63 kB), and MAX(prr_delivered - prr_out, DeliveredData) in unsigned arithmetic
+#   wrap     prr_delivered x ssthresh in 32 bits (wraps when the product passes 2^32, e.g.
+#            68 kB x 63 kB), and MAX(prr_delivered - prr_out, DeliveredData) in unsigned arithmetic
 #            (negative, so 0 sent, when prr_out > prr_delivered; 6.2: DeliveredData)
 #   pipe     RecoverFS = RFC 6675 pipe at the start (6.1: SND.NXT - SND.UNA - SACKed + newly
 #            SACKed + newly cumulatively acknowledged)
@@ -856,11 +879,11 @@ NS3_PRR_READINGS = ("bump", "twice", "wrap", "pipe", "retx")
 
 # ``--ns3-recovery-log PATH``: every fast recovery of every flow, one CSV row each: the flow,
 # the times of entry and exit (s), cwnd, pipe (ns-3's BytesInFlight) and ssthresh as the
-# recovery starts (before the reduction); the largest and smallest cwnd and pipe inside; at the exit, the
-# state left for (0 open, 4 loss: a timeout), cwnd as the recovery algorithm last set it,
-# ssthresh and pipe, then cwnd and pipe once the ACK that ended it has been processed; the
-# flow's data packets sent in the recovery, and its drops at the bottleneck in it and in the
-# 0.1 s after the exit.  Bytes throughout.
+# recovery starts (before the reduction); the largest and smallest cwnd and pipe inside; at
+# the exit, the state left for (0 open, 4 loss: a timeout), cwnd as the recovery algorithm
+# last set it, ssthresh and pipe, then cwnd and pipe once the ACK that ended it has been
+# processed; the flow's data packets sent in the recovery, and its drops at the bottleneck in
+# it and in the 0.1 s after the exit (until its next recovery).  Bytes throughout.
 _NS3_RECOVERY_LOG_CPP = """
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
@@ -1135,6 +1158,13 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     if bbr_no_ack_aggregation and variant != "bbr":  # (before ns-3 is loaded)
         raise ValueError(f"bbr_no_ack_aggregation is for variant='bbr' only, got "
                          f"variant={variant!r}")
+    if ns3_prr is not None:
+        if not prr:
+            raise ValueError("ns3_prr is for prr=True only (add --prr)")
+        unknown = set(ns3_prr) - set(NS3_PRR_READINGS)
+        if unknown:
+            raise ValueError(f"ns3_prr: unknown readings {sorted(unknown)}; "
+                             f"choose from {NS3_PRR_READINGS}")
     cpu0, wall0 = time.process_time(), time.perf_counter()
     import cppyy
     from ns import ns
@@ -1166,12 +1196,6 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     sack = sack or variant == "bbr"  # (BBR always with SACK, in both simulators)
     recovery_type = (ns.TcpPrrRecovery if prr else ns.TcpClassicRecovery).GetTypeId()
     if ns3_prr is not None:  # PRR written anew, with some of 3.44's readings (--ns3-prr)
-        if not prr:
-            raise ValueError("ns3_prr is for prr=True only")
-        unknown = set(ns3_prr) - set(NS3_PRR_READINGS)
-        if unknown:
-            raise ValueError(f"ns3_prr: unknown readings {sorted(unknown)}; "
-                             f"choose from {NS3_PRR_READINGS}")
         cppyy.cppdef(_NS3_PRR_CPP)
         recovery_type = cppyy.gbl.qmprr.Use(*(r in ns3_prr for r in NS3_PRR_READINGS))
     cfg("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(recovery_type))
@@ -1353,8 +1377,10 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
                scenario: str = "benchmark", ns3_set=(), cwr_growth: bool = False,
                limited_transmit: bool = False, sack: bool = False,
                bbr_no_ack_aggregation: bool = False,
-               bbr_send_quantum: int | None = None, prr: bool = False) -> dict:
-    """Run one simulator in a fresh process of ``python``; return its measurements."""
+               bbr_send_quantum: int | None = None, prr: bool = False, ns3_prr=None,
+               recovery_log: str | None = None) -> dict:
+    """Run one simulator in a fresh process of ``python``; return its measurements.
+    ``ns3_prr`` and ``recovery_log``: :func:`run_ns3`'s (ns-3 only)."""
     cmd = [python, os.path.abspath(__file__), "--worker", simulator, "--flows", str(flows),
            "--duration", repr(duration), "--warmup", repr(warmup), "--seed", str(seed)]
     if red:
@@ -1377,6 +1403,10 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
         cmd.append("--sack")
     if prr:
         cmd.append("--prr")
+    if ns3_prr is not None:
+        cmd += ["--ns3-prr", ",".join(ns3_prr) or "rfc"]
+    if recovery_log:
+        cmd += ["--ns3-recovery-log", str(recovery_log)]
     if variant != "newreno":
         cmd += ["--tcp", variant]
     if trace:
