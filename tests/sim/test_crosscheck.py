@@ -405,7 +405,7 @@ def test_ns3_prr_drops_come_from_its_dupack_delivered_data_with_sack(ns3_python,
     # 3.44's readings 873 drops (0.00279), 1274 retransmissions; without the bump 182
     # (0.00058), 395; with the bump alone 900, 1374; RFC 9937's readings 138 (0.00044), 375.
     # In 3.44's runs the pipe rises inside 60 of 136 recoveries (by up to 18 packets) and
-    # 775 of the 873 drops fall inside recoveries; none with RFC 9937's.  About 3 minutes.
+    # 775 of the 873 drops fall inside recoveries; none with RFC 9937's.  About 2 minutes.
     cc = _crosscheck()
     common = dict(flows=2, duration=300.0, warmup=50.0, seed=1, variant="cubic", sack=True,
                   limited_transmit=True, trace=True, prr=True)
