@@ -14,7 +14,8 @@ Two modes::
 ``qosmodels`` wraps :func:`qosmodels.sim._kernels.prr.step` (called on every ACK that starts
 or falls in a recovery, with the ACK's DeliveredData, ``pipe`` = RFC 6675's ``SetPipe()``
 and SafeACK, and setting ``cwnd``) and writes one row per recovery: the flow, the time of
-its first and last step (s), ``cwnd`` before the first step and ``pipe`` at it, ssthresh,
+its first and last step (s), ``cwnd`` before the first step (CUBIC's reduction, ``cwnd =
+ssthresh``, is made before it) and ``pipe`` at it, ssthresh,
 the largest and smallest ``cwnd`` and ``pipe`` over its steps, ``cwnd`` and ``pipe`` at the
 last step, and the packets the flow sent from the first step to the last.  Packets.  The
 recovery's exit (``cwnd = ssthresh``, RFC 9937 Section 6.4) is not a PRR step and is not
