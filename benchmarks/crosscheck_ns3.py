@@ -51,7 +51,8 @@ ns-3 is changed where its defaults differ):
   9937, Section 6.2, estimates one SMSS per duplicate ACK "in recovery without SACK"), so
   ``prr_delivered`` grows about twice as fast as the data delivered and the proportional
   part sends about 1.4 packets per packet delivered (ssthresh / RecoverFS = 0.7 for CUBIC):
-  the pipe *rises* in the recovery (by 10.5 packets on average at 2 flows), the queue
+  the pipe *rises* in the recovery (at most 10.5 packets above its value at the start on
+  average at 2 flows; 1, the fast retransmit, with RFC 9937's readings), the queue
   overflows again inside it, and those losses are repaired in the same recovery.  ns-3
   fixed this after 3.44 (its issue #1350; #1282 and #1351 fix the 32-bit arithmetic and
   RecoverFS, both also below).  ``--ns3-prr READINGS`` (ns-3 worker) replaces
@@ -61,7 +62,8 @@ ns-3 is changed where its defaults differ):
   takes RFC 9937's for the others (``rfc``: none kept).  At 2 flows (300 s from 50 s) the
   drop rate is 0.00279 with 3.44's readings, 0.00058 without the duplicate-ACK segment
   alone, 0.00287 with it alone, 0.00044 with RFC 9937's (classic recovery 0.00049,
-  qosmodels' PRR 0.00047); at 8 flows 0.01077, 0.00459 and 0.00467 (classic 0.00467,
+  qosmodels' PRR 0.00047); at 8 flows 0.01077, 0.00459 (without it) and 0.00467 (RFC;
+  classic 0.00467,
   qosmodels 0.00452).  The exit is not a difference: ``TcpSocketBase`` sets ``cwnd =
   ssthresh`` on the ACK that ends the recovery before ``ExitRecovery``, for every recovery
   algorithm, as RFC 9937 (Section 6.4) and qosmodels do.  ``--ns3-recovery-log PATH``
