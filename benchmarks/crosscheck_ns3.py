@@ -63,8 +63,7 @@ ns-3 is changed where its defaults differ):
   drop rate is 0.00279 with 3.44's readings, 0.00058 without the duplicate-ACK segment
   alone, 0.00287 with it alone, 0.00044 with RFC 9937's (classic recovery 0.00049,
   qosmodels' PRR 0.00047); at 8 flows 0.01077, 0.00459 (without it) and 0.00467 (RFC;
-  classic 0.00467,
-  qosmodels 0.00452).  The exit is not a difference: ``TcpSocketBase`` sets ``cwnd =
+  classic 0.00467, qosmodels 0.00452).  The exit is not a difference: ``TcpSocketBase`` sets ``cwnd =
   ssthresh`` on the ACK that ends the recovery before ``ExitRecovery``, for every recovery
   algorithm, as RFC 9937 (Section 6.4) and qosmodels do.  ``--ns3-recovery-log PATH``
   writes each of ns-3's recoveries to a CSV file (:data:`_NS3_RECOVERY_LOG_CPP`);
