@@ -44,6 +44,30 @@ ns-3 is changed where its defaults differ):
   two packets fewer per recovery than RFC 6582's window inflation, and it
   does not deflate on partial ACKs.  ``--recovery pipe`` selects these rules
   in qosmodels (``TcpNewReno(recovery="pipe")``).
+* PRR (``--prr``): ns-3 3.44's ``TcpPrrRecovery`` does not follow RFC 9937 with SACK, and
+  the difference is what raises ns-3's drops (issue 35; ``benchmarks/RESULTS.md``, "Session
+  50: PRR in ns-3 and qosmodels").  On every duplicate ACK it adds one segment to the
+  DeliveredData that ``TcpSocketBase`` already computed from the newly SACKed bytes (RFC
+  9937, Section 6.2, estimates one SMSS per duplicate ACK "in recovery without SACK"), so
+  ``prr_delivered`` grows about twice as fast as the data delivered and the proportional
+  part sends about 1.4 packets per packet delivered (ssthresh / RecoverFS = 0.7 for CUBIC):
+  the pipe *rises* in the recovery (at most 10.5 packets above its value at the start on
+  average at 2 flows; 1, the fast retransmit, with RFC 9937's readings), the queue
+  overflows again inside it, and those losses are repaired in the same recovery.  ns-3
+  fixed this after 3.44 (its issue #1350; #1282 and #1351 fix the 32-bit arithmetic and
+  RecoverFS, both also below).  ``--ns3-prr READINGS`` (ns-3 worker) replaces
+  ``TcpPrrRecovery`` by ``ns3::QmPrrRecovery`` (:data:`_NS3_PRR_CPP`, written for this
+  check), which keeps the 3.44 readings named (``bump``, ``twice``, ``wrap``, ``pipe``,
+  ``retx``; ``ns3-3.44`` all, which gives ``TcpPrrRecovery``'s runs to the packet) and
+  takes RFC 9937's for the others (``rfc``: none kept).  At 2 flows (300 s from 50 s) the
+  drop rate is 0.00279 with 3.44's readings, 0.00058 without the duplicate-ACK segment
+  alone, 0.00287 with it alone, 0.00044 with RFC 9937's (classic recovery 0.00049,
+  qosmodels' PRR 0.00047); at 8 flows 0.01077, 0.00459 (without it) and 0.00467 (RFC;
+  classic 0.00467, qosmodels 0.00452).  The exit is not a difference: ``TcpSocketBase`` sets ``cwnd =
+  ssthresh`` on the ACK that ends the recovery before ``ExitRecovery``, for every recovery
+  algorithm, as RFC 9937 (Section 6.4) and qosmodels do.  ``--ns3-recovery-log PATH``
+  writes each of ns-3's recoveries to a CSV file (:data:`_NS3_RECOVERY_LOG_CPP`);
+  ``benchmarks/prr_recoveries.py`` records qosmodels' and summarises both.
 * ``--trace`` adds ns-3's own counts (from its trace sources): retransmissions,
   timeouts by the congestion state they interrupt, fast retransmits and data
   arrivals at the receivers, duplicates included.  ns-3's bottleneck carries
@@ -711,6 +735,280 @@ uint32_t NoAckAggregation(ns3::Ptr<ns3::Socket> s)
 }
 """
 
+# ``--ns3-prr``: PRR in ns-3 written anew for this check (``ns3::QmPrrRecovery``), with each
+# of four readings of ns-3 3.44's ``TcpPrrRecovery`` on (as 3.44: the ``ns3-3.44`` set, which
+# must give 3.44's counts to the packet) or replaced by RFC 9937's (December 2025; sections
+# its own):
+#   bump     one SMSS added to DeliveredData on every duplicate ACK, with SACK too (6.2's
+#            estimate is for connections without SACK; with SACK ns-3's DeliveredData
+#            already counts the newly SACKed bytes, so each such ACK counts twice)
+#   twice    an ACK that SACKs new data *and* advances SND.UNA reaches DoRecovery twice
+#            (TcpSocketBase::DupAck, then the partial-ACK branch of ProcessAck), so its
+#            DeliveredData enters prr_delivered twice (6.2: once per ACK)
+#   wrap     prr_delivered x ssthresh in 32 bits (wraps when the product passes 2^32, e.g.
+#            68 kB x 63 kB), and MAX(prr_delivered - prr_out, DeliveredData) in unsigned arithmetic
+#            (negative, so 0 sent, when prr_out > prr_delivered; 6.2: DeliveredData)
+#   pipe     RecoverFS = RFC 6675 pipe at the start (6.1: SND.NXT - SND.UNA - SACKed + newly
+#            SACKed + newly cumulatively acknowledged)
+#   retx     SafeACK = "a retransmission was cumulatively acknowledged" (6.2: SND.UNA
+#            advances and no further loss indicated -- here no packet newly marked lost)
+# The exit is not a reading of TcpPrrRecovery: TcpSocketBase sets cwnd = ssthresh on the ACK
+# that ends the recovery, before ExitRecovery (6.4), for every recovery algorithm.
+_NS3_PRR_CPP = """
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include <map>
+namespace qmprr {
+using namespace ns3;
+bool bump = true, twice = true, wrap = true, pipe = true, retx = true;
+std::map<const TcpSocketState*, Ptr<TcpTxBuffer>> buffers;
+uint64_t n_calls = 0, n_twice = 0, n_bumps = 0, n_wraps = 0, n_negative = 0, n_safe = 0;
+template <typename Tag, typename Tag::type M>
+struct Member { friend typename Tag::type get(Tag) { return M; } };
+struct Tcb { typedef Ptr<TcpSocketState> TcpSocketBase::*type; friend type get(Tcb); };
+template struct Member<Tcb, &TcpSocketBase::m_tcb>;
+void Register(Ptr<Socket> s)
+{
+    Ptr<TcpSocketBase> t = DynamicCast<TcpSocketBase>(s);
+    buffers[PeekPointer((*PeekPointer(t)).*get(Tcb()))] = t->GetTxBuffer();
+}
+class QmPrrRecovery : public TcpClassicRecovery
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::QmPrrRecovery")
+                                .SetParent<TcpClassicRecovery>()
+                                .AddConstructor<QmPrrRecovery>();
+        return tid;
+    }
+    TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+    std::string GetName() const override { return "QmPrrRecovery"; }
+    Ptr<TcpRecoveryOps> Fork() override { return CopyObject<QmPrrRecovery>(this); }
+    void EnterRecovery(Ptr<TcpSocketState> tcb, uint32_t, uint32_t unacked,
+                       uint32_t delivered) override
+    {
+        m_delivered = 0;
+        m_out = 0;
+        Ptr<TcpTxBuffer> b = buffers.at(PeekPointer(tcb));
+        int64_t fs = int64_t(unacked) - int64_t(b->GetSacked()) + int64_t(delivered);
+        m_fs = pipe ? uint32_t(tcb->m_bytesInFlight) : uint32_t(std::max<int64_t>(fs, 1));
+        m_lastTime = -1;
+        m_lastUna = tcb->m_lastAckedSeq.GetValue();
+        m_lost = b->GetLost();
+        DoRecovery(tcb, delivered, true);
+    }
+    void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t delivered, bool dupack) override
+    {
+        ++n_calls;
+        int64_t now = Simulator::Now().GetTimeStep();
+        uint32_t una = tcb->m_lastAckedSeq.GetValue();
+        Ptr<TcpTxBuffer> b = buffers.at(PeekPointer(tcb));
+        bool second = now == m_lastTime && una == m_lastUna2;
+        // SafeACK (RFC): SND.UNA moved and no packet newly marked lost since the last ACK
+        bool una_moved = una != m_lastUna, lost_more = b->GetLost() > m_lost;
+        if (!second) { m_safe = una_moved && !lost_more; }
+        m_lastTime = now;
+        m_lastUna2 = una;
+        m_lastUna = una;
+        m_lost = b->GetLost();
+        if (second)
+        {
+            ++n_twice;
+            if (!twice) { return; }
+        }
+        uint32_t smss = tcb->m_segmentSize;
+        if (dupack && bump && m_delivered < m_fs)
+        {
+            delivered += smss;
+            ++n_bumps;
+        }
+        if (delivered == 0) { return; }
+        m_delivered += delivered;
+        int64_t inflight = tcb->m_bytesInFlight.Get(), ssthresh = tcb->m_ssThresh.Get();
+        int64_t sndcnt;
+        if (inflight > ssthresh)
+        {
+            uint64_t product = uint64_t(m_delivered) * uint64_t(ssthresh);
+            if (wrap && product > 0xffffffffULL)
+            {
+                ++n_wraps;
+                product &= 0xffffffffULL;
+            }
+            int64_t due = int64_t((product + m_fs - 1) / m_fs);  // DIV_ROUND_UP
+            sndcnt = due - int64_t(m_out);
+        }
+        else
+        {
+            int64_t ahead = int64_t(m_delivered) - int64_t(m_out);
+            int64_t limit = std::max<int64_t>(ahead, delivered);
+            if (wrap && ahead < 0)
+            {
+                ++n_negative;
+                limit = ahead;  // (32-bit unsigned MAX, then cast to int)
+            }
+            bool safe = retx ? tcb->m_isRetransDataAcked : m_safe;
+            if (safe)
+            {
+                ++n_safe;
+                limit += smss;
+            }
+            sndcnt = std::min<int64_t>(limit, ssthresh - inflight);
+        }
+        sndcnt = std::max<int64_t>(sndcnt, m_out > 0 ? 0 : smss);  // the fast retransmit
+        tcb->m_cWnd = uint32_t(inflight + sndcnt);
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+    void ExitRecovery(Ptr<TcpSocketState> tcb) override { tcb->m_cWndInfl = tcb->m_cWnd; }
+    void UpdateBytesSent(uint32_t bytes) override { m_out += bytes; }
+
+  private:
+    uint32_t m_delivered{0}, m_out{0}, m_fs{1}, m_lastUna{0}, m_lastUna2{0}, m_lost{0};
+    int64_t m_lastTime{-1};
+    bool m_safe{false};
+};
+TypeId Use(bool b, bool t, bool w, bool p, bool r)
+{
+    bump = b; twice = t; wrap = w; pipe = p; retx = r;
+    return QmPrrRecovery::GetTypeId();
+}
+}
+"""
+
+#: ``--ns3-prr`` readings: which of 3.44's readings (:data:`_NS3_PRR_CPP`) stay on.
+NS3_PRR_READINGS = ("bump", "twice", "wrap", "pipe", "retx")
+
+# ``--ns3-recovery-log PATH``: every fast recovery of every flow, one CSV row each: the flow,
+# the times of entry and exit (s), cwnd, pipe (ns-3's BytesInFlight) and ssthresh as the
+# recovery starts (before the reduction); the largest and smallest cwnd and pipe inside; at
+# the exit, the state left for (0 open, 4 loss: a timeout), cwnd as the recovery algorithm
+# last set it, ssthresh and pipe, then cwnd and pipe once the ACK that ended it has been
+# processed; the flow's data packets sent in the recovery, and its drops at the bottleneck in
+# it and in the 0.1 s after the exit (until its next recovery).  Bytes throughout.
+_NS3_RECOVERY_LOG_CPP = """
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/traffic-control-module.h"
+#include <fstream>
+namespace qmrlog {
+using namespace ns3;
+struct Flow
+{
+    uint32_t cwnd = 0, ssthresh = 0, pipe = 0;
+    int state = 0;
+    bool in = false;
+    double t0 = 0, t1 = -1;
+    uint32_t cwnd0 = 0, pipe0 = 0, ssthresh0 = 0, cmax = 0, cmin = 0, pmax = 0, pmin = 0;
+    uint32_t sent = 0, drops_in = 0, drops_after = 0;
+    std::string pending;
+};
+std::vector<Flow> flows;
+std::ofstream out;
+void Flush(int f)
+{
+    Flow &x = flows[f];
+    if (!x.pending.empty()) { out << x.pending << "," << x.drops_after << "\\n"; }
+    x.pending.clear();
+}
+void Post(int f, int to, uint32_t cwnd_exit, uint32_t ssthresh, uint32_t pipe_exit)
+{
+    Flow &x = flows[f];
+    std::ostringstream s;
+    s << f << "," << x.t0 << "," << x.t1 << "," << x.cwnd0 << "," << x.pipe0 << ","
+      << x.ssthresh0 << "," << x.cmax << "," << x.cmin << "," << x.pmax << "," << x.pmin
+      << "," << to << "," << cwnd_exit << "," << ssthresh << "," << pipe_exit << ","
+      << x.cwnd << "," << x.pipe << "," << x.sent << "," << x.drops_in;
+    x.pending = s.str();
+    x.drops_after = 0;
+}
+void OnCwnd(int f, uint32_t, uint32_t n)
+{
+    Flow &x = flows[f];
+    x.cwnd = n;
+    if (x.in) { x.cmax = std::max(x.cmax, n); x.cmin = std::min(x.cmin, n); }
+}
+void OnSsthresh(int f, uint32_t, uint32_t n) { flows[f].ssthresh = n; }
+void OnPipe(int f, uint32_t, uint32_t n)
+{
+    Flow &x = flows[f];
+    x.pipe = n;
+    if (x.in) { x.pmax = std::max(x.pmax, n); x.pmin = std::min(x.pmin, n); }
+}
+void OnTx(int f, Ptr<const Packet> p, const TcpHeader &, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() > 0 && flows[f].in) { ++flows[f].sent; }
+}
+void OnState(int f, TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongState_t n)
+{
+    Flow &x = flows[f];
+    x.state = n;
+    double now = Simulator::Now().GetSeconds();
+    if (n == TcpSocketState::CA_RECOVERY)
+    {
+        Flush(f);
+        x.in = true;
+        x.t0 = now;
+        x.cwnd0 = x.cwnd; x.pipe0 = x.pipe; x.ssthresh0 = x.ssthresh;
+        x.cmax = 0; x.cmin = UINT32_MAX; x.pmax = x.pipe; x.pmin = x.pipe;
+        x.sent = 0; x.drops_in = 0;
+    }
+    else if (x.in)
+    {
+        x.in = false;
+        x.t1 = now;
+        // (ProcessAck sets cwnd = ssthresh and grows it after this; read them once it is done)
+        Simulator::ScheduleNow(&Post, f, int(n), x.cwnd, x.ssthresh, x.pipe);
+    }
+}
+void OnDrop(Ptr<const Packet> packet)
+{
+    Ptr<Packet> p = packet->Copy();
+    uint8_t first = 0;
+    p->CopyData(&first, 1);
+    if (first == 0x45)  // (an IPv4 header first)
+    {
+        Ipv4Header ip;
+        p->RemoveHeader(ip);
+    }
+    TcpHeader tcp;
+    if (p->PeekHeader(tcp) == 0) { return; }
+    int f = int(tcp.GetDestinationPort()) - 5000;
+    if (f < 0 || f >= int(flows.size())) { return; }
+    Flow &x = flows[f];
+    double now = Simulator::Now().GetSeconds();
+    if (x.in) { ++x.drops_in; }
+    else if (x.t1 >= 0 && now - x.t1 <= 0.1 && !x.pending.empty()) { ++x.drops_after; }
+}
+void Setup(int n, std::string path)
+{
+    flows.assign(n, Flow());
+    out.open(path);
+    out << "flow,t_entry,t_exit,cwnd_before,pipe_entry,ssthresh_before,cwnd_max,cwnd_min,"
+           "pipe_max,pipe_min,exit_state,cwnd_at_exit,ssthresh_exit,pipe_at_exit,"
+           "cwnd_after_exit,pipe_after_exit,sent,drops_in,drops_after\\n";
+}
+void ConnectSocket(int f, Ptr<Socket> s)
+{
+    Ptr<TcpSocketBase> t = DynamicCast<TcpSocketBase>(s);
+    t->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, f));
+    t->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, f));
+    t->TraceConnectWithoutContext("BytesInFlight", MakeBoundCallback(&OnPipe, f));
+    t->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnState, f));
+    t->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, f));
+}
+void ConnectDrops(std::string path)
+{
+    Config::ConnectWithoutContext(path, MakeCallback(&OnDrop));
+}
+void Finish()
+{
+    for (size_t f = 0; f < flows.size(); ++f) { Flush(int(f)); }
+    out.close();
+}
+}
+"""
+
 #: ns-3's socket type for each ``variant``.
 NS3_VARIANTS = {"newreno": "TcpNewReno", "vegas": "TcpVegas", "dctcp": "TcpDctcp",
                 "cubic": "TcpCubic", "bbr": "TcpBbr"}
@@ -828,7 +1126,8 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
             queue: str | None = None, mark_threshold: float = DCTCP_K,
             scenario: str = "benchmark", ns3_set=(), cwr_growth: bool = False,
             limited_transmit: bool = False, sack: bool = False,
-            bbr_no_ack_aggregation: bool = False, prr: bool = False) -> dict:
+            bbr_no_ack_aggregation: bool = False, prr: bool = False,
+            ns3_prr=None, recovery_log: str | None = None) -> dict:
     """Run the dumbbell in ns-3 (call in an interpreter where ``from ns import ns`` is ns-3).
 
     With ``red``, the bottleneck gets a ``RedQueueDisc`` (min_th 20, max_th
@@ -850,12 +1149,23 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     "true")``), to measure the effect of one ns-3 default.  ``cwr_growth`` (DCTCP only):
     the window grows in the round trip after an ECN reduction, as qosmodels' does
     (:data:`_NS3_CWR_GROWTH_CPP`).  ``bbr_no_ack_aggregation`` (BBR only): ``TcpBbr``
-    without its ACK-aggregation cwnd term (:data:`_NS3_BBR_NO_AGGREGATION_CPP`).  The result
-    adds the measurements of :data:`_NS3_MEASURE_CPP`.
+    without its ACK-aggregation cwnd term (:data:`_NS3_BBR_NO_AGGREGATION_CPP`).  ``ns3_prr``
+    (with ``prr``): a collection of :data:`NS3_PRR_READINGS` that stay as ns-3 3.44's in
+    ``ns3::QmPrrRecovery`` (:data:`_NS3_PRR_CPP`) instead of ``TcpPrrRecovery``, the others
+    RFC 9937's; the result adds ``prr_counts``.  ``recovery_log``: write every fast recovery
+    to this CSV file (:data:`_NS3_RECOVERY_LOG_CPP`).  The result adds the measurements of
+    :data:`_NS3_MEASURE_CPP`.
     """
     if bbr_no_ack_aggregation and variant != "bbr":  # (before ns-3 is loaded)
         raise ValueError(f"bbr_no_ack_aggregation is for variant='bbr' only, got "
                          f"variant={variant!r}")
+    if ns3_prr is not None:
+        if not prr:
+            raise ValueError("ns3_prr is for prr=True only (add --prr)")
+        unknown = set(ns3_prr) - set(NS3_PRR_READINGS)
+        if unknown:
+            raise ValueError(f"ns3_prr: unknown readings {sorted(unknown)}; "
+                             f"choose from {NS3_PRR_READINGS}")
     cpu0, wall0 = time.process_time(), time.perf_counter()
     import cppyy
     from ns import ns
@@ -885,8 +1195,11 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     if variant == "cubic":  # qosmodels' Cubic has Reno's slow start (no HyStart++)
         cfg("ns3::TcpCubic::HyStart", ns.BooleanValue(False))
     sack = sack or variant == "bbr"  # (BBR always with SACK, in both simulators)
-    recovery_type = ns.TcpPrrRecovery if prr else ns.TcpClassicRecovery  # (PRR: its default)
-    cfg("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(recovery_type.GetTypeId()))
+    recovery_type = (ns.TcpPrrRecovery if prr else ns.TcpClassicRecovery).GetTypeId()
+    if ns3_prr is not None:  # PRR written anew, with some of 3.44's readings (--ns3-prr)
+        cppyy.cppdef(_NS3_PRR_CPP)
+        recovery_type = cppyy.gbl.qmprr.Use(*(r in ns3_prr for r in NS3_PRR_READINGS))
+    cfg("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(recovery_type))
     cfg("ns3::TcpSocketBase::Sack", ns.BooleanValue(bool(sack)))
     cfg("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
     cfg("ns3::TcpSocketBase::LimitedTransmit", ns.BooleanValue(bool(limited_transmit)))
@@ -971,6 +1284,11 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
         cppyy.cppdef(_NS3_TRACE_CPP)
         qt = cppyy.gbl.qmtrace
         qt.Setup(n_flows, float(warmup), segment)
+    if recovery_log:
+        cppyy.cppdef(_NS3_RECOVERY_LOG_CPP)
+        rl = cppyy.gbl.qmrlog
+        rl.Setup(n_flows, str(recovery_log))
+        rl.ConnectDrops(f"/NodeList/{routers.Get(0).GetId()}/$ns3::TrafficControlLayer/TcDrop")
     # the sockets exist once the applications have started
     ns.Simulator.Stop(ns.Seconds(max(starts or [0.0])) + ns.NanoSeconds(1))
     ns.Simulator.Run()
@@ -981,6 +1299,10 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
             raise RuntimeError("TcpBbr's m_extraAckedGain was not its default 1")
         if trace:
             qt.ConnectSocket(i, sock)
+        if recovery_log:
+            rl.ConnectSocket(i, sock)
+        if ns3_prr is not None:
+            cppyy.gbl.qmprr.Register(sock)
     if trace:
         qt.ConnectReceiver(f"/NodeList/{routers.Get(1).GetId()}/$ns3::Ipv4L3Protocol/Rx")
     ns.Simulator.Stop(ns.Seconds(warmup) - ns.Simulator.Now())  # (warmup > the starts)
@@ -995,6 +1317,13 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     acc1, drop1 = bottleneck_counts()
     marks1 = 0 if qdisc is None else int(qdisc.GetStats().nTotalMarkedPackets)
     qm.Finish()
+    if recovery_log:
+        rl.Finish()
+    if ns3_prr is not None:
+        q = cppyy.gbl.qmprr
+        traced_prr = dict(readings=sorted(ns3_prr), calls=int(q.n_calls), twice=int(q.n_twice),
+                          bumps=int(q.n_bumps), wraps=int(q.n_wraps),
+                          negative=int(q.n_negative), safe=int(q.n_safe))
     measured = dict(
         mean_delay=qm.delay_sum / qm.delay_n if qm.delay_n else float("nan"),
         cwnd=[qm.CwndMean(i, False) / segment for i in range(n_flows)],
@@ -1035,6 +1364,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
         wall_total=wall2 - wall0,
         maxrss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         **traced,
+        **({"prr_counts": traced_prr} if ns3_prr is not None else {}),
     )
 
 
@@ -1048,8 +1378,10 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
                scenario: str = "benchmark", ns3_set=(), cwr_growth: bool = False,
                limited_transmit: bool = False, sack: bool = False,
                bbr_no_ack_aggregation: bool = False,
-               bbr_send_quantum: int | None = None, prr: bool = False) -> dict:
-    """Run one simulator in a fresh process of ``python``; return its measurements."""
+               bbr_send_quantum: int | None = None, prr: bool = False, ns3_prr=None,
+               recovery_log: str | None = None) -> dict:
+    """Run one simulator in a fresh process of ``python``; return its measurements.
+    ``ns3_prr`` and ``recovery_log``: :func:`run_ns3`'s (ns-3 only)."""
     cmd = [python, os.path.abspath(__file__), "--worker", simulator, "--flows", str(flows),
            "--duration", repr(duration), "--warmup", repr(warmup), "--seed", str(seed)]
     if red:
@@ -1072,6 +1404,10 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
         cmd.append("--sack")
     if prr:
         cmd.append("--prr")
+    if ns3_prr is not None:
+        cmd += ["--ns3-prr", ",".join(ns3_prr) or "rfc"]
+    if recovery_log:
+        cmd += ["--ns3-recovery-log", str(recovery_log)]
     if variant != "newreno":
         cmd += ["--tcp", variant]
     if trace:
@@ -1248,6 +1584,17 @@ def _table(ours: dict, ns3: dict) -> str:
     return "\n".join(lines)
 
 
+def _ns3_prr_readings(text: str | None):
+    """``--ns3-prr``'s value as a tuple of :data:`NS3_PRR_READINGS` (None: not given)."""
+    if text is None:
+        return None
+    if text == "ns3-3.44":
+        return NS3_PRR_READINGS
+    if text in ("rfc", ""):
+        return ()
+    return tuple(x for x in text.split(",") if x)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--flows", type=int, nargs="+", default=[8])
@@ -1300,6 +1647,14 @@ def main(argv=None) -> int:
     p.add_argument("--prr", action="store_true",
                    help="PRR (RFC 9937) in both simulators: qosmodels' prr=True (needs --sack), "
                         "ns-3's TcpPrrRecovery (its default) instead of TcpClassicRecovery")
+    p.add_argument("--ns3-prr", default=None, metavar="READINGS",
+                   help="with --prr: ns-3's PRR written anew (ns3::QmPrrRecovery) with these of "
+                        "ns-3 3.44's readings kept, comma-separated from "
+                        f"{','.join(NS3_PRR_READINGS)} ('ns3-3.44': all, as TcpPrrRecovery; "
+                        "'rfc' or '': none, RFC 9937's); ns-3 worker only")
+    p.add_argument("--ns3-recovery-log", default=None, metavar="PATH",
+                   help="write each of ns-3's fast recoveries (cwnd, ssthresh, pipe at entry "
+                        "and exit, drops) to this CSV file; ns-3 worker only")
     p.add_argument("--window-arithmetic", choices=["packets", "bytes"], default="packets",
                    help="qosmodels' TcpNewReno.window_arithmetic ('bytes': ns-3's whole-byte "
                         f"window of {NS3_SEGMENT}-byte segments)")
@@ -1327,13 +1682,16 @@ def main(argv=None) -> int:
         a.sack = True
     starts = None if a.starts is None else json.loads(a.starts)
     ns3_set = [tuple(x.split("=", 1)) for x in a.ns3_set]
+    if (a.ns3_prr is not None or a.ns3_recovery_log) and a.worker != "ns3":
+        p.error("--ns3-prr and --ns3-recovery-log are for --worker ns3")
     if a.worker:
         if a.worker == "ns3":
             out = run_ns3(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.trace, starts,
                           a.tcp, a.queue, scenario=a.scenario, ns3_set=ns3_set,
                           cwr_growth=a.ns3_cwr_growth, limited_transmit=a.limited_transmit,
                           sack=a.sack, bbr_no_ack_aggregation=a.ns3_bbr_no_ack_aggregation,
-                          prr=a.prr)
+                          prr=a.prr, ns3_prr=_ns3_prr_readings(a.ns3_prr),
+                          recovery_log=a.ns3_recovery_log)
         else:
             out = run_qosmodels(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.rtt_samples,
                                 a.timer, a.recovery, a.window_arithmetic, a.handshake,
