@@ -288,9 +288,14 @@ def variant_ready(keep: frozenset) -> bool:
 def kernel_for(network):
     """The event loop a run of ``network`` uses: the variant for the network's mechanisms
     and :data:`CORE` if it is ready, else the whole kernel if that is ready, else the
-    variant (compiled on its first call); see the module docstring."""
+    variant (compiled on its first call); see the module docstring.  With Numba disabled
+    (``NUMBA_DISABLE_JIT=1``), the whole kernel's loop, as plain Python."""
+    from numba.core import config
+
     keep = kernels_of(network) | CORE
-    if not variant_ready(keep) and full_kernel_ready():
+    if config.DISABLE_JIT or (not variant_ready(keep) and full_kernel_ready()):
+        # (with Numba disabled the kernel runs as plain Python: a variant saves nothing, and
+        # the package's own modules are the ones a test patches, tests/sim/prr_replay.py)
         from ._kernels.engine import run
 
         return run

@@ -128,6 +128,22 @@ def test_a_variant_gives_the_whole_kernels_results_bit_for_bit(variant_cache, mo
     assert sorted(variant_cache.iterdir()) == before
 
 
+def test_with_numba_disabled_a_run_uses_the_packages_own_loop(variant_cache, monkeypatch):
+    # NUMBA_DISABLE_JIT=1 runs the kernel as plain Python: even where a variant is ready
+    # (its copy of the sources on disk), the run takes the package's own modules, which a
+    # replay patches (tests/sim/prr_replay.py); with Numba on, the ready variant
+    from numba.core import config
+
+    from qosmodels.sim._kernels.engine import run as full_run
+
+    net = Network([Link("a", "b", 1e6, 0.01)], [Flow(["a", "b"])])
+    monkeypatch.setattr(V, "variant_ready", lambda keep: True)
+    monkeypatch.setattr(V, "variant_run", lambda keep: "the variant")
+    assert V.kernel_for(net) == "the variant"
+    monkeypatch.setattr(config, "DISABLE_JIT", True)
+    assert V.kernel_for(net) is full_run
+
+
 def test_rare_handlers_are_real_functions_in_the_whole_kernel_only(variant_cache):
     from qosmodels.sim._kernels._jit import RARE
     from qosmodels.sim._kernels.engine import run as full_run
