@@ -1,4 +1,4 @@
-"""Seven adjustments to Numba's code generation while the packet kernel compiles.
+"""Six adjustments to Numba's code generation while the packet kernel compiles.
 
 The kernel's handlers are Numba functions that LLVM inlines into the event
 loop (:mod:`._kernels._jit`).  Numba compiles each of them as a library of its
@@ -71,19 +71,6 @@ handler's, and is optimised and code-generated as a whole.  Within
    49): PIE 0.46-0.51, CoDel 0.55-0.67, FQ-CoDel 0.48-0.55 and BBRv1 0.37-0.44 of the time
    before, drop-tail and RED unchanged within noise; compile time the same within noise.
 
-7. **A handler is compiled once for all values of a constant argument.**  Numba types a
-   constant passed to a jitted function as a literal (``Literal[int](6)``,
-   ``Literal[bool](False)``) and compiles the callee once per value: 35 of the whole
-   kernel's 371 functions were compiled two to seven times (BBRv1's trace once per column,
-   Reno's ``on_ack`` with ``ece`` a literal ``False``, ...), 8.3 s of CPU.  Within the
-   block a kernel handler (marked by :mod:`._kernels._jit`, ``MARK``) called with a literal
-   is compiled for the literals' types (:func:`numba.core.types.unliteral`); if that does
-   not compile (a handler that needs the value, to index a tuple say) it is compiled as
-   Numba does.  Numba's own implementations (a tuple's ``getitem`` with a constant index)
-   keep their literals.  Whole kernel from empty caches, side by side (session 50): 90.0
-   and 93.8 s of CPU against 101.7 and 101.9 s; LLVM, inlining, specialises the code
-   for the constant again.
-
 Tried and not kept (session 47, benchmarks/RESULTS.md): leaving an inlined handler's
 library (every function it defines ``alwaysinline``) without LLVM's module passes of its
 own, its code being optimised again where it is inlined: the core variant's compile took
@@ -131,7 +118,6 @@ def _numba_parts():
         from numba.core.codegen import CPUCodeLibrary
         from numba.core.cpu import CPUContext
         from numba.core.datamodel.models import StructModel
-        from numba.core.dispatcher import _DispatcherBase
         from numba.core.targetconfig import TargetConfig
     except ImportError:
         return None
@@ -143,13 +129,12 @@ def _numba_parts():
               (CPUCodeLibrary, "_get_module_for_linking"),
               (CPUCodeLibrary, "_ensure_finalized"),
               (TargetConfig, "__eq__"), (TargetConfig, "__hash__"), (TargetConfig, "values"),
-              (StructModel, "get_value_type"), (_DispatcherBase, "get_call_template")]
+              (StructModel, "get_value_type")]
     if not all(callable(getattr(cls, name, None)) for cls, name in needed):
         return None
     if not hasattr(TargetConfig(), "_values"):
         return None
-    return (_dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel,
-            _DispatcherBase)
+    return _dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel
 
 
 def available() -> bool:
@@ -303,20 +288,14 @@ def _current():
 def _install(parts) -> None:
     """Replace Numba's methods by the adjusted ones (called under :data:`_LOCK`)."""
     global _saved
-    (_dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel,
-     Dispatcher) = parts
-    from numba.core import errors, types
-
-    from ._kernels._jit import MARK
-
+    _dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel = parts
     declare = BaseContext.declare_function
     executable = CPUContext.get_executable
     finalize = CPUCodeLibrary._finalize_final_module
     link = CPUCodeLibrary.add_linking_library
     equal, hashed = TargetConfig.__eq__, TargetConfig.__hash__
     value_type = StructModel.get_value_type
-    call_template = Dispatcher.get_call_template
-    _saved = (declare, executable, finalize, link, equal, hashed, value_type, call_template)
+    _saved = (declare, executable, finalize, link, equal, hashed, value_type)
     hashes = {}  # per options class: Numba's hash, which depends on the option names only
 
     def config_eq(self, other):
@@ -384,18 +363,8 @@ def _install(parts) -> None:
             return t
         return _named(t)
 
-    def get_call_template(self, args, kws):
-        if (_current() is not None and getattr(self, MARK, False)
-                and any(isinstance(a, types.Literal) for a in args)):
-            try:  # a handler: one compile for every value of a constant argument
-                return call_template(self, [types.unliteral(a) for a in args], kws)
-            except errors.NumbaError:
-                pass  # one that needs the value (to type or to lower): Numba's way
-        return call_template(self, args, kws)
-
     BaseContext.declare_function = declare_function
     StructModel.get_value_type = struct_value_type
-    Dispatcher.get_call_template = get_call_template
     CPUContext.get_executable = get_executable
     CPUCodeLibrary._finalize_final_module = finalize_final_module
     CPUCodeLibrary.add_linking_library = add_linking_library
@@ -406,11 +375,10 @@ def _install(parts) -> None:
 def _restore(parts) -> None:
     """Put Numba's own methods back (called under :data:`_LOCK`)."""
     global _saved
-    _, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel, Dispatcher = parts
+    _, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel = parts
     (BaseContext.declare_function, CPUContext.get_executable,
      CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
-     TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type,
-     Dispatcher.get_call_template) = _saved
+     TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type) = _saved
     _saved = None
 
 

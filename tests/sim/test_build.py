@@ -17,7 +17,6 @@ from numba.core.codegen import CPUCodeLibrary
 from numba.core.compiler import Flags
 from numba.core.cpu import CPUContext
 from numba.core.datamodel.models import StructModel
-from numba.core.dispatcher import _DispatcherBase
 from numba.core.targetconfig import TargetConfig
 
 from qosmodels.sim import _build
@@ -210,8 +209,7 @@ def test_a_stand_in_for_the_dispatcher_changes_nothing():
 def _numba_methods():
     return (BaseContext.declare_function, CPUContext.get_executable,
             CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
-            TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type,
-            _DispatcherBase.get_call_template)
+            TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type)
 
 
 def test_blocks_nest_and_numba_is_restored_on_leaving_the_outer_one():
@@ -452,43 +450,3 @@ def test_compile_options_compare_and_hash_as_numba_does():
         got = [(a == b, b == a, hash(a), hash(b)) for a, b in cases]
         assert (_flags() == object()) is False
     assert got == expected
-
-
-def _constants():
-    """An entry calling one handler with two constant values of an argument, and one that
-    needs its constant's value to type (a tuple indexed by it)."""
-
-    @handler
-    def scaled(x, k):
-        return x * k
-
-    @handler
-    def pick(t, i):
-        return t[i]
-
-    @njit(error_model="numpy", _nrt=False)
-    def entry(x):
-        t = (1.5, 2)  # a heterogeneous tuple: t[i] types only for a constant i
-        return scaled(x, 2) + scaled(x, 3) + pick(t, 0) + pick(t, 1)
-
-    return entry, scaled, pick
-
-
-def test_a_handler_is_compiled_once_for_every_value_of_a_constant_argument():
-    # adjustment 7: Numba alone compiles ``scaled`` once per constant (Literal[int](2),
-    # Literal[int](3)); within the block once, for int64; ``pick`` still gets one compile per
-    # constant, since it cannot be typed without the value
-    from numba.core import types
-
-    entry, scaled, pick = _constants()
-    with _build.kernel_build(entry, set()):
-        assert entry(1.0) == 2.0 + 3.0 + 1.5 + 2
-    assert [sig[1] for sig in scaled.signatures] == [types.int64]
-    assert sorted(str(sig[1]) for sig in pick.signatures) == ["Literal[int](0)",
-                                                              "Literal[int](1)"]
-
-
-def test_without_the_build_numba_compiles_a_handler_per_constant():
-    entry, scaled, _ = _constants()
-    assert entry(1.0) == 2.0 + 3.0 + 1.5 + 2
-    assert len(scaled.signatures) == 2

@@ -25,20 +25,8 @@ from numba import njit
 
 _FLAGS = dict(error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
-#: Name of the attribute that marks a dispatcher as a kernel handler (inlined or rare):
-#: within the kernel's build a handler called with a constant argument is compiled once for
-#: the argument's type, not once per value (``qosmodels/sim/_build.py``, adjustment 7).
-MARK = "_qm_handler"
-
-_inlined = njit(forceinline=True, **_FLAGS)
-
-
-def handler(fn):
-    """Decorator of kernel handlers: ``@handler`` on a module-level function."""
-    d = _inlined(fn)
-    setattr(d, MARK, True)
-    return d
-
+#: Decorator of kernel handlers: ``@handler`` on a module-level function.
+handler = njit(forceinline=True, **_FLAGS)
 
 #: The largest int64: an index and-ed with it is known to the compiler to be >= 0,
 #: so Numba's negative-index wraparound code goes (indices are never negative;
@@ -66,6 +54,4 @@ def rare_handler(fn):
     callee.
     """
     RARE.add((fn.__module__, fn.__qualname__))
-    d = njit(forceinline=False, **_FLAGS)(fn)
-    setattr(d, MARK, True)
-    return d
+    return njit(forceinline=False, **_FLAGS)(fn)
