@@ -47,16 +47,13 @@ def record_qosmodels(flows: int, duration: float, out: str, seed: int = 1) -> di
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from crosscheck_ns3 import qosmodels_network
 
-    import importlib
-
     from qosmodels.sim import Record, simulate
     from qosmodels.sim._kernels import layout as L
-    from qosmodels.sim._variant import kernel_for
+    from qosmodels.sim._kernels import prr
 
+    # (with Numba disabled a run takes the package's own modules, never a variant's copy:
+    # qosmodels.sim._variant.kernel_for)
     net = qosmodels_network(flows, variant="cubic", limited_transmit=True, sack=True, prr=True)
-    # the kernel package the run uses (a variant's is a copy of the sources: patch its prr)
-    package = kernel_for(net).__module__.rpartition(".")[0]
-    prr = importlib.import_module(package + ".prr")
     steps = []
     step0 = prr.step
 
