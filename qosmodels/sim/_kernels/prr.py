@@ -93,7 +93,11 @@ text's, the readings are listed, and the only code change was the zero-delivery 
 forced fast retransmit on a later ACK delivering nothing while ``prr_out`` was still 0, which
 the text does not allow; it needs the fast retransmit to have failed, a full packet pool).
 The kernel is checked against an independent plain-Python replay of the RFC's pseudo-code
-(``tests/sim/prr_replay.py``) and against the RFC's own Figure 1.
+(``tests/sim/prr_replay.py``) and against the RFC's own Figure 1.  ns-3 3.44's
+``TcpPrrRecovery`` differs from the text where it matters: it adds one segment to
+DeliveredData on every duplicate ACK with SACK too (Section 6.2 does so only without SACK),
+which raises its drop rate 5.7x on the 2-flow cross-check dumbbell
+(``benchmarks/crosscheck_ns3.py --ns3-prr``; ``benchmarks/RESULTS.md``, session 50).
 
 State (the flow's source float state ``FF_SS + P_*``, free in Reno's and CUBIC's rows, 0
 until a recovery with PRR starts): ``RecoverFS``, ``prr_delivered``, ``prr_out`` and the
