@@ -67,6 +67,14 @@ Two rules around the recovery that RFC 6675 alone does not need:
   not applied: the section asks for it "in the absence of PRR", and PRR's episode goes on
   with the lost retransmission out of the pipe.
 
+The retransmission timer can still beat RACK to a lost retransmission: step 5 marks it lost
+only once a packet sent after it is SACKed, about a round trip after that packet leaves, and
+after the recovery's reduction that may be a round trip away.  With the senders' default
+``min_rto`` of 0.2 s under two round trips (the 32-flow CUBIC dumbbell, RTT about 0.11 s)
+every one of RACK's timeouts there was such a race (912 against DupThresh's 216; with
+``min_rto`` 0.3 s, 11 against 6): ``benchmarks/rack_timeouts.py`` and ``benchmarks/RESULTS.md``
+("why RACK times out more often than DupThresh").
+
 TLP (Section 7), with ``tlp=True``: after an ACK that acknowledges new data, outside fast
 and timeout recovery and with no probe episode open (``TLP.end_seq`` None), the timer slot
 holds the probe timeout PTO = 2 SRTT, plus ``WCDelAckT`` = 200 ms (the RFC's value; Linux

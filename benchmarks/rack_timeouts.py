@@ -1,0 +1,202 @@
+"""Why RACK-TLP times out more often than RFC 6675's DupThresh on the 32-flow CUBIC dumbbell.
+
+Sessions 46 and 48 measured, on ``benchmarks/crosscheck_ns3.py``'s dumbbell with 32 CUBIC
+flows, SACK and limited transmit (300 s, seed 1), 216 timeouts with DupThresh's loss
+detection against 912 with ``rack=True`` (891 with TLP as well).  This script gives the
+counts and, for a shorter run with the kernel run as plain Python, the cause of every
+timeout and which retransmissions the bottleneck dropped.  Two modes::
+
+    # whole-run counters, any minimum RTO (the kernel compiled as usual)
+    python benchmarks/rack_timeouts.py counts --rack --min-rto 0.2 --duration 300
+
+    # every timeout and retransmission of a 60 s run, classified (plain Python, ~30 s)
+    NUMBA_DISABLE_JIT=1 python benchmarks/rack_timeouts.py trace --rack --duration 60
+
+``trace`` records every data transmission (time, flow, packet, whether it is a
+retransmission, and whether the sender sent it from an ACK or from a timer: RACK's
+reordering timer or TLP's probe), every data packet the links drop, and the sender's state at
+every retransmission timeout; it prints, over the timeouts after ``--from`` seconds, how
+many of each kind (the packet at SND.UNA: only its original sent and dropped, or its
+retransmission dropped; in recovery or not; how many packets sent after its last copy
+reached the receiver), the time from that last copy to the timeout, and the share of
+retransmissions and new packets dropped by what sent them.  A dropped copy is one the
+bottleneck drops within 0.2 s of its transmission.
+
+The flows are ``crosscheck_ns3.qosmodels_network(N, variant="cubic", limited_transmit=True,
+sack=True)`` with ``rack``, ``tlp`` and ``min_rto`` set on each flow's ``Cubic``; every flow
+starts at 0 unless ``--starts-seed`` draws the start times.  This is a
+script, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def network(n_flows: int, rack: bool, tlp: bool, min_rto: float, starts_seed=None):
+    """The cross-check dumbbell with ``rack``, ``tlp`` and ``min_rto`` on every CUBIC flow;
+    every flow starts at 0, or with ``starts_seed`` at a time drawn uniformly from [0, 1) s
+    (the network has nothing random otherwise: a run's ``seed`` changes nothing)."""
+    import dataclasses
+
+    import numpy as np
+    from crosscheck_ns3 import qosmodels_network
+
+    from qosmodels import Network
+
+    starts = (None if starts_seed is None
+              else np.random.default_rng(starts_seed).uniform(0.0, 1.0, n_flows).tolist())
+    net = qosmodels_network(n_flows, variant="cubic", limited_transmit=True, sack=True,
+                            starts=starts)
+    flows = [dataclasses.replace(fl, source=dataclasses.replace(
+        fl.source, rack=rack, tlp=tlp, min_rto=min_rto)) for fl in net.flows]
+    return Network(list(net.links), flows)
+
+
+def counts(args) -> None:
+    from qosmodels.sim import simulate
+
+    net = network(args.flows, args.rack, args.tlp, args.min_rto, args.starts_seed)
+    t = time.perf_counter()
+    res = simulate(net, args.duration, seed=args.seed, warmup=args.warmup, progress=False)
+    c = res.counters
+    bott = list(res.network.link_names).index("r0->r1")
+    arr = int(c["link_arrivals"][bott])
+    drops = sum(int(res.link_drops[k][bott]) for k in ("overflow", "early", "forced"))
+    print(f"flows {args.flows}, rack {args.rack}, tlp {args.tlp}, min_rto {args.min_rto} s, "
+          f"{args.duration:g} s (starts {args.starts_seed}): timeouts {int(c['timeouts'].sum())}, "
+          f"fast retransmits {int(c['fast_retransmits'].sum())}, retransmitted "
+          f"{int(c['retransmitted'].sum())}, bottleneck arrivals {arr}"
+          f", drops {drops} ({drops / max(arr, 1):.4f}); {time.perf_counter() - t:.1f} s")
+
+
+def trace(args) -> None:
+    if os.environ.get("NUMBA_DISABLE_JIT") != "1":
+        sys.exit("trace runs the kernel as plain Python: set NUMBA_DISABLE_JIT=1")
+    from qosmodels.sim import simulate
+    from qosmodels.sim._kernels import fifo, sack, sender
+    from qosmodels.sim._kernels import layout as L
+    from qosmodels.sim._kernels.sources import cubic, reno_rack
+
+    net = network(args.flows, args.rack, args.tlp, args.min_rto, args.starts_seed)
+    tx, drops, rtos, ctx = [], [], [], ["ack"]
+    old_tx, old_drop, old_rto = sender.transmit, fifo.drop, cubic.on_timeout_sack
+    old_timer = reno_rack.on_timeout_rack
+
+    def transmit(S, f, seq):
+        retx = bool(seq < S.fi[f, L.FI_MAXSEQ])
+        ok = old_tx(S, f, seq)
+        tx.append((float(S.gf[L.GF_NOW]), int(f), int(seq), retx, ctx[0]))
+        return ok
+
+    def drop(S, l, p, cause):
+        if S.pi[p, L.PI_KIND] == L.KIND_DATA:
+            drops.append((float(S.gf[L.GF_NOW]), int(S.pi[p, L.PI_FLOW]), int(S.pi[p, L.PI_SEQ])))
+        return old_drop(S, l, p, cause)
+
+    def on_timeout_sack(S, f):  # the retransmission timeout proper (after RACK's timers)
+        fi, ff = S.fi, S.ff
+        rtos.append(dict(t=float(S.gf[L.GF_NOW]), f=int(f), una=int(fi[f, L.FI_SND_UNA]),
+                         in_rec=bool(fi[f, L.FI_IN_REC]), rto=float(ff[f, L.FF_RTO]),
+                         srtt=float(ff[f, L.FF_SRTT]), sacked=int(sack.sacked_count(S, f))))
+        return old_rto(S, f)
+
+    def on_timeout_rack(S, f):  # slot 0 fired: RACK's or TLP's timer, else the RTO
+        ctx[0] = "timer"
+        try:
+            return old_timer(S, f)
+        finally:
+            ctx[0] = "ack"
+
+    # (with Numba disabled a run takes the package's own modules: patch every name bound to
+    # the functions, since modules import them by name)
+    for mod in list(sys.modules.values()):
+        if not getattr(mod, "__name__", "").startswith("qosmodels.sim._kernels"):
+            continue
+        for name, new, old in (("transmit", transmit, old_tx), ("drop", drop, old_drop),
+                               ("on_timeout_sack", on_timeout_sack, old_rto),
+                               ("on_timeout_rack", on_timeout_rack, old_timer)):
+            if getattr(mod, name, None) is old:
+                setattr(mod, name, new)
+    t = time.perf_counter()
+    res = simulate(net, args.duration, seed=args.seed, warmup=0.0, progress=False)
+    print(f"flows {args.flows}, rack {args.rack}, tlp {args.tlp}, min_rto {args.min_rto} s, "
+          f"{args.duration:g} s (starts {args.starts_seed}), plain Python {time.perf_counter() - t:.0f} s: "
+          f"timeouts {int(res.counters['timeouts'].sum())}; from {args.start:g} s on:")
+
+    dropped_at = collections.defaultdict(list)
+    for t_, f, s in drops:
+        dropped_at[(f, s)].append(t_)
+    sends = collections.defaultdict(list)
+    by_flow = collections.defaultdict(list)
+    losses = collections.Counter()
+    for t_, f, s, retx, who in tx:
+        lost = any(t_ <= x <= t_ + 0.2 for x in dropped_at[(f, s)])
+        sends[(f, s)].append((t_, lost))
+        by_flow[f].append((t_, lost))
+        if t_ >= args.start:
+            losses[("retransmission" if retx else "new packet", who, lost)] += 1
+    kinds, gaps = collections.Counter(), collections.defaultdict(list)
+    for r in rtos:
+        if r["t"] < args.start:
+            continue
+        copies = [c for c in sends[(r["f"], r["una"])] if c[0] < r["t"]]
+        last = copies[-1][0]
+        head = ("its retransmission dropped" if len(copies) > 1 and copies[-1][1] else
+                "only the original sent, dropped" if len(copies) == 1 and copies[0][1] else
+                "its last copy not dropped")
+        later = [t_ for t_, lost in by_flow[r["f"]] if last < t_ < r["t"] and not lost]
+        after = len(later)
+        key = (head, "in recovery" if r["in_rec"] else "not in recovery",
+               f"{min(after, 6)}{'+' if after >= 6 else ''} sent after it arrived")
+        kinds[key] += 1
+        # (the first packet sent after the last copy that arrived: RACK can mark the copy
+        # lost about an RTT after it is sent, when its SACK comes back)
+        gaps[key].append((r["t"] - last, r["rto"], r["srtt"],
+                          later[0] - last if later else float("nan")))
+    print("  timeouts by the packet at SND.UNA (count; medians, s: from its last copy to the "
+          "timeout, RTO, SRTT, from its last copy to the first packet sent after it that "
+          "arrived):")
+    for key, n in sorted(kinds.items(), key=lambda kv: -kv[1]):
+        g = sorted(gaps[key])
+        mid = g[len(g) // 2]
+        first = sorted(x[3] for x in g)[len(g) // 2]
+        print(f"    {n:5d}  {', '.join(key)}  ({mid[0]:.3f}, {mid[1]:.3f}, {mid[2]:.3f}, "
+              f"{first:.3f})")
+    print("  copies dropped within 0.2 s, by what sent them:")
+    for kind in ("retransmission", "new packet"):
+        for who in ("ack", "timer"):
+            n_lost, n_ok = losses[(kind, who, True)], losses[(kind, who, False)]
+            if n_lost + n_ok:
+                print(f"    {kind:14s} sent on {'an ACK' if who == 'ack' else 'a timer':7s} "
+                      f"{n_lost:6d} of {n_lost + n_ok:6d} ({n_lost / (n_lost + n_ok):.4f})")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("mode", choices=("counts", "trace"))
+    ap.add_argument("--flows", type=int, default=32)
+    ap.add_argument("--duration", type=float, default=300.0, help="s")
+    ap.add_argument("--warmup", type=float, default=50.0, help="counts: s before counting")
+    ap.add_argument("--from", dest="start", type=float, default=10.0,
+                    help="trace: classify timeouts and copies from this time on, s")
+    ap.add_argument("--seed", type=int, default=1, help="the run's seed (nothing here uses it)")
+    ap.add_argument("--starts-seed", type=int, default=None,
+                    help="draw the flows' start times uniformly from [0, 1) s with this seed "
+                         "(default: every flow starts at 0)")
+    ap.add_argument("--rack", action="store_true")
+    ap.add_argument("--tlp", action="store_true", help="with --rack")
+    ap.add_argument("--min-rto", type=float, default=0.2, help="s (Cubic's default 0.2)")
+    args = ap.parse_args(argv)
+    (counts if args.mode == "counts" else trace)(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
