@@ -202,10 +202,13 @@ def render(report, titles: dict[str, str], width: int | None = None) -> str:
     lines.append("")
     if n_bad:
         bad = sorted({c.experiment for c in report.failures}, key=list(groups).index)
+        split = {v: sum(1 for c in report.failures if c.verdict == v)
+                 for v in ("known difference", "reachable", "fails")}
         lines.extend(textwrap.wrap(
             f"{len(report.checks)} checks in {n_exp} experiments, {n_bad} outside tolerance "
-            f"(in {', '.join(bad)}), {len(report.regressions)} of them not explained "
-            f"(verdict FAIL)", width))
+            f"(in {', '.join(bad)}): {split['known difference']} declared known differences, "
+            f"{split['reachable']} reachable, {split['fails']} not explained (verdict FAIL)",
+            width))
     else:
         lines.append(f"{len(report.checks)} checks in {n_exp} experiments, all within tolerance")
     legend = ("source: P:meas = paper (measured), P:stat = paper (stated), closed = closed form, "
