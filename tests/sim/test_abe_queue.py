@@ -25,7 +25,6 @@ from numba import njit
 
 from qosmodels import Flow, Link, Network, abe, simulate
 from qosmodels.mechanisms import AbeQueue, Cbr, Red, TcpFriendly, TcpReno
-from qosmodels.sim._kernels import dispatch
 from qosmodels.sim._kernels.layout import (
     GF_NOW,
     KIND_DATA,
@@ -44,17 +43,17 @@ from qosmodels.sim._kernels.layout import (
     PI_MARK,
     PI_SEQ,
 )
-from qosmodels.sim._kernels.link import dequeue, enqueue
-from qosmodels.sim._kernels.pool import alloc
 from qosmodels.sim.compile import compile_scenario
 from qosmodels.topologies import abe_dumbbell
 
+# the kernel's link and dispatch functions, from one variant (see the module)
+from .queue_kernels import alloc, dequeue, enqueue, queue_admit, queue_timer
+
 CAP = 1e6
 BITS = 8000.0
-queue_admit = dispatch.queue_admit
-queue_timer = dispatch.queue_timer
 Q_ALPHA = LF_QS  # the loop's alpha, as queues/abe.py lays the link's state out
 QI_CONTROL = LI_QS + 1
+
 
 
 @njit  # not cached: Numba's cache would not see a change in the kernel functions it calls
@@ -216,7 +215,7 @@ def test_the_rfc_5348_green_source_tracks_its_equation():
 
 
 # ------------------------------------------------------------------ the loop on a held queue
-@njit
+@njit  # not cached (as above)
 def held_plant(S, l, p, level, n_per_period, periods, dt, alpha_out):
     """Arrivals alternate Green and Blue every ``dt`` s with the queue held at ``level``
     packets (RED's average with ``w_q = 1``) and a fresh ``count`` (so a Blue packet is

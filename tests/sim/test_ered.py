@@ -33,7 +33,6 @@ from numba import njit
 
 from qosmodels import Flow, Link, Network, topologies
 from qosmodels.sim import Ered, Record, Red, TcpNewReno, TcpReno, simulate
-from qosmodels.sim._kernels import dispatch
 from qosmodels.sim._kernels.layout import (
     KIND_DATA,
     LI_CODE,
@@ -51,8 +50,10 @@ from qosmodels.sim._kernels.layout import (
 )
 from qosmodels.sim.compile import compile_scenario
 
+# the kernel's dispatch, from the queue tests' variant (tests/sim/queue_kernels.py)
+from .queue_kernels import queue_admit
+
 ADMIT = -1
-queue_admit = dispatch.queue_admit
 
 
 @njit

@@ -26,7 +26,6 @@ from qosmodels.errors import ScenarioTypeError
 from qosmodels.mechanisms import AbeQueue, Ered, Red, TicketRed
 from qosmodels.mechanisms.red import SPACINGS
 from qosmodels.sim import TcpReno
-from qosmodels.sim._kernels import dispatch
 from qosmodels.sim._kernels.layout import (
     KIND_DATA,
     LI_CODE,
@@ -41,7 +40,9 @@ from qosmodels.sim._kernels.queues import red as red_kernel
 from qosmodels.sim._kernels.rng import rand
 from qosmodels.sim.compile import compile_scenario
 
-queue_admit = dispatch.queue_admit
+# the kernel's dispatch, from the queue tests' variant (tests/sim/queue_kernels.py)
+from .queue_kernels import queue_admit
+
 
 
 @njit

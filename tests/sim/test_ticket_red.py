@@ -34,7 +34,6 @@ from numba import njit
 
 from qosmodels import Aggregate, Flow, Link, Network
 from qosmodels.mechanisms import TcpReno, TicketRed, TicketTagger
-from qosmodels.sim._kernels import dispatch
 from qosmodels.sim._kernels.layout import (
     GF_NOW,
     KIND_ACK,
@@ -53,10 +52,11 @@ from qosmodels.sim._kernels.layout import (
 )
 from qosmodels.sim.compile import compile_scenario
 
+# the kernel's dispatch, from the queue tests' variant (tests/sim/queue_kernels.py)
+from .queue_kernels import queue_admit
 from .test_ered import binomial_ok, p_b, spaced_fractions
 
 ADMIT = -1
-queue_admit = dispatch.queue_admit
 CAP = 1e6          # bit/s
 BITS = 8000.0      # bits per packet: the link serves CAP / BITS = 125 packets/s
 # the link's float state, as ticket_red.py lays it out (read back after each arrival)
