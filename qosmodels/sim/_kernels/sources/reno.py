@@ -515,12 +515,16 @@ def _sack_ack(S, f, a, ece):
         lt_restart(S, f)
         if fi[f, FI_SND_NXT] < a:
             fi[f, FI_SND_NXT] = a
+        restart = True
         if fi[f, FI_IN_REC] != 0:
             if a > fi[f, FI_RECOVER]:  # (A): the end of the recovery
                 fi[f, FI_IN_REC] = 0
                 fi[f, FI_DUPACKS] = 0
                 if prr.on(S, f):  # (PRR moved cwnd in the recovery: RFC 6675's again)
                     ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
+            elif rules == TIMER_IMPATIENT:  # a partial ACK: only the first restarts
+                restart = fi[f, FI_FIRST_PARTIAL] != 0
+                fi[f, FI_FIRST_PARTIAL] = 0
         else:
             fi[f, FI_DUPACKS] = 0  # step (1)
             c = grow(S, f, ff[f, FF_CWND], a - una)
@@ -529,14 +533,14 @@ def _sack_ack(S, f, a, ece):
             ff[f, FF_SSTHRESH] = halved(S, f, fi[f, FI_SND_NXT] - a)
             ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
             fi[f, FI_ECN_RECOVER] = fi[f, FI_SND_NXT]
-        if rules != TIMER_REFERENCE and ff[f, FF_SRTT] >= 0.0:
+        if restart and rules != TIMER_REFERENCE and ff[f, FF_SRTT] >= 0.0:
             rto = ff[f, FF_SRTT] + 4.0 * ff[f, FF_RTTVAR]
             lo = ff[f, FF_SP + TCP_MIN_RTO]
             hi = ff[f, FF_SP + TCP_MAX_RTO]
             ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
         if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
             cancel(S, fi[f, FI_TIMER0] & POS)
-        else:
+        elif restart:
             arm_timer(S, f)
     elif a < una:
         return -1
@@ -551,10 +555,13 @@ def on_ack_sack(S, f, a, ece):
     cumulative ACK) counted; three of them, or SND.UNA lost by ``IsLost()``, start the
     recovery: RecoveryPoint = HighData, ssthresh = cwnd = FlightSize / 2, SND.UNA resent;
     in recovery each ACK below RecoveryPoint runs step (C), and one above it ends the
-    recovery (cwnd stays ssthresh).  The timer restarts on every new ACK and the fast
-    retransmit (RFC 6298, 5.3).  With PRR (:mod:`..prr`, RFC 9937) each ACK starting or in
-    the recovery sets cwnd by its step before step (C) (the fast retransmit counted in
-    ``prr_out``), and the one ending it sets cwnd = ssthresh."""
+    recovery (cwnd stays ssthresh).  The timer restarts on every new ACK and, with
+    ``timer="reference"``, on the fast retransmit; with the RFC rules (``"impatient"``,
+    ``"slow-but-steady"``) it runs on from the last new ACK, and in the recovery
+    ``"impatient"`` restarts it on the first partial ACK only (:func:`on_ack`'s rules).
+    With PRR (:mod:`..prr`, RFC 9937) each ACK starting or in the recovery sets cwnd by its
+    step before step (C) (the fast retransmit counted in ``prr_out``), and the one ending
+    it sets cwnd = ssthresh."""
     ff, fi = S.ff, S.fi
     una0 = fi[f, FI_SND_UNA]
     sacked0 = sack.sacked_count(S, f)
@@ -577,7 +584,10 @@ def on_ack_sack(S, f, a, ece):
             fi[f, FI_FAST_RTX] += 1
             prr.sack_fast_retransmit(S, f, a, una0, sacked0, una)  # (with PRR: its step)
             sack.start_recovery(S, f)
-            arm_timer(S, f)
+            if np.int64(ff[f, FF_SP + TCP_TIMER]) == TIMER_REFERENCE:
+                arm_timer(S, f)
+            else:  # the timer runs on from the last new ACK (``timer``'s RFC rules)
+                fi[f, FI_FIRST_PARTIAL] = 1
             entered = True
         elif d < sack.DUP_THRESH and fi[f, FI_SS + RENO_LT] != 0 and una > fi[f, FI_RECOVER]:
             limited_transmit_sack(S, f, np.int64(wmax))  # step (3)

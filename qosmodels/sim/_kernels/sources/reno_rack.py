@@ -33,6 +33,7 @@ from ..layout import (
     FI_CODE,
     FI_DUPACKS,
     FI_FAST_RTX,
+    FI_FIRST_PARTIAL,
     FI_IN_REC,
     FI_RECOVER,
     FI_SND_NXT,
@@ -89,6 +90,8 @@ def _rack_recover(S, f, wmax, a, una0, sacked0, marked):
     ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
     fi[f, FI_IN_REC] = 1
     fi[f, FI_FAST_RTX] += 1
+    if not _is_cubic(S, f) and np.int64(ff[f, FF_SP + reno.TCP_TIMER]) != reno.TIMER_REFERENCE:
+        fi[f, FI_FIRST_PARTIAL] = 1  # (``timer="impatient"``: the first partial ACK restarts)
     rack.cut(S, f)
     if prr.on(S, f):
         prr.rack_step(S, f, a, una0, sacked0, True, marked)
