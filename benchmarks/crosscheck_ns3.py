@@ -73,6 +73,21 @@ ns-3 is changed where its defaults differ):
   arrivals at the receivers, duplicates included.  ns-3's bottleneck carries
   duplicates: its ``window_arrivals`` minus its receivers' duplicate arrivals
   is what its sinks count.
+* ``--ns3-packet-log PATH`` writes every data packet ns-3's senders send, every one
+  its bottleneck drops and every retransmission timeout to a CSV file
+  (:data:`_NS3_PACKET_LOG_CPP`); ``benchmarks/rack_timeouts.py ns3log PATH`` classifies
+  the timeouts by what happened to the packet at SND.UNA.  With SACK and limited
+  transmit at 8 flows ns-3 times out 30 times as often as qosmodels (CUBIC: 156 against
+  5 in 300 s): its timeouts are spurious.  In that 300 s run every one of the 122
+  timeouts after 50 s came about 0.09 s after the head's retransmission (medians
+  0.082-0.094 s by kind), which was not dropped, with an RTO of 0.2 s: ``TcpSocketBase`` does not restart the timer on the fast retransmit (the
+  ``timer="impatient"`` rules), so it fires 0.2 s after the last new ACK, before the
+  retransmission's ACK is back (round trip about 0.115 s), and the go-back-N that
+  follows resends what the receiver has (the duplicate arrivals).  qosmodels' NewReno
+  with SACK and ``--timer impatient`` (which the SACK sender honours since session 51)
+  times out 166 times in the same 300 s run, against 0 with its default rules, and ns-3's
+  NewReno 62 times; qosmodels' ``Cubic`` has no ``timer`` option (it restarts the timer
+  on the fast retransmit).  ``benchmarks/RESULTS.md``, session 51.
 * Packet size: qosmodels' 1000-byte packet is the whole packet on the wire.
   ns-3 adds a 20-byte IPv4 header, a 20-byte TCP header (no options) and a
   2-byte PPP header to each segment, so its segment size is 958 bytes and
@@ -878,6 +893,88 @@ TypeId Use(bool b, bool t, bool w, bool p, bool r)
 #: ``--ns3-prr`` readings: which of 3.44's readings (:data:`_NS3_PRR_CPP`) stay on.
 NS3_PRR_READINGS = ("bump", "twice", "wrap", "pipe", "retx")
 
+# ``--ns3-packet-log PATH``: every data packet a sender sends (with whether it is a
+# retransmission: a sequence number below the flow's highest sent), every data packet the
+# bottleneck drops, and every retransmission timeout (the flow's SND.UNA, from its
+# ``HighestRxAck``, the congestion state it interrupted and the timeout's value), one CSV row
+# each: ``event,t,flow,seq,retx,state,rto`` (event T sent, D dropped, R timeout; sequence
+# numbers in bytes; ``benchmarks/rack_timeouts.py ns3log`` classifies the timeouts as it does
+# qosmodels').
+_NS3_PACKET_LOG_CPP = """
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/traffic-control-module.h"
+#include <fstream>
+namespace qmplog {
+using namespace ns3;
+std::ofstream out;
+std::vector<uint32_t> highest, una;
+std::vector<int> state;
+void OnTx(int f, Ptr<const Packet> p, const TcpHeader &h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() == 0) { return; }
+    uint32_t seq = h.GetSequenceNumber().GetValue();
+    bool retx = seq < highest[f];
+    if (!retx) { highest[f] = seq + p->GetSize(); }
+    out << "T," << Simulator::Now().GetSeconds() << "," << f << "," << seq << "," << retx
+        << ",,\\n";
+}
+void OnAck(int f, SequenceNumber32 o, SequenceNumber32 n) { una[f] = n.GetValue(); }
+void OnState(int f, TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongState_t n)
+{
+    state[f] = n;
+}
+void OnRto(int f, Time oldv, Time newv)
+{
+    // (as qmtrace: ReTxTimeout doubles m_rto, capped at 60 s; NewAck recomputes it)
+    if (newv == oldv + oldv || (newv == Seconds(60) && oldv >= Seconds(30)))
+    {
+        out << "R," << Simulator::Now().GetSeconds() << "," << f << "," << una[f] << ",,"
+            << state[f] << "," << oldv.GetSeconds() << "\\n";
+    }
+}
+void OnDrop(Ptr<const Packet> packet)
+{
+    Ptr<Packet> p = packet->Copy();
+    uint8_t first = 0;
+    p->CopyData(&first, 1);
+    if (first == 0x45) { Ipv4Header ip; p->RemoveHeader(ip); }
+    TcpHeader tcp;
+    if (p->PeekHeader(tcp) == 0) { return; }
+    p->RemoveHeader(tcp);
+    if (p->GetSize() == 0) { return; }
+    int f = int(tcp.GetDestinationPort()) - 5000;
+    if (f < 0 || f >= int(highest.size())) { return; }
+    out << "D," << Simulator::Now().GetSeconds() << "," << f << ","
+        << tcp.GetSequenceNumber().GetValue() << ",,,\\n";
+}
+void Setup(int n, std::string path)
+{
+    highest.assign(n, 0);
+    una.assign(n, 0);
+    state.assign(n, 0);
+    out.open(path);
+    out.precision(9);
+    out << "event,t,flow,seq,retx,state,rto\\n";
+}
+void ConnectSocket(int f, Ptr<Socket> s)
+{
+    Ptr<TcpSocketBase> t = DynamicCast<TcpSocketBase>(s);
+    t->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, f));
+    t->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&OnAck, f));
+    t->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnState, f));
+    t->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, f));
+}
+void ConnectDrops(std::string path)
+{
+    Config::ConnectWithoutContext(path, MakeCallback(&OnDrop));
+}
+void Finish() { out.close(); }
+}
+"""
+
+
 # ``--ns3-recovery-log PATH``: every fast recovery of every flow, one CSV row each: the flow,
 # the times of entry and exit (s), cwnd, pipe (ns-3's BytesInFlight) and ssthresh as the
 # recovery starts (before the reduction); the largest and smallest cwnd and pipe inside; at
@@ -1127,7 +1224,8 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
             scenario: str = "benchmark", ns3_set=(), cwr_growth: bool = False,
             limited_transmit: bool = False, sack: bool = False,
             bbr_no_ack_aggregation: bool = False, prr: bool = False,
-            ns3_prr=None, recovery_log: str | None = None) -> dict:
+            ns3_prr=None, recovery_log: str | None = None,
+            packet_log: str | None = None) -> dict:
     """Run the dumbbell in ns-3 (call in an interpreter where ``from ns import ns`` is ns-3).
 
     With ``red``, the bottleneck gets a ``RedQueueDisc`` (min_th 20, max_th
@@ -1153,7 +1251,8 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     (with ``prr``): a collection of :data:`NS3_PRR_READINGS` that stay as ns-3 3.44's in
     ``ns3::QmPrrRecovery`` (:data:`_NS3_PRR_CPP`) instead of ``TcpPrrRecovery``, the others
     RFC 9937's; the result adds ``prr_counts``.  ``recovery_log``: write every fast recovery
-    to this CSV file (:data:`_NS3_RECOVERY_LOG_CPP`).  The result adds the measurements of
+    to this CSV file (:data:`_NS3_RECOVERY_LOG_CPP`); ``packet_log``: every data packet sent
+    and dropped and every timeout to this one (:data:`_NS3_PACKET_LOG_CPP`).  The result adds the measurements of
     :data:`_NS3_MEASURE_CPP`.
     """
     if bbr_no_ack_aggregation and variant != "bbr":  # (before ns-3 is loaded)
@@ -1289,6 +1388,11 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
         rl = cppyy.gbl.qmrlog
         rl.Setup(n_flows, str(recovery_log))
         rl.ConnectDrops(f"/NodeList/{routers.Get(0).GetId()}/$ns3::TrafficControlLayer/TcDrop")
+    if packet_log:
+        cppyy.cppdef(_NS3_PACKET_LOG_CPP)
+        pl = cppyy.gbl.qmplog
+        pl.Setup(n_flows, str(packet_log))
+        pl.ConnectDrops(f"/NodeList/{routers.Get(0).GetId()}/$ns3::TrafficControlLayer/TcDrop")
     # the sockets exist once the applications have started
     ns.Simulator.Stop(ns.Seconds(max(starts or [0.0])) + ns.NanoSeconds(1))
     ns.Simulator.Run()
@@ -1301,6 +1405,8 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
             qt.ConnectSocket(i, sock)
         if recovery_log:
             rl.ConnectSocket(i, sock)
+        if packet_log:
+            pl.ConnectSocket(i, sock)
         if ns3_prr is not None:
             cppyy.gbl.qmprr.Register(sock)
     if trace:
@@ -1319,6 +1425,8 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     qm.Finish()
     if recovery_log:
         rl.Finish()
+    if packet_log:
+        pl.Finish()
     if ns3_prr is not None:
         q = cppyy.gbl.qmprr
         traced_prr = dict(readings=sorted(ns3_prr), calls=int(q.n_calls), twice=int(q.n_twice),
@@ -1379,9 +1487,9 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
                limited_transmit: bool = False, sack: bool = False,
                bbr_no_ack_aggregation: bool = False,
                bbr_send_quantum: int | None = None, prr: bool = False, ns3_prr=None,
-               recovery_log: str | None = None) -> dict:
+               recovery_log: str | None = None, packet_log: str | None = None) -> dict:
     """Run one simulator in a fresh process of ``python``; return its measurements.
-    ``ns3_prr`` and ``recovery_log``: :func:`run_ns3`'s (ns-3 only)."""
+    ``ns3_prr``, ``recovery_log`` and ``packet_log``: :func:`run_ns3`'s (ns-3 only)."""
     cmd = [python, os.path.abspath(__file__), "--worker", simulator, "--flows", str(flows),
            "--duration", repr(duration), "--warmup", repr(warmup), "--seed", str(seed)]
     if red:
@@ -1408,6 +1516,8 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
         cmd += ["--ns3-prr", ",".join(ns3_prr) or "rfc"]
     if recovery_log:
         cmd += ["--ns3-recovery-log", str(recovery_log)]
+    if packet_log:
+        cmd += ["--ns3-packet-log", str(packet_log)]
     if variant != "newreno":
         cmd += ["--tcp", variant]
     if trace:
@@ -1655,6 +1765,10 @@ def main(argv=None) -> int:
     p.add_argument("--ns3-recovery-log", default=None, metavar="PATH",
                    help="write each of ns-3's fast recoveries (cwnd, ssthresh, pipe at entry "
                         "and exit, drops) to this CSV file; ns-3 worker only")
+    p.add_argument("--ns3-packet-log", default=None, metavar="PATH",
+                   help="write every data packet ns-3's senders send, every one its bottleneck "
+                        "drops and every timeout to this CSV file (benchmarks/rack_timeouts.py "
+                        "ns3log reads it); ns-3 worker only")
     p.add_argument("--window-arithmetic", choices=["packets", "bytes"], default="packets",
                    help="qosmodels' TcpNewReno.window_arithmetic ('bytes': ns-3's whole-byte "
                         f"window of {NS3_SEGMENT}-byte segments)")
@@ -1682,8 +1796,8 @@ def main(argv=None) -> int:
         a.sack = True
     starts = None if a.starts is None else json.loads(a.starts)
     ns3_set = [tuple(x.split("=", 1)) for x in a.ns3_set]
-    if (a.ns3_prr is not None or a.ns3_recovery_log) and a.worker != "ns3":
-        p.error("--ns3-prr and --ns3-recovery-log are for --worker ns3")
+    if (a.ns3_prr is not None or a.ns3_recovery_log or a.ns3_packet_log) and a.worker != "ns3":
+        p.error("--ns3-prr, --ns3-recovery-log and --ns3-packet-log are for --worker ns3")
     if a.worker:
         if a.worker == "ns3":
             out = run_ns3(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.trace, starts,
@@ -1691,7 +1805,7 @@ def main(argv=None) -> int:
                           cwr_growth=a.ns3_cwr_growth, limited_transmit=a.limited_transmit,
                           sack=a.sack, bbr_no_ack_aggregation=a.ns3_bbr_no_ack_aggregation,
                           prr=a.prr, ns3_prr=_ns3_prr_readings(a.ns3_prr),
-                          recovery_log=a.ns3_recovery_log)
+                          recovery_log=a.ns3_recovery_log, packet_log=a.ns3_packet_log)
         else:
             out = run_qosmodels(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.rtt_samples,
                                 a.timer, a.recovery, a.window_arithmetic, a.handshake,

@@ -1,16 +1,23 @@
-"""Why RACK-TLP times out more often than RFC 6675's DupThresh on the 32-flow CUBIC dumbbell.
+"""Why RACK-TLP times out more often than RFC 6675's DupThresh on the 32-flow CUBIC dumbbell,
+and why ns-3 times out more often than qosmodels.
 
 Sessions 46 and 48 measured, on ``benchmarks/crosscheck_ns3.py``'s dumbbell with 32 CUBIC
 flows, SACK and limited transmit (300 s, seed 1), 216 timeouts with DupThresh's loss
 detection against 912 with ``rack=True`` (891 with TLP as well).  This script gives the
 counts and, for a shorter run with the kernel run as plain Python, the cause of every
-timeout and which retransmissions the bottleneck dropped.  Two modes::
+timeout and which retransmissions the bottleneck dropped; and the same classification of an
+ns-3 run (``ns3log``: sequence numbers in bytes, what sent a copy not known).  Three
+modes::
 
     # whole-run counters, any minimum RTO (the kernel compiled as usual)
     python benchmarks/rack_timeouts.py counts --rack --min-rto 0.2 --duration 300
 
     # every timeout and retransmission of a 60 s run, classified (plain Python, ~30 s)
     NUMBA_DISABLE_JIT=1 python benchmarks/rack_timeouts.py trace --rack --duration 60
+
+    # the same classification of an ns-3 run's timeouts, from the packet log of
+    # crosscheck_ns3.py --worker ns3 ... --ns3-packet-log PATH
+    python benchmarks/rack_timeouts.py ns3log PATH --from 50
 
 ``trace`` records every data transmission (time, flow, packet, whether it is a
 retransmission, and whether the sender sent it from an ACK or from a timer: RACK's
@@ -57,6 +64,10 @@ def network(n_flows: int, rack: bool, tlp: bool, min_rto: float, starts_seed=Non
     flows = [dataclasses.replace(fl, source=dataclasses.replace(
         fl.source, rack=rack, tlp=tlp, min_rto=min_rto)) for fl in net.flows]
     return Network(list(net.links), flows)
+
+
+#: How a copy was sent, as :func:`classify` prints it.
+WHO = {"ack": "on an ACK", "timer": "on a timer", "-": "(ns-3)"}
 
 
 def counts(args) -> None:
@@ -130,6 +141,15 @@ def trace(args) -> None:
           f"{args.duration:g} s (starts {args.starts_seed}), plain Python {time.perf_counter() - t:.0f} s: "
           f"timeouts {int(res.counters['timeouts'].sum())}; from {args.start:g} s on:")
 
+    classify(tx, drops, rtos, args.start)
+
+
+def classify(tx, drops, rtos, start: float) -> None:
+    """Print the timeouts from ``start`` on by what happened to the packet at SND.UNA, and the
+    share of the copies the bottleneck dropped by what sent them.  ``tx``: (time, flow,
+    sequence number, retransmission?, "ack" / "timer" / "-" (not known)); ``drops``: (time,
+    flow, sequence number); ``rtos``: dicts with the time ``t``, flow ``f``, SND.UNA ``una``,
+    ``in_rec``, ``rto`` and ``srtt`` (s; NaN: not known)."""
     dropped_at = collections.defaultdict(list)
     for t_, f, s in drops:
         dropped_at[(f, s)].append(t_)
@@ -140,11 +160,11 @@ def trace(args) -> None:
         lost = any(t_ <= x <= t_ + 0.2 for x in dropped_at[(f, s)])
         sends[(f, s)].append((t_, lost))
         by_flow[f].append((t_, lost))
-        if t_ >= args.start:
+        if t_ >= start:
             losses[("retransmission" if retx else "new packet", who, lost)] += 1
     kinds, gaps = collections.Counter(), collections.defaultdict(list)
     for r in rtos:
-        if r["t"] < args.start:
+        if r["t"] < start:
             continue
         copies = [c for c in sends[(r["f"], r["una"])] if c[0] < r["t"]]
         last = copies[-1][0]
@@ -171,16 +191,39 @@ def trace(args) -> None:
               f"{first:.3f})")
     print("  copies dropped within 0.2 s, by what sent them:")
     for kind in ("retransmission", "new packet"):
-        for who in ("ack", "timer"):
+        for who in ("ack", "timer", "-"):
             n_lost, n_ok = losses[(kind, who, True)], losses[(kind, who, False)]
             if n_lost + n_ok:
-                print(f"    {kind:14s} sent on {'an ACK' if who == 'ack' else 'a timer':7s} "
+                print(f"    {kind:14s} sent {WHO[who]:10s} "
                       f"{n_lost:6d} of {n_lost + n_ok:6d} ({n_lost / (n_lost + n_ok):.4f})")
+
+
+
+def ns3log(args) -> None:
+    """Classify the timeouts of an ns-3 run from ``crosscheck_ns3.py --worker ns3
+    --ns3-packet-log PATH`` (sequence numbers in bytes; ns-3's congestion state 3 is its
+    fast recovery)."""
+    import csv
+
+    tx, drops, rtos = [], [], []
+    with open(args.path) as fh:
+        for row in csv.DictReader(fh):
+            t, f, seq = float(row["t"]), int(row["flow"]), int(row["seq"])
+            if row["event"] == "T":
+                tx.append((t, f, seq, row["retx"] == "1", "-"))
+            elif row["event"] == "D":
+                drops.append((t, f, seq))
+            else:
+                rtos.append(dict(t=t, f=f, una=seq, in_rec=row["state"] == "3",
+                                 rto=float(row["rto"]), srtt=float("nan")))
+    print(f"ns-3 packet log {args.path}: {len(rtos)} timeouts; from {args.start:g} s on:")
+    classify(tx, drops, rtos, args.start)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mode", choices=("counts", "trace"))
+    ap.add_argument("mode", choices=("counts", "trace", "ns3log"))
+    ap.add_argument("path", nargs="?", help="ns3log: the CSV file of --ns3-packet-log")
     ap.add_argument("--flows", type=int, default=32)
     ap.add_argument("--duration", type=float, default=300.0, help="s")
     ap.add_argument("--warmup", type=float, default=50.0, help="counts: s before counting")
@@ -194,7 +237,9 @@ def main(argv=None) -> int:
     ap.add_argument("--tlp", action="store_true", help="with --rack")
     ap.add_argument("--min-rto", type=float, default=0.2, help="s (Cubic's default 0.2)")
     args = ap.parse_args(argv)
-    (counts if args.mode == "counts" else trace)(args)
+    if args.mode == "ns3log" and not args.path:
+        ap.error("ns3log needs the packet log's path")
+    {"counts": counts, "trace": trace, "ns3log": ns3log}[args.mode](args)
     return 0
 
 
