@@ -55,7 +55,6 @@ Q_ALPHA = LF_QS  # the loop's alpha, as queues/abe.py lays the link's state out
 QI_CONTROL = LI_QS + 1
 
 
-
 @njit  # not cached: Numba's cache would not see a change in the kernel functions it calls
 def arrive_then_drain(S, l, green, times, t_drain, admitted, order):
     """Packets arrive at link ``l`` at ``times`` (Green where ``green``), each numbered by

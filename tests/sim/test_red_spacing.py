@@ -44,7 +44,6 @@ from qosmodels.sim.compile import compile_scenario
 from .queue_kernels import queue_admit
 
 
-
 @njit
 def offer(S, l, p, levels, verdict):
     """Offer packet ``p`` to link ``l`` once per entry of ``levels`` (the queue waiting
