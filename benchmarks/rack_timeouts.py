@@ -20,8 +20,9 @@ modes::
     python benchmarks/rack_timeouts.py ns3log PATH --from 50
 
 ``trace`` records every data transmission (time, flow, packet, whether it is a
-retransmission, and whether the sender sent it from an ACK or from a timer: RACK's
-reordering timer or TLP's probe), every data packet the links drop, and the sender's state at
+retransmission, and what made the sender send it: RACK's reordering timer or TLP's probe
+timer, the retransmission timeout (the go-back-N's first packet, in the timeout's event), or
+else an ACK), every data packet the links drop, and the sender's state at
 every retransmission timeout; it prints, over the timeouts after ``--from`` seconds, how
 many of each kind (the packet at SND.UNA: only its original sent and dropped, or its
 retransmission dropped; in recovery or not; how many packets sent after its last copy
@@ -67,7 +68,8 @@ def network(n_flows: int, rack: bool, tlp: bool, min_rto: float, starts_seed=Non
 
 
 #: How a copy was sent, as :func:`classify` prints it.
-WHO = {"ack": "on an ACK", "timer": "on a timer", "-": "(ns-3)"}
+WHO = {"ack": "on an ACK", "timer": "by RACK/TLP's timer", "rto": "after a timeout",
+       "-": "(ns-3)"}
 
 
 def counts(args) -> None:
@@ -100,10 +102,15 @@ def trace(args) -> None:
     old_tx, old_drop, old_rto = sender.transmit, fifo.drop, cubic.on_timeout_sack
     old_timer = reno_rack.on_timeout_rack
 
+    rto_at = {}  # flow -> time of its last timeout
+
     def transmit(S, f, seq):
         retx = bool(seq < S.fi[f, L.FI_MAXSEQ])
         ok = old_tx(S, f, seq)
-        tx.append((float(S.gf[L.GF_NOW]), int(f), int(seq), retx, ctx[0]))
+        now, who = float(S.gf[L.GF_NOW]), ctx[0]
+        if who == "ack" and retx and rto_at.get(int(f)) == now:
+            who = "rto"  # (the go-back-N's first packet leaves in the timeout's event)
+        tx.append((now, int(f), int(seq), retx, who))
         return ok
 
     def drop(S, l, p, cause):
@@ -116,14 +123,15 @@ def trace(args) -> None:
         rtos.append(dict(t=float(S.gf[L.GF_NOW]), f=int(f), una=int(fi[f, L.FI_SND_UNA]),
                          in_rec=bool(fi[f, L.FI_IN_REC]), rto=float(ff[f, L.FF_RTO]),
                          srtt=float(ff[f, L.FF_SRTT]), sacked=int(sack.sacked_count(S, f))))
+        rto_at[int(f)] = float(S.gf[L.GF_NOW])
         return old_rto(S, f)
 
-    def on_timeout_rack(S, f):  # slot 0 fired: RACK's or TLP's timer, else the RTO
-        ctx[0] = "timer"
+    def on_timeout_rack(S, f):  # slot 0 fired: RACK's or TLP's timer (else the RTO: "rto")
+        before, ctx[0] = ctx[0], "timer"
         try:
             return old_timer(S, f)
         finally:
-            ctx[0] = "ack"
+            ctx[0] = before
 
     # (with Numba disabled a run takes the package's own modules: patch every name bound to
     # the functions, since modules import them by name)
@@ -147,8 +155,9 @@ def trace(args) -> None:
 def classify(tx, drops, rtos, start: float) -> None:
     """Print the timeouts from ``start`` on by what happened to the packet at SND.UNA, and the
     share of the copies the bottleneck dropped by what sent them.  ``tx``: (time, flow,
-    sequence number, retransmission?, "ack" / "timer" / "-" (not known)); ``drops``: (time,
-    flow, sequence number); ``rtos``: dicts with the time ``t``, flow ``f``, SND.UNA ``una``,
+    sequence number, retransmission?, "ack" / "timer" (RACK's or TLP's) / "rto" (in a
+    timeout's event) / "-" (not known)); ``drops``: (time, flow, sequence number);
+    ``rtos``: dicts with the time ``t``, flow ``f``, SND.UNA ``una``,
     ``in_rec``, ``rto`` and ``srtt`` (s; NaN: not known)."""
     dropped_at = collections.defaultdict(list)
     for t_, f, s in drops:
@@ -191,10 +200,10 @@ def classify(tx, drops, rtos, start: float) -> None:
               f"{first:.3f})")
     print("  copies dropped within 0.2 s, by what sent them:")
     for kind in ("retransmission", "new packet"):
-        for who in ("ack", "timer", "-"):
+        for who in ("ack", "timer", "rto", "-"):
             n_lost, n_ok = losses[(kind, who, True)], losses[(kind, who, False)]
             if n_lost + n_ok:
-                print(f"    {kind:14s} sent {WHO[who]:10s} "
+                print(f"    {kind:14s} sent {WHO[who]:21s} "
                       f"{n_lost:6d} of {n_lost + n_ok:6d} ({n_lost / (n_lost + n_ok):.4f})")
 
 
