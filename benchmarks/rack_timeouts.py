@@ -108,7 +108,7 @@ def trace(args) -> None:
         retx = bool(seq < S.fi[f, L.FI_MAXSEQ])
         ok = old_tx(S, f, seq)
         now, who = float(S.gf[L.GF_NOW]), ctx[0]
-        if who == "ack" and retx and rto_at.get(int(f)) == now:
+        if retx and rto_at.get(int(f)) == now:
             who = "rto"  # (the go-back-N's first packet leaves in the timeout's event)
         tx.append((now, int(f), int(seq), retx, who))
         return ok
