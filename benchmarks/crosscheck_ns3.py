@@ -452,12 +452,36 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
 _NS3_CPP = """
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/internet-module.h"
 namespace qmcheck {
 uint64_t tc_drops = 0;
 void CountDrop(ns3::Ptr<const ns3::Packet>) { ++tc_drops; }
 void ConnectTcDrop(std::string path)
 {
     ns3::Config::ConnectWithoutContext(path, ns3::MakeCallback(&CountDrop));
+}
+// (for the optional logs below) the TCP header of a packet seen at a queue, an IPv4 header
+// first or not, and its payload in bytes; false without a TCP header
+bool TcpSegment(ns3::Ptr<const ns3::Packet> packet, ns3::TcpHeader &tcp, uint32_t &payload)
+{
+    ns3::Ptr<ns3::Packet> p = packet->Copy();
+    uint8_t first = 0;
+    p->CopyData(&first, 1);
+    if (first == 0x45)  // (an IPv4 header first)
+    {
+        ns3::Ipv4Header ip;
+        p->RemoveHeader(ip);
+    }
+    if (p->PeekHeader(tcp) == 0) { return false; }
+    p->RemoveHeader(tcp);
+    payload = p->GetSize();
+    return true;
+}
+// whether a change of a socket's RTO is a timeout's backoff: ReTxTimeout doubles m_rto
+// (capped at 60 s), NewAck recomputes it from the estimator
+bool Backoff(ns3::Time oldv, ns3::Time newv)
+{
+    return newv == oldv + oldv || (newv == ns3::Seconds(60) && oldv >= ns3::Seconds(30));
 }
 }
 """
@@ -495,8 +519,7 @@ void OnRetx(int f, Ptr<const Packet> p, const TcpHeader&, const Address&, const 
 }
 void OnRto(int f, Time oldv, Time newv)
 {
-    // ReTxTimeout doubles m_rto (capped at 60 s); NewAck recomputes it from the estimator
-    if (newv == oldv + oldv || (newv == Seconds(60) && oldv >= Seconds(30)))
+    if (qmcheck::Backoff(oldv, newv))
     {
         Add(RTO);
         Add(RTO_OPEN + (state[f] == TcpSocketState::CA_OPEN ? 0
@@ -927,8 +950,7 @@ void OnState(int f, TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongSta
 }
 void OnRto(int f, Time oldv, Time newv)
 {
-    // (as qmtrace: ReTxTimeout doubles m_rto, capped at 60 s; NewAck recomputes it)
-    if (newv == oldv + oldv || (newv == Seconds(60) && oldv >= Seconds(30)))
+    if (qmcheck::Backoff(oldv, newv))
     {
         out << "R," << Simulator::Now().GetSeconds() << "," << f << "," << una[f] << ",,"
             << state[f] << "," << oldv.GetSeconds() << "\\n";
@@ -936,14 +958,9 @@ void OnRto(int f, Time oldv, Time newv)
 }
 void OnDrop(Ptr<const Packet> packet)
 {
-    Ptr<Packet> p = packet->Copy();
-    uint8_t first = 0;
-    p->CopyData(&first, 1);
-    if (first == 0x45) { Ipv4Header ip; p->RemoveHeader(ip); }
     TcpHeader tcp;
-    if (p->PeekHeader(tcp) == 0) { return; }
-    p->RemoveHeader(tcp);
-    if (p->GetSize() == 0) { return; }
+    uint32_t payload = 0;
+    if (!qmcheck::TcpSegment(packet, tcp, payload) || payload == 0) { return; }
     int f = int(tcp.GetDestinationPort()) - 5000;
     if (f < 0 || f >= int(highest.size())) { return; }
     out << "D," << Simulator::Now().GetSeconds() << "," << f << ","
@@ -1060,16 +1077,9 @@ void OnState(int f, TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongSta
 }
 void OnDrop(Ptr<const Packet> packet)
 {
-    Ptr<Packet> p = packet->Copy();
-    uint8_t first = 0;
-    p->CopyData(&first, 1);
-    if (first == 0x45)  // (an IPv4 header first)
-    {
-        Ipv4Header ip;
-        p->RemoveHeader(ip);
-    }
     TcpHeader tcp;
-    if (p->PeekHeader(tcp) == 0) { return; }
+    uint32_t payload = 0;
+    if (!qmcheck::TcpSegment(packet, tcp, payload)) { return; }
     int f = int(tcp.GetDestinationPort()) - 5000;
     if (f < 0 || f >= int(flows.size())) { return; }
     Flow &x = flows[f];
