@@ -248,7 +248,7 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
     :class:`~qosmodels.mechanisms.TcpVegas` with ns-3's loss rule instead of NewReno;
     ``"dctcp"`` :class:`~qosmodels.mechanisms.Dctcp` (its defaults: ``g = 1/16``, initial
     ``alpha`` 1, ``alpha`` recorded); ``"cubic"`` :class:`~qosmodels.mechanisms.Cubic` (its
-    defaults, which have no ``timer``, ``recovery`` nor ``window_arithmetic`` options: those
+    defaults and ``timer``; it has no ``recovery`` nor ``window_arithmetic`` options: those
     are not passed); ``"bbr"`` :class:`~qosmodels.mechanisms.BbrV1` (its defaults, initial
     window 10, SACK always on: ``sack`` is ignored; no limited transmit;
     ``bbr_send_quantum``: its ``send_quantum``, None the draft's rule by rate).
@@ -274,8 +274,8 @@ def qosmodels_network(n_flows: int, red: bool = False, rtt_samples: str = "segme
         if variant == "bbr":
             raise ValueError("variant='bbr': BbrV1 has no PRR; drop --prr")
         common["prr"] = True
-    if variant == "cubic":
-        source = Cubic(**common)
+    if variant == "cubic":  # (Cubic has a timer option, not recovery nor window arithmetic)
+        source = Cubic(**common, timer=timer)
     elif variant == "bbr":  # (BbrV1 has neither rtt_samples nor limited transmit)
         if limited_transmit:
             raise ValueError("variant='bbr': BbrV1 has no limited transmit; drop "
@@ -376,7 +376,7 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
     queue = default_queue(red, variant) if queue is None else queue
     tcp = {} if window_arithmetic == "packets" else dict(window_arithmetic=window_arithmetic,
                                                          segment_size=NS3_SEGMENT)
-    if variant in ("cubic", "bbr"):  # (no timer, recovery nor window arithmetic options)
+    if variant in ("cubic", "bbr"):  # (no recovery nor window arithmetic options)
         tcp = {}
     sack = sack or variant == "bbr"  # (BBR always with SACK, in both simulators)
     if scenario == "dctcp-sawtooth":

@@ -262,6 +262,23 @@ def _generic_timeout(owner, spec):
     set_(spec, "initial_rtt", real(owner, "initial_rtt", spec.initial_rtt, gt=0, unit="s"))
 
 
+#: The retransmission-timer rules of the TCP senders' ``timer`` field (:class:`TcpReno`'s
+#: docstring gives them).
+TIMER_RULES = ("reference", "impatient", "slow-but-steady")
+
+
+def _timer_rule(owner, spec):
+    """Validate ``spec.timer``, one of :data:`TIMER_RULES`."""
+    if not isinstance(spec.timer, str):
+        raise ScenarioTypeError(f"{owner}.timer must be 'reference', 'impatient' or "
+                                f"'slow-but-steady' (the retransmission-timer rules, a str), got "
+                                f"{spec.timer!r} of type {type(spec.timer).__name__}")
+    if spec.timer not in TIMER_RULES:
+        raise ScenarioError(f"{owner}.timer must be 'reference', 'impatient' or "
+                            f"'slow-but-steady' (the retransmission-timer rules), got "
+                            f"{spec.timer!r}")
+
+
 def _tcp_window_and_timer(owner, spec):
     """Validate, in place, the window and retransmission-timer fields TCP senders share:
     ``packet_size``, ``max_window`` and ``initial_window`` (packets, >= 1),

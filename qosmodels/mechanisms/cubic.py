@@ -26,6 +26,7 @@ from ._base import (
     _rack,
     _sack,
     _tcp_window_and_timer,
+    _timer_rule,
 )
 
 __all__ = ["Cubic"]
@@ -77,8 +78,8 @@ class Cubic(SourceSpec):
       max(min(flight_size, cwnd) beta, 2)``, ``cwnd = 1`` (Reno, RFC 5681), go-back-N; the
       following congestion-avoidance stage has ``W_max = cwnd_epoch``, ``K = 0``.
       RFC 6298's timer: ``srtt + 4 rttvar`` clamped to ``[min_rto, max_rto]``,
-      doubled on each expiry; restarted on every new ACK and on the fast
-      retransmit (as :class:`TcpReno`'s ``timer="reference"``).
+      doubled on each expiry; when it is restarted, ``timer`` says (by default on
+      every new ACK, on the fast retransmit and on every partial ACK).
 
     Slow start (``cwnd < ssthresh``): ``cwnd + 1`` per new ACK (RFC 5681).  The
     receiver acknowledges every packet cumulatively (``delayed_ack``: every
@@ -152,6 +153,24 @@ class Cubic(SourceSpec):
     rtt_samples : {"segment", "ack"}
         Where RTT samples come from, as :class:`TcpReno`'s: one timed packet per
         round trip, or every new ACK (Karn's rule either way).
+    timer : {"reference", "impatient", "slow-but-steady"}
+        When the retransmission timer is restarted, as :class:`TcpReno`'s (RFC
+        9438 leaves the timer to RFC 6298, whose rule 5.3 restarts it on an ACK
+        of new data and says nothing of the fast retransmit).
+
+        * ``"reference"`` (default, as before this option existed): restarted,
+          with the current RTO, on every new ACK, on the fast retransmit and on
+          every partial ACK.
+        * ``"impatient"`` (as ns-3's ``TcpSocketBase``, which its ``TcpCubic``
+          uses): restarted on every new ACK but not on the fast retransmit, so
+          it runs on from the last new ACK; in the recovery only the first
+          partial ACK restarts it (RFC 6582, Section 3.2, step 5); each restart
+          recomputes the RTO from the estimator, clearing a backoff.
+        * ``"slow-but-steady"``: as ``"impatient"``, but every partial ACK
+          restarts the timer.
+
+        With ``sack=True`` a partial ACK is a new ACK below the recovery point
+        (RFC 6675's recovery), as for :class:`TcpNewReno`.
     record : bool
         Record, at every ACK and timeout, three trace channels in step:
         ``cubic_ack`` (the cumulative ACK, -1 for a timeout), ``cubic_rtt`` (the
@@ -255,6 +274,7 @@ class Cubic(SourceSpec):
     delayed_ack: int = 1
     delayed_ack_timeout: float = 0.2
     ack_counting: str = "ack"
+    timer: str = "reference"
 
     kind: ClassVar[str] = "cubic"
     windowed: ClassVar[bool] = True
@@ -289,6 +309,7 @@ class Cubic(SourceSpec):
             raise ScenarioError(f"{name}.rtt_samples must be 'segment' (one timed packet per "
                                 f"round trip) or 'ack' (a sample from every new ACK), got "
                                 f"{self.rtt_samples!r}")
+        _timer_rule(name, self)
         set_(self, "priority", _priority(name, self.priority))
         _sack(name, self)
         _flag(name, "limited_transmit", self.limited_transmit)

@@ -17,6 +17,7 @@ import numpy as np
 from .._validate import integer, real
 from ..errors import ScenarioError, ScenarioTypeError
 from ._base import (
+    TIMER_RULES,
     SourceSpec,
     _colour,
     _delayed_ack,
@@ -26,6 +27,7 @@ from ._base import (
     _rack,
     _sack,
     _tcp_window_and_timer,
+    _timer_rule,
 )
 
 __all__ = ["TcpReno", "TcpNewReno"]
@@ -392,7 +394,7 @@ class TcpReno(SourceSpec):
     kind: ClassVar[str] = "reno"
     windowed: ClassVar[bool] = True
     _RTT_SAMPLES: ClassVar[tuple[str, ...]] = ("segment", "ack")
-    _TIMERS: ClassVar[tuple[str, ...]] = ("reference", "impatient", "slow-but-steady")
+    _TIMERS: ClassVar[tuple[str, ...]] = TIMER_RULES
     _RECOVERIES: ClassVar[tuple[str, ...]] = ("inflation", "pipe")
 
 
@@ -416,10 +418,7 @@ class TcpReno(SourceSpec):
             raise ScenarioError(f"{name}.rtt_samples must be 'segment' (one timed packet per "
                                 f"round trip) or 'ack' (a sample from every new ACK), got "
                                 f"{self.rtt_samples!r}")
-        if not isinstance(self.timer, str) or self.timer not in self._TIMERS:
-            raise ScenarioError(f"{name}.timer must be 'reference', 'impatient' or "
-                                f"'slow-but-steady' (the retransmission-timer rules), got "
-                                f"{self.timer!r}")
+        _timer_rule(name, self)
         if not isinstance(self.recovery, str) or self.recovery not in self._RECOVERIES:
             raise ScenarioError(f"{name}.recovery must be 'inflation' (RFC 5681/6582 window "
                                 f"inflation) or 'pipe' (ns-3's classic recovery without SACK), "

@@ -27,6 +27,7 @@ from .._jit import POS, handler, rare_handler
 from ..layout import (
     FF_CWND,
     FF_RTO,
+    FF_RTTVAR,
     FF_SP,
     FF_SRTT,
     FF_SS,
@@ -34,6 +35,7 @@ from ..layout import (
     FI_DUPACKS,
     FI_EARLY_TIMER,
     FI_FAST_RTX,
+    FI_FIRST_PARTIAL,
     FI_GROW_PACKETS,
     FI_IN_REC,
     FI_MAXSEQ,
@@ -54,6 +56,9 @@ from ..timers import cancel
 from ..trace import record
 from .reno import (
     RENO_LT,
+    TIMER_IMPATIENT,
+    TIMER_REFERENCE,
+    TIMER_RULES,
     ack_rtt,
     limited_transmit,
     limited_transmit_sack,
@@ -81,6 +86,7 @@ CUB_RTT_PER_ACK = 10    # 1: an RTT sample from every new ACK; 0: one timed segm
 CUB_RECORD = 11         # 1: the three trace channels
 CUB_SACK = 12           # SACK blocks per ACK (RFC 2018), 0: no SACK; RFC 6675's recovery
 CUB_PRR = prr.PARAM     # 13: PRR (RFC 9937) in the SACK recovery, 0 off, else its bound rule
+CUB_TIMER = 14          # reno.TIMER_REFERENCE, TIMER_IMPATIENT, TIMER_SLOW (``timer``)
 
 #: The spec fields packed into the parameter row, in column order.
 PARAMS = (
@@ -90,6 +96,7 @@ PARAMS = (
     "record",
     ("sack", lambda s: s.sack_blocks if s.sack else 0),
     ("prr", lambda s: prr.BOUNDS[s.prr_bound] if s.prr else prr.OFF),
+    ("timer", lambda s: TIMER_RULES[s.timer]),
 )
 
 # float state columns (FF_SS + ...), RFC 9438 Section 4.1.2's variables
@@ -123,7 +130,7 @@ def setup(spec, ff, fi) -> int:
     ff[FF_SS + CS_WEST] = 0.0
     ff[FF_SS + CS_CWND_PRIOR] = np.nan
     fi[FI_PER_ACK] = int(spec.rtt_samples == "ack")
-    fi[FI_EARLY_TIMER] = 0   # restarted on every new ACK and the fast retransmit
+    fi[FI_EARLY_TIMER] = int(spec.timer != "reference")
     if spec.limited_transmit:
         fi[FI_SS + RENO_LT] = 1
     if spec.sack:  # the ACKs carry SACK blocks; the flow's region (``sack``) is 32 windows
@@ -170,6 +177,36 @@ def _rtt_sample(S, f, r):
     max_rto]."""
     ff = S.ff
     rfc6298_sample(S, f, r, ff[f, FF_SP + CUB_MIN_RTO], ff[f, FF_SP + CUB_MAX_RTO])
+
+
+@handler
+def timer_rules(S, f):
+    """Flow ``f``'s retransmission-timer rules (``timer``: :data:`.reno.TIMER_REFERENCE`,
+    ``TIMER_IMPATIENT`` or ``TIMER_SLOW``)."""
+    return np.int64(S.ff[f, FF_SP + CUB_TIMER])
+
+
+@handler
+def _fresh_rto(S, f):
+    """Under the RFC timer rules (``timer`` other than ``"reference"``), a restart's RTO:
+    ``srtt + 4 rttvar`` clamped to [min_rto, max_rto], clearing any backoff (RFC 6298,
+    Section 5, as :func:`.reno.on_ack`); nothing before the first RTT sample."""
+    ff = S.ff
+    if ff[f, FF_SRTT] >= 0.0:
+        rto = ff[f, FF_SRTT] + 4.0 * ff[f, FF_RTTVAR]
+        lo = ff[f, FF_SP + CUB_MIN_RTO]
+        hi = ff[f, FF_SP + CUB_MAX_RTO]
+        ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
+
+
+@handler
+def _fast_retransmit_timer(S, f):
+    """The timer at the fast retransmit: restarted under ``timer="reference"``; under the
+    RFC rules it runs on from the last new ACK, and the first partial ACK may restart it."""
+    if timer_rules(S, f) == TIMER_REFERENCE:
+        arm_timer(S, f)
+    else:
+        S.fi[f, FI_FIRST_PARTIAL] = 1
 
 
 @handler
@@ -303,10 +340,12 @@ def on_ack(S, f, a):
     outstanding); NewReno's recovery (RFC 6582) with window inflation."""
     ff, fi = S.ff, S.fi
     una = fi[f, FI_SND_UNA]
+    rules = timer_rules(S, f)
     r = np.nan
     if a > una:
         newly = a - una
         resend_head = False
+        restart = True
         r = ack_rtt(S, f, una, a)
         if r >= 0.0:
             _rtt_sample(S, f, r)
@@ -325,6 +364,9 @@ def on_ack(S, f, a):
                 c = ff[f, FF_CWND] - newly + 1.0
                 ff[f, FF_CWND] = c if c > 1.0 else 1.0
                 resend_head = True
+                if rules == TIMER_IMPATIENT:  # only the first partial ACK restarts
+                    restart = fi[f, FI_FIRST_PARTIAL] != 0
+                    fi[f, FI_FIRST_PARTIAL] = 0
         else:
             fi[f, FI_DUPACKS] = 0
             c = _grow(S, f, ff[f, FF_CWND], newly)
@@ -332,9 +374,11 @@ def on_ack(S, f, a):
             ff[f, FF_CWND] = c if c < wmax else wmax
         if resend_head:
             transmit(S, f, a)
+        if restart and rules != TIMER_REFERENCE:
+            _fresh_rto(S, f)
         if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
             cancel(S, fi[f, FI_TIMER0] & POS)
-        else:
+        elif restart:
             arm_timer(S, f)
     elif a == una and fi[f, FI_SND_NXT] > una:
         if fi[f, FI_IN_REC] != 0:
@@ -351,7 +395,7 @@ def on_ack(S, f, a):
                 fi[f, FI_IN_REC] = 1
                 fi[f, FI_FAST_RTX] += 1
                 transmit(S, f, a)
-                arm_timer(S, f)
+                _fast_retransmit_timer(S, f)
             elif fi[f, FI_SS + RENO_LT] != 0 and d < 3 and a > fi[f, FI_RECOVER]:
                 limited_transmit(S, f, una, ff[f, FF_SP + CUB_MAX_WINDOW])
     _trace(S, f, np.float64(a), r)
@@ -366,10 +410,12 @@ def _sack_ack(S, f, a):
     ff, fi = S.ff, S.fi
     una = fi[f, FI_SND_UNA]
     wmax = ff[f, FF_SP + CUB_MAX_WINDOW]
+    rules = timer_rules(S, f)
     r = np.nan
     new = sack.update(S, f, a)
     if a > una:
         newly = a - una
+        restart = True
         r = ack_rtt(S, f, una, a)
         if r >= 0.0:
             _rtt_sample(S, f, r)
@@ -385,13 +431,18 @@ def _sack_ack(S, f, a):
                 fi[f, FI_DUPACKS] = 0
                 if prr.on(S, f):  # (PRR moved cwnd in the recovery: RFC 6675's again)
                     ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
+            elif rules == TIMER_IMPATIENT:  # a partial ACK: only the first restarts
+                restart = fi[f, FI_FIRST_PARTIAL] != 0
+                fi[f, FI_FIRST_PARTIAL] = 0
         else:
             fi[f, FI_DUPACKS] = 0
             c = _grow(S, f, ff[f, FF_CWND], newly)
             ff[f, FF_CWND] = c if c < wmax else wmax
+        if restart and rules != TIMER_REFERENCE:
+            _fresh_rto(S, f)
         if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
             cancel(S, fi[f, FI_TIMER0] & POS)
-        else:
+        elif restart:
             arm_timer(S, f)
     elif a < una:
         return np.int64(-1), r
@@ -426,7 +477,7 @@ def on_ack_sack(S, f, a):
             fi[f, FI_FAST_RTX] += 1
             prr.sack_fast_retransmit(S, f, a, una0, sacked0, una)  # (with PRR: its step)
             sack.start_recovery(S, f)
-            arm_timer(S, f)
+            _fast_retransmit_timer(S, f)
             entered = True
         elif d < sack.DUP_THRESH and fi[f, FI_SS + RENO_LT] != 0 and una > fi[f, FI_RECOVER]:
             limited_transmit_sack(S, f, np.int64(wmax))  # RFC 6675 step (3)

@@ -64,6 +64,14 @@ def _is_cubic(S, f):
 
 
 @handler
+def _timer_rules(S, f):
+    """Flow ``f``'s retransmission-timer rules (``timer``), from its own sender's column."""
+    if _is_cubic(S, f):
+        return cubic.timer_rules(S, f)
+    return np.int64(S.ff[f, FF_SP + reno.TCP_TIMER])
+
+
+@handler
 def _reduce(S, f, flight):
     """A congestion event with ``flight`` packets outstanding: ssthresh by the flow's
     rule, Reno's halving (:func:`.reno.halved`) or CUBIC's decrease
@@ -90,7 +98,7 @@ def _rack_recover(S, f, wmax, a, una0, sacked0, marked):
     ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
     fi[f, FI_IN_REC] = 1
     fi[f, FI_FAST_RTX] += 1
-    if not _is_cubic(S, f) and np.int64(ff[f, FF_SP + reno.TCP_TIMER]) != reno.TIMER_REFERENCE:
+    if _timer_rules(S, f) != reno.TIMER_REFERENCE:
         fi[f, FI_FIRST_PARTIAL] = 1  # (``timer="impatient"``: the first partial ACK restarts)
     rack.cut(S, f)
     if prr.on(S, f):
