@@ -31,7 +31,7 @@ retransmissions and new packets dropped by what sent them.  A dropped copy is on
 bottleneck drops within 0.2 s of its transmission.
 
 The flows are ``crosscheck_ns3.qosmodels_network(N, variant="cubic", limited_transmit=True,
-sack=True)`` with ``rack``, ``tlp`` and ``min_rto`` set on each flow's ``Cubic``; every flow
+sack=True)`` with ``rack``, ``tlp``, ``min_rto`` and ``timer`` set on each flow's ``Cubic``; every flow
 starts at 0 unless ``--starts-seed`` draws the start times.  This is a
 script, not a test.
 """
@@ -47,8 +47,10 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
-def network(n_flows: int, rack: bool, tlp: bool, min_rto: float, starts_seed=None):
-    """The cross-check dumbbell with ``rack``, ``tlp`` and ``min_rto`` on every CUBIC flow;
+def network(n_flows: int, rack: bool, tlp: bool, min_rto: float, starts_seed=None,
+            timer: str = "reference"):
+    """The cross-check dumbbell with ``rack``, ``tlp``, ``min_rto`` and ``timer`` on every
+    CUBIC flow;
     every flow starts at 0, or with ``starts_seed`` at a time drawn uniformly from [0, 1) s
     (the network has nothing random otherwise: a run's ``seed`` changes nothing)."""
     import dataclasses
@@ -63,7 +65,7 @@ def network(n_flows: int, rack: bool, tlp: bool, min_rto: float, starts_seed=Non
     net = qosmodels_network(n_flows, variant="cubic", limited_transmit=True, sack=True,
                             starts=starts)
     flows = [dataclasses.replace(fl, source=dataclasses.replace(
-        fl.source, rack=rack, tlp=tlp, min_rto=min_rto)) for fl in net.flows]
+        fl.source, rack=rack, tlp=tlp, min_rto=min_rto, timer=timer)) for fl in net.flows]
     return Network(list(net.links), flows)
 
 
@@ -75,7 +77,7 @@ WHO = {"ack": "on an ACK", "timer": "by RACK/TLP's timer", "rto": "after a timeo
 def counts(args) -> None:
     from qosmodels.sim import simulate
 
-    net = network(args.flows, args.rack, args.tlp, args.min_rto, args.starts_seed)
+    net = network(args.flows, args.rack, args.tlp, args.min_rto, args.starts_seed, args.timer)
     t = time.perf_counter()
     res = simulate(net, args.duration, seed=args.seed, warmup=args.warmup, progress=False)
     c = res.counters
@@ -97,7 +99,7 @@ def trace(args) -> None:
     from qosmodels.sim._kernels import layout as L
     from qosmodels.sim._kernels.sources import cubic, reno_rack
 
-    net = network(args.flows, args.rack, args.tlp, args.min_rto, args.starts_seed)
+    net = network(args.flows, args.rack, args.tlp, args.min_rto, args.starts_seed, args.timer)
     tx, drops, rtos, ctx = [], [], [], ["ack"]
     old_tx, old_drop, old_rto = sender.transmit, fifo.drop, cubic.on_timeout_sack
     old_timer = reno_rack.on_timeout_rack
@@ -245,6 +247,8 @@ def main(argv=None) -> int:
     ap.add_argument("--rack", action="store_true")
     ap.add_argument("--tlp", action="store_true", help="with --rack")
     ap.add_argument("--min-rto", type=float, default=0.2, help="s (Cubic's default 0.2)")
+    ap.add_argument("--timer", choices=("reference", "impatient", "slow-but-steady"),
+                    default="reference", help="Cubic's timer rules ('impatient': ns-3's)")
     args = ap.parse_args(argv)
     if args.mode == "ns3log" and not args.path:
         ap.error("ns3log needs the packet log's path")
