@@ -218,6 +218,9 @@ BBR_INITIAL_WINDOW = 10  # packets (BbrV1's default, RFC 6928 as Linux; ns-3's I
 MIN_RTO = 0.2  # s (qosmodels' default)
 RED = dict(min_th=20.0, max_th=80.0, max_p=0.1, w_q=0.002)
 CWND_SAMPLE = 0.01  # s, the sampling interval of qosmodels' window series
+#: packets: each flow's share of the window's time with cwnd below this (``cwnd_small``;
+#: ns-3: time-weighted, its cwnd in bytes over the segment size; qosmodels: of the samples)
+SMALL_WINDOW = 3
 DCTCP_K = 20.0  # packets, DCTCP's marking threshold on the benchmark dumbbell (> C RTT / 7)
 
 DEFAULT_NS3_PYTHON = "/tmp/ns3venv/bin/python"
@@ -416,6 +419,8 @@ def run_qosmodels(n_flows: int, duration: float, warmup: float, seed: int = 1,
     if cwnd:
         sel = res.t >= warmup
         extra["cwnd"] = [float(x) for x in res.cwnd_series[sel].mean(axis=0)]
+        small = res.cwnd_series[sel] < SMALL_WINDOW
+        extra["cwnd_small"] = [float(x) for x in small.mean(axis=0)]
     if variant == "dctcp":
         extra["alpha"] = [float(s[s.index >= warmup].mean())
                           for name, s in sorted(res.traces.items())
@@ -594,7 +599,8 @@ std::unordered_map<uint64_t, double> arrival;
 double delay_sum = 0.0;
 uint64_t delay_n = 0;
 struct Avg { double value = 0.0, last = 0.0, integral = 0.0; };
-std::vector<Avg> cwnd, cwnd_inflated;
+std::vector<Avg> cwnd, cwnd_inflated, small;
+double small_below = 0.0;  // bytes: cwnd below it counts as a small window
 Avg backlog, above_k;
 std::vector<double> alpha_sum;
 std::vector<uint64_t> alpha_n;
@@ -634,6 +640,7 @@ void OnCwnd(int f, uint32_t o, uint32_t n)
 {
     if (n < o && Simulator::Now().GetSeconds() >= warmup) { ++cuts[f]; }
     Step(cwnd[f], n);
+    Step(small[f], n < small_below ? 1.0 : 0.0);
 }
 void OnCwndInflated(int f, uint32_t, uint32_t n) { Step(cwnd_inflated[f], n); }
 void OnAlpha(int f, uint32_t, uint32_t, double alpha)
@@ -646,6 +653,7 @@ void Setup(int n, double w, double k)
     threshold = k;
     cwnd.assign(n, Avg());
     cwnd_inflated.assign(n, Avg());
+    small.assign(n, Avg());
     alpha_sum.assign(n, 0.0);
     cuts.assign(n, 0);
     alpha_n.assign(n, 0);
@@ -682,6 +690,7 @@ void Finish()
 {
     for (auto &a : cwnd) { Step(a, a.value); }
     for (auto &a : cwnd_inflated) { Step(a, a.value); }
+    for (auto &a : small) { Step(a, a.value); }
     Step(backlog, backlog.value);
     Step(above_k, above_k.value);
 }
@@ -690,6 +699,7 @@ double CwndMean(int f, bool inflated)
 {
     return (inflated ? cwnd_inflated[f] : cwnd[f]).integral / Span();
 }
+double SmallShare(int f) { return small[f].integral / Span(); }
 double BacklogMean() { return backlog.integral / Span(); }
 double AboveKShare() { return above_k.integral / Span(); }
 double AlphaMean(int f) { return alpha_n[f] ? alpha_sum[f] / alpha_n[f] : -1.0; }
@@ -1391,6 +1401,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     cpu1 = time.process_time()
     qm = cppyy.gbl.qmmeasure
     qm.Setup(n_flows, float(warmup), float(mark_threshold))
+    qm.small_below = float(SMALL_WINDOW * segment)
     qm.ConnectBottleneck(bottleneck.Get(0), qdisc if qdisc is not None else ns.Ptr[ns.QueueDisc]())
     if trace:
         cppyy.cppdef(_NS3_TRACE_CPP)
@@ -1449,6 +1460,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
         mean_delay=qm.delay_sum / qm.delay_n if qm.delay_n else float("nan"),
         cwnd=[qm.CwndMean(i, False) / segment for i in range(n_flows)],
         cwnd_inflated=[qm.CwndMean(i, True) / segment for i in range(n_flows)],
+        cwnd_small=[qm.SmallShare(i) for i in range(n_flows)],
         mean_backlog=qm.BacklogMean(), above_k=qm.AboveKShare(),
         window_reductions=[int(qm.cuts[i]) for i in range(n_flows)],
     )
