@@ -322,8 +322,32 @@ def marks_seen(la, lb, n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, his
 
 
 @njit(**_JIT)
+def term_lists(route_ptr, hop_link, hop_rev, red, avd, term_ptr, term_hop):
+    """The hops of every flow that add a term to :func:`measure`'s sums, as three lists per
+    flow, each in route order: flow i's marking hops (a RED, PI or PIE link: ``red``) are
+    ``term_hop[term_ptr[3 i]:term_ptr[3 i + 1]]``, its AVD hops the next slice, its hops with
+    a declared reverse link the one after (``term_ptr``: ``3 F + 1`` entries, ``term_hop``
+    at least the hops' count times three).  Each sum, over its own list, adds the same terms
+    in the same order as one pass over all the flow's hops testing each hop's link (the
+    scheme it replaced, issue 37, session 52), without reading the hops that add nothing:
+    at 10^4 flows with 144 reverse hops of 30 034, most flows' lists are empty."""
+    n_flows = route_ptr.shape[0] - 1
+    k = 0
+    term_ptr[0] = 0
+    for i in range(n_flows):
+        for kind in range(3):
+            for h in range(route_ptr[i], route_ptr[i + 1]):
+                l = hop_link[h]
+                if ((kind == 0 and red[l]) or (kind == 1 and avd[l])
+                        or (kind == 2 and hop_rev[h] >= 0)):
+                    term_hop[k] = h
+                    k += 1
+            term_ptr[3 * i + kind + 1] = k
+
+
+@njit(**_JIT)
 def measure(
-    fa, fb, t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f,
+    fa, fb, t1, n1, nmax, mask, term_ptr, term_hop, hop_link, hop_rev, ack_k, ack_f,
     rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g, rttp,
     start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active, est_p, est_m,
     est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count, loss_acted, last_halve, halve,
@@ -332,25 +356,24 @@ def measure(
     history up to step nmax and the reads of :func:`gather` and :func:`marks_seen`; flows
     ``fa`` to ``fb - 1`` (all: ``0, F``; one thread's span: :mod:`._threads`)."""
     for i in range(fa, fb):
-        h0 = route_ptr[i]
-        h1 = route_ptr[i + 1]
         # the accumulation (eq (1)) and the forward queueing delay reaching the
         # egress, a reverse-path delay ago
         acc = g[i, 0]
         qf = g[i, 1]
-        virt = 0.0
-        qb = 0.0
+        # the per-hop terms, each over its own list of the flow's hops in route order
+        # (term_lists): marking hops, AVD hops, hops with a reverse link
+        t0 = term_ptr[3 * i] & POS
         pnot = 1.0
-        if hop_terms:
-            for h in range(h0, h1):
-                l = hop_link[h]
-                if red[l]:
-                    pnot *= 1.0 - p_hop[h]
-                if avd[l]:
-                    virt += at(hist_v, l, n1 - ack_k[h], ack_f[h], nmax, mask)
-                r = hop_rev[h]
-                if r >= 0:
-                    qb += at(hist_w, r, n1 - rev_k[h], rev_f[h], nmax, mask)
+        for k in range(t0, term_ptr[3 * i + 1]):
+            pnot *= 1.0 - p_hop[np.int64(term_hop[k]) & POS]
+        virt = 0.0
+        for k in range(term_ptr[3 * i + 1], term_ptr[3 * i + 2]):
+            h = np.int64(term_hop[k]) & POS
+            virt += at(hist_v, hop_link[h], n1 - ack_k[h], ack_f[h], nmax, mask)
+        qb = 0.0
+        for k in range(term_ptr[3 * i + 2], term_ptr[3 * i + 3]):
+            h = np.int64(term_hop[k]) & POS
+            qb += at(hist_w, hop_rev[h], n1 - rev_k[h], rev_f[h], nmax, mask)
         rtt[i] = rttp[i] + qf + qb
         was = active[i]
         active[i] = start[i] <= t1 < stop[i]
@@ -827,23 +850,18 @@ def integrate(
      ep_hist, ep_count, w_pred, hist_s, hist_p, hist_x, hist_e, avgq, pmark, est_m, est_p,
      g, ack_k, ack_f, rev_k, rev_f, lk_k, lk_f, drev_k, drev_f,
      rttp_k, rttp_f, eg_k, eg_f, aqm_s, ek, ef, xk, xf, pj_k, pj_f, p_hop, hop_lost,
-     dropped) = work
+     dropped, term_ptr, term_hop) = work
     n_flows = w.shape[0]
     kk = max(vegas_k, 1)
-    # per-hop terms of the measurements: RED marks, AVD virtual delays, reverse queues
-    hop_terms = False
     any_avd = False
     any_red = False
     for l in range(n_links):
-        if red[l] or avd[l]:
-            hop_terms = True
         if avd[l]:
             any_avd = True
         if red[l]:
             any_red = True
-    for h in range(hop_link.shape[0]):
-        if hop_rev[h] >= 0:
-            hop_terms = True
+    # per-hop terms of the measurements: RED marks, AVD virtual delays, reverse queues
+    term_lists(route_ptr, hop_link, hop_rev, red, avd, term_ptr, term_hop)
     n_events = ev_time.shape[0]
     ev = progress[0]
     changed = True  # (the lags depend on the delays only: recomputed on every call)
@@ -868,7 +886,7 @@ def integrate(
         if any_red:
             marks_seen(0, n_links, n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p,
                        p_hop)
-        measure(0, n_flows, t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms,
+        measure(0, n_flows, t1, n1, nmax, mask, term_ptr, term_hop, hop_link, hop_rev,
                 ack_k, ack_f, rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g,
                 rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active,
                 est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count,
@@ -915,7 +933,7 @@ WORK = (
     "w_pred", "hist_s", "hist_p", "hist_x", "hist_e", "avgq", "pmark", "est_m", "est_p", "g",
     "ack_k", "ack_f", "rev_k", "rev_f", "lk_k", "lk_f", "drev_k",
     "drev_f", "rttp_k", "rttp_f", "eg_k", "eg_f", "aqm_s", "ek", "ef", "xk", "xf",
-    "pj_k", "pj_f", "p_hop", "hop_lost", "dropped",
+    "pj_k", "pj_f", "p_hop", "hop_lost", "dropped", "term_ptr", "term_hop",
 )
 
 
@@ -946,6 +964,10 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
     for name, n in (("drev_k", F), ("rttp_k", F), ("eg_k", F), ("ek", F), ("xk", F),
                     ("ack_k", H), ("rev_k", H), ("pj_k", H)):
         z[name] = np.zeros(n, np.int32)
+    # measure's lists of the hops adding a term (filled by term_lists): per flow three
+    # slices (marking, AVD, reverse-link hops); a hop can be in all three
+    z["term_ptr"] = np.zeros(3 * F + 1, np.int64)
+    z["term_hop"] = np.zeros(max(3 * H, 1), np.int32)
     kk = max(vegas_k, 1)
     z.update(
         delay=delay0.copy(),
