@@ -284,26 +284,20 @@ def rate(i, wi, active, rtt, max_rate):
 
 @njit(**_JIT)
 def gather(fa, fb, n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e, hist_x,
-           hist_loss, loss, loss_step, g):
+           g):
     """The per-flow delayed reads at time n1 dt from the history up to step nmax, each in
     the order of its history's columns (flows sorted by that lag, so that the flows reading
     the same step read one contiguous slice of it): the accumulation and forward queueing
-    delay reaching the egress a reverse-path delay ago (``g[:, 0]``, ``g[:, 1]``); the rate
-    a propagation round trip ago (``g[:, 2]``, Reno) and the losses seen now (``g[:, 3]``).
-    Columns ``fa`` to ``fb - 1`` (all: ``0, F``; one thread's span: :mod:`._threads`)."""
+    delay reaching the egress a reverse-path delay ago (``g[:, 0]``, ``g[:, 1]``) and the
+    rate a propagation round trip ago (``g[:, 2]``, Reno).  (The losses seen, mostly the
+    current value, are read by :func:`measure` in flow order.)  Columns ``fa`` to ``fb - 1``
+    (all: ``0, F``; one thread's span: :mod:`._threads`)."""
     for r in range(fa, fb):
         i = e_order[r]
         g[i, 0], g[i, 1] = pair_t(hist_e, r, n1 - ek[r], ef[r], nmax, mask)
-    for r in range(fa, fb):
-        i = x_order[r]
-        b = n1 - xk[r]
-        if control == CTRL_RENO:
-            g[i, 2] = at_t(hist_x, r, b, xf[r], nmax, mask)
-        # loss, seen one propagation round trip after it happened
-        if b >= loss_step[i]:
-            g[i, 3] = loss[i]  # no loss since: the history from b on is the current value
-        else:
-            g[i, 3] = at_t(hist_loss, r, b, xf[r], nmax, mask)
+    if control == CTRL_RENO:
+        for r in range(fa, fb):
+            g[x_order[r], 2] = at_t(hist_x, r, n1 - xk[r], xf[r], nmax, mask)
 
 
 @njit(**_JIT)
@@ -351,6 +345,7 @@ def measure(
     rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g, rttp,
     start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active, est_p, est_m,
     est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count, loss_acted, last_halve, halve,
+    rttp_k, rttp_f, x_col, loss, loss_step, hist_loss,
 ):
     """Every flow's rtt, accumulation estimate and loss signal at time t1 = n1 dt, from the
     history up to step nmax and the reads of :func:`gather` and :func:`marks_seen`; flows
@@ -408,7 +403,12 @@ def measure(
                     if v < base:
                         base = v
             est_tq[i] = rtt[i] - (base + rtt_p_error)
-        seen = g[i, 3]
+        # the losses, seen one propagation round trip after they happened
+        b = n1 - rttp_k[i]
+        if b >= loss_step[i]:
+            seen = loss[i]  # no loss since: the history from b on is the current value
+        else:
+            seen = at_t(hist_loss, np.int64(x_col[i]) & POS, b, rttp_f[i], nmax, mask)
         if seen > loss_acted[i] + 1e-9 and t1 - last_halve[i] >= rtt[i]:
             halve[i] = True
             loss_acted[i] = seen
@@ -882,7 +882,7 @@ def integrate(
         # ---- measurements at t1 (history up to step n) and the predictor
         nmax = max(n, 0)
         gather(0, n_flows, n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e,
-               hist_x, hist_loss, loss, loss_step, g)
+               hist_x, g)
         if any_red:
             marks_seen(0, n_links, n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p,
                        p_hop)
@@ -890,7 +890,7 @@ def integrate(
                 ack_k, ack_f, rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g,
                 rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active,
                 est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count,
-                loss_acted, last_halve, halve)
+                loss_acted, last_halve, halve, rttp_k, rttp_f, x_col, loss, loss_step, hist_loss)
         if n >= 0:
             predict(0, n_flows, dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate)
             # ---- the network: the delayed inputs, the queues, the marks, AVD

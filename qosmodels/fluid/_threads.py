@@ -89,7 +89,7 @@ def inputs(nt, fs, ls, n, dt, t1, n1, nmax, mask, smask, s_prev, rows_due, contr
            p_hop, hist_v, hist_w, hist_r, rttp, start, stop, pkt_bits, estimator, kk,
            rtt_p_error, x, rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min,
            ep_hist, ep_count, loss_acted, last_halve, halve, w, f, w_min, w_pred, sent, max_rate,
-           link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in):
+           link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in, rttp_k, rttp_f, x_col):
     """Region 1, per thread: its block of flows (whose columns of the per-flow histories are
     the same range, :func:`plan`): the last step's rate and loss rows (``rows_due``), the
     delayed reads, the measurements and (``n >= 0``) the predictor; and its span of links'
@@ -99,12 +99,13 @@ def inputs(nt, fs, ls, n, dt, t1, n1, nmax, mask, smask, s_prev, rows_due, contr
         if rows_due:
             flow_rows(fa, fb, s_prev, control, x_order, x, loss, loss_step, hist_x, hist_loss)
         gather(fa, fb, n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e,
-               hist_x, hist_loss, loss, loss_step, g)
+               hist_x, g)
         measure(fa, fb, t1, n1, nmax, mask, term_ptr, term_hop, hop_link, hop_rev,
                 ack_k, ack_f, rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g,
                 rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active,
                 est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count,
-                loss_acted, last_halve, halve)
+                loss_acted, last_halve, halve, rttp_k, rttp_f, x_col, loss, loss_step,
+                hist_loss)
         if n >= 0:
             predict(fa, fb, dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate)
             transfers(ls[t], ls[t + 1], n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s,
@@ -241,7 +242,8 @@ def integrate_threads(
                drev_f, p_hop, hist_v, hist_w, hist_r, rttp, start, stop, pkt_bits, estimator, kk,
                rtt_p_error, x, rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start,
                ep_min, ep_hist, ep_count, loss_acted, last_halve, halve, w, f, w_min, w_pred,
-               sent, max_rate, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
+               sent, max_rate, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in, rttp_k, rttp_f,
+               x_col)
         rows_due = False
         if n >= 0:
             if any_same:  # the links' order matters: all of them here, in link_order
