@@ -71,7 +71,9 @@ changes).  The marking probabilities a flow's marks were made with (one per RED 
 its own lag) are read link by link by :func:`marks_seen`, within each link's row of
 ``hist_p``, into a per-hop array that :func:`measure` reads in route order (read flow by
 flow they were scattered over the whole of ``hist_p``; issue 37, session 47: Reno/RED at
-10^4 flows about 0.9x the CPU time).
+10^4 flows about 0.9x the CPU time).  :func:`measure` adds a flow's per-hop terms over
+lists of only the hops that carry one (:func:`term_lists`), and reads the losses seen
+in flow order itself, mostly the current value (issue 37, session 52).
 
 The step is split into jitted functions, one concept each, called once per step
 (:func:`transfer` once per link; a call per step, not per flow, costs nothing measurable):
@@ -985,8 +987,8 @@ def workspace(ring, ring_s, a_size, cap, delay0, w0, hop_flow, vegas_k):
         # time-major, columns in the order CompiledFluid.e_order: the accumulation reaching
         # the egress (eq (1)), bits, and the forward queueing delay, s
         hist_e=np.zeros((ring, F, 2)),
-        # the per-flow reads of gather: egress accumulation and queueing delay, rate, losses
-        g=np.zeros((F, 4)),
+        # the per-flow reads of gather: egress accumulation and queueing delay, rate (Reno)
+        g=np.zeros((F, 3)),
         h_in=np.zeros((H, 3)),  # see the comment above "offered"
         # per hop, time-major, in link order, short lines of (cumulative departures D, bits;
         # partial accumulation S: the flow's bits queued at this hop and, shifted by the
