@@ -351,7 +351,10 @@ def measure(
 ):
     """Every flow's rtt, accumulation estimate and loss signal at time t1 = n1 dt, from the
     history up to step nmax and the reads of :func:`gather` and :func:`marks_seen`; flows
-    ``fa`` to ``fb - 1`` (all: ``0, F``; one thread's span: :mod:`._threads`)."""
+    ``fa`` to ``fb - 1`` (all: ``0, F``; one thread's span: :mod:`._threads`).  The per-hop
+    terms run over the flow's lists of :func:`term_lists` (``term_ptr``, ``term_hop``); the
+    losses seen are the flow's ``loss`` unless it lost bits within its propagation round
+    trip (``rttp_k``, ``rttp_f``), else read from its column ``x_col[i]`` of ``hist_loss``."""
     for i in range(fa, fb):
         # the accumulation (eq (1)) and the forward queueing delay reaching the
         # egress, a reverse-path delay ago
