@@ -63,6 +63,7 @@ from ._kernels import (
     same_step,
     save,
     set_lags,
+    term_lists,
     transfers,
 )
 
@@ -83,12 +84,12 @@ def spans(weight: np.ndarray, nt: int) -> np.ndarray:
 
 @njit(**_PAR)
 def inputs(nt, fs, ls, n, dt, t1, n1, nmax, mask, smask, s_prev, rows_due, control, e_order,
-           x_order, ek, ef, xk, xf, hist_e, hist_x, hist_loss, loss, loss_step, g, route_ptr,
-           hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f, rev_k, rev_f, drev_k, drev_f,
+           x_order, ek, ef, xk, xf, hist_e, hist_x, hist_loss, loss, loss_step, g, term_ptr,
+           term_hop, hop_link, hop_rev, ack_k, ack_f, rev_k, rev_f, drev_k, drev_f,
            p_hop, hist_v, hist_w, hist_r, rttp, start, stop, pkt_bits, estimator, kk,
            rtt_p_error, x, rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min,
            ep_hist, ep_count, loss_acted, last_halve, halve, w, f, w_min, w_pred, sent, max_rate,
-           link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in):
+           link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in, rttp_k, rttp_f, x_col):
     """Region 1, per thread: its block of flows (whose columns of the per-flow histories are
     the same range, :func:`plan`): the last step's rate and loss rows (``rows_due``), the
     delayed reads, the measurements and (``n >= 0``) the predictor; and its span of links'
@@ -98,12 +99,13 @@ def inputs(nt, fs, ls, n, dt, t1, n1, nmax, mask, smask, s_prev, rows_due, contr
         if rows_due:
             flow_rows(fa, fb, s_prev, control, x_order, x, loss, loss_step, hist_x, hist_loss)
         gather(fa, fb, n1, nmax, mask, control, e_order, x_order, ek, ef, xk, xf, hist_e,
-               hist_x, hist_loss, loss, loss_step, g)
-        measure(fa, fb, t1, n1, nmax, mask, route_ptr, hop_link, hop_rev, red, avd, hop_terms,
+               hist_x, g)
+        measure(fa, fb, t1, n1, nmax, mask, term_ptr, term_hop, hop_link, hop_rev,
                 ack_k, ack_f, rev_k, rev_f, drev_k, drev_f, p_hop, hist_v, hist_w, hist_r, g,
                 rttp, start, stop, pkt_bits, control, estimator, kk, rtt_p_error, x, rtt, active,
                 est_p, est_m, est_a, est_tq, min_rtt, ep_start, ep_min, ep_hist, ep_count,
-                loss_acted, last_halve, halve)
+                loss_acted, last_halve, halve, rttp_k, rttp_f, x_col, loss, loss_step,
+                hist_loss)
         if n >= 0:
             predict(fa, fb, dt, w, f, w_min, w_pred, x, sent, active, rtt, max_rate)
             transfers(ls[t], ls[t + 1], n1, smask, link_hop_ptr, j_next, lk_k, lk_f, hist_s,
@@ -193,22 +195,17 @@ def integrate_threads(
      ep_hist, ep_count, w_pred, hist_s, hist_p, hist_x, hist_e, avgq, pmark, est_m, est_p,
      g, ack_k, ack_f, rev_k, rev_f, lk_k, lk_f, drev_k, drev_f,
      rttp_k, rttp_f, eg_k, eg_f, aqm_s, ek, ef, xk, xf, pj_k, pj_f, p_hop, hop_lost,
-     dropped) = work
+     dropped, term_ptr, term_hop) = work
     n_flows = w.shape[0]
     kk = max(vegas_k, 1)
-    hop_terms = False
     any_avd = False
     any_red = False
     for l in range(n_links):
-        if red[l] or avd[l]:
-            hop_terms = True
         if avd[l]:
             any_avd = True
         if red[l]:
             any_red = True
-    for h in range(hop_link.shape[0]):
-        if hop_rev[h] >= 0:
-            hop_terms = True
+    term_lists(route_ptr, hop_link, hop_rev, red, avd, term_ptr, term_hop)
     n_events = ev_time.shape[0]
     ev = progress[0]
     changed = True
@@ -240,12 +237,13 @@ def integrate_threads(
             marks(nt, ls, n1, nmax, mask, link_hop_ptr, red, j_hop, pj_k, pj_f, hist_p, p_hop)
         fresh = False
         inputs(nt, fs, ls, n, dt, t1, n1, nmax, mask, smask, s_prev, rows_due, control, e_order,
-               x_order, ek, ef, xk, xf, hist_e, hist_x, hist_loss, loss, loss_step, g, route_ptr,
-               hop_link, hop_rev, red, avd, hop_terms, ack_k, ack_f, rev_k, rev_f, drev_k,
+               x_order, ek, ef, xk, xf, hist_e, hist_x, hist_loss, loss, loss_step, g, term_ptr,
+               term_hop, hop_link, hop_rev, ack_k, ack_f, rev_k, rev_f, drev_k,
                drev_f, p_hop, hist_v, hist_w, hist_r, rttp, start, stop, pkt_bits, estimator, kk,
                rtt_p_error, x, rtt, active, est_p, est_m, est_a, est_tq, min_rtt, ep_start,
                ep_min, ep_hist, ep_count, loss_acted, last_halve, halve, w, f, w_min, w_pred,
-               sent, max_rate, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in)
+               sent, max_rate, link_hop_ptr, j_next, lk_k, lk_f, hist_s, h_in, rttp_k, rttp_f,
+               x_col)
         rows_due = False
         if n >= 0:
             if any_same:  # the links' order matters: all of them here, in link_order

@@ -77,7 +77,43 @@ def test_gather_reads_each_flow_at_its_lag_from_the_time_major_columns(state):
         assert ns["g"][i, 1] == pytest.approx(np.interp(ns["t1"] - lag_e, t, e[i]) / 1e9,
                                               rel=1e-12)
         assert ns["g"][i, 2] == pytest.approx(np.interp(ns["t1"] - rtt, t, x[i]), rel=1e-12)
-        assert ns["g"][i, 3] == 0.0  # no loss yet
+
+
+def test_measure_sees_the_losses_a_propagation_round_trip_late(state):
+    """measure's loss signal: a flow's cumulative lost bits as they were a propagation
+    round trip ago (read from its column of the time-major history when it lost bits since,
+    else its current value), acted on once per round trip (``halve``, ``loss_acted``)."""
+    comp, ns = state
+    steps = np.arange(N + 1)
+    t = steps * DT
+    lost = 5e3 * np.maximum(t - 0.01, 0.0) ** 0.5  # flow 1 (A): losing until now, bits
+    for r in steps:
+        ns["hist_loss"][r & ns["mask"], comp.x_col[1]] = lost[r]
+    ns["loss"][:] = 7e3, lost[-1]
+    ns["loss_step"][:] = 3, N  # B lost its bits long ago, A in the last step
+    ns.update(kk=1, active=np.ones(2, np.bool_))
+    call(K.term_lists, ns)
+    call(K.measure, ns)
+    rttp = 2 * tiny().delays[[0, 1]].sum()  # A's propagation round trip (5.5 + 3.3 ms, twice)
+    assert ns["loss_acted"][1] == pytest.approx(np.interp(ns["t1"] - rttp, t, lost), rel=1e-12)
+    assert ns["loss_acted"][0] == 7e3  # no loss within B's round trip: the current value
+    assert ns["halve"].all() and (ns["last_halve"] == ns["t1"]).all()
+
+
+def test_term_lists_keep_each_kind_of_hop_in_route_order():
+    """The hops adding a term to measure's sums, per flow three slices in route order:
+    marking links' hops, AVD links' hops, hops with a reverse link (written out by hand)."""
+    route_ptr = np.array([0, 3, 4, 6])  # flows of 3, 1 and 2 hops
+    hop_link = np.array([0, 1, 2, 2, 1, 0])
+    hop_rev = np.array([-1, 2, 0, -1, -1, 1])
+    red = np.array([True, False, True])
+    avd = np.array([False, True, True])
+    term_ptr = np.zeros(10, np.int64)
+    term_hop = np.full(18, -1, np.int32)
+    K.term_lists(route_ptr, hop_link, hop_rev, red, avd, term_ptr, term_hop)
+    expect = [[0, 2], [1, 2], [1, 2], [3], [3], [], [5], [4], [5]]
+    got = [list(term_hop[term_ptr[k]:term_ptr[k + 1]]) for k in range(9)]
+    assert got == expect
 
 
 @pytest.mark.parametrize("q0", [18e3, 158e3], ids=["queue", "overflow"])
@@ -170,7 +206,8 @@ def test_marks_seen_reads_each_red_hop_at_its_ack_lag():
         assert ns["p_hop"][h] == pytest.approx(np.interp(ns["t1"] - lag, t, p[link]),
                                                rel=1e-12)
     # measure: the path's marking probability 1 - prod(1 - p), from those
-    ns.update(hop_terms=True, kk=1, active=np.ones(2, np.bool_))
+    ns.update(kk=1, active=np.ones(2, np.bool_))
+    call(K.term_lists, ns)
     call(K.measure, ns)
     pa = 1.0 - (1.0 - ns["p_hop"][1]) * (1.0 - ns["p_hop"][2])
     assert ns["est_p"] == pytest.approx([ns["p_hop"][0], pa], rel=1e-12)
