@@ -27,7 +27,6 @@ from .._jit import POS, handler, rare_handler
 from ..layout import (
     FF_CWND,
     FF_RTO,
-    FF_RTTVAR,
     FF_SP,
     FF_SRTT,
     FF_SS,
@@ -60,6 +59,8 @@ from .reno import (
     TIMER_REFERENCE,
     TIMER_RULES,
     ack_rtt,
+    fast_retransmit_timer,
+    fresh_rto,
     limited_transmit,
     limited_transmit_sack,
     lt_restart,
@@ -188,25 +189,9 @@ def timer_rules(S, f):
 
 @handler
 def _fresh_rto(S, f):
-    """Under the RFC timer rules (``timer`` other than ``"reference"``), a restart's RTO:
-    ``srtt + 4 rttvar`` clamped to [min_rto, max_rto], clearing any backoff (RFC 6298,
-    Section 5, as :func:`.reno.on_ack`); nothing before the first RTT sample."""
+    """:func:`.reno.fresh_rto` with the flow's [min_rto, max_rto]."""
     ff = S.ff
-    if ff[f, FF_SRTT] >= 0.0:
-        rto = ff[f, FF_SRTT] + 4.0 * ff[f, FF_RTTVAR]
-        lo = ff[f, FF_SP + CUB_MIN_RTO]
-        hi = ff[f, FF_SP + CUB_MAX_RTO]
-        ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
-
-
-@handler
-def _fast_retransmit_timer(S, f):
-    """The timer at the fast retransmit: restarted under ``timer="reference"``; under the
-    RFC rules it runs on from the last new ACK, and the first partial ACK may restart it."""
-    if timer_rules(S, f) == TIMER_REFERENCE:
-        arm_timer(S, f)
-    else:
-        S.fi[f, FI_FIRST_PARTIAL] = 1
+    fresh_rto(S, f, ff[f, FF_SP + CUB_MIN_RTO], ff[f, FF_SP + CUB_MAX_RTO])
 
 
 @handler
@@ -395,7 +380,7 @@ def on_ack(S, f, a):
                 fi[f, FI_IN_REC] = 1
                 fi[f, FI_FAST_RTX] += 1
                 transmit(S, f, a)
-                _fast_retransmit_timer(S, f)
+                fast_retransmit_timer(S, f, rules)
             elif fi[f, FI_SS + RENO_LT] != 0 and d < 3 and a > fi[f, FI_RECOVER]:
                 limited_transmit(S, f, una, ff[f, FF_SP + CUB_MAX_WINDOW])
     _trace(S, f, np.float64(a), r)
@@ -477,7 +462,7 @@ def on_ack_sack(S, f, a):
             fi[f, FI_FAST_RTX] += 1
             prr.sack_fast_retransmit(S, f, a, una0, sacked0, una)  # (with PRR: its step)
             sack.start_recovery(S, f)
-            _fast_retransmit_timer(S, f)
+            fast_retransmit_timer(S, f, timer_rules(S, f))
             entered = True
         elif d < sack.DUP_THRESH and fi[f, FI_SS + RENO_LT] != 0 and una > fi[f, FI_RECOVER]:
             limited_transmit_sack(S, f, np.int64(wmax))  # RFC 6675 step (3)

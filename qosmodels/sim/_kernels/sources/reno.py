@@ -211,6 +211,31 @@ def rfc6298_sample(S, f, r, lo, hi):
 
 
 @handler
+def fresh_rto(S, f, lo, hi):
+    """A restart's RTO under the RFC timer rules (``timer`` other than ``"reference"``):
+    ``srtt + 4 rttvar`` clamped to ``[lo, hi]`` (s), clearing any backoff (RFC 6298,
+    Section 5: the RTO "collapses" after a backoff; also when the timer stops, so that the
+    next transmission starts it with this RTO); nothing before the first RTT sample.
+    Shared by Reno/NewReno and :mod:`.cubic`."""
+    ff = S.ff
+    if ff[f, FF_SRTT] >= 0.0:
+        rto = ff[f, FF_SRTT] + 4.0 * ff[f, FF_RTTVAR]
+        ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
+
+
+@handler
+def fast_retransmit_timer(S, f, rules):
+    """The retransmission timer at the fast retransmit under timer rules ``rules``:
+    restarted under ``TIMER_REFERENCE``; under the RFC rules it runs on from the last new
+    ACK, and the recovery's first partial ACK is marked as one that may restart it
+    (``FI_FIRST_PARTIAL``).  Shared by Reno/NewReno and :mod:`.cubic`."""
+    if rules == TIMER_REFERENCE:
+        arm_timer(S, f)
+    else:
+        S.fi[f, FI_FIRST_PARTIAL] = 1
+
+
+@handler
 def ack_rtt(S, f, una, a):
     """The round-trip sample a new cumulative ACK ``a`` gives (``una`` the SND.UNA before
     it), s, or -1 for none: with per-ACK sampling the age of the oldest packet it covers,
@@ -438,13 +463,8 @@ def on_ack(S, f, a, ece):
             # once per window of data (RFC 3168, Section 6.1.2): no new reduction until an
             # ACK covers a packet sent after this one (a > SND.NXT), as Dctcp's
             fi[f, FI_ECN_RECOVER] = fi[f, FI_SND_NXT]
-        if restart and rules != TIMER_REFERENCE and ff[f, FF_SRTT] >= 0.0:
-            # the RTO from the estimator, clearing any backoff (also when the
-            # timer stops here: the next transmission starts it with this RTO)
-            rto = ff[f, FF_SRTT] + 4.0 * ff[f, FF_RTTVAR]
-            lo = ff[f, FF_SP + TCP_MIN_RTO]
-            hi = ff[f, FF_SP + TCP_MAX_RTO]
-            ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
+        if restart and rules != TIMER_REFERENCE:
+            fresh_rto(S, f, ff[f, FF_SP + TCP_MIN_RTO], ff[f, FF_SP + TCP_MAX_RTO])
         if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
             cancel(S, fi[f, FI_TIMER0] & POS)
         elif restart:
@@ -482,10 +502,7 @@ def on_ack(S, f, a, ece):
                 ff[f, FF_CWND] = ff[f, FF_SSTHRESH] + (0.0 if pipe else 3.0)
                 fi[f, FI_FAST_RTX] += 1
                 transmit(S, f, a)
-                if rules == TIMER_REFERENCE:
-                    arm_timer(S, f)
-                else:  # the timer runs on from the last new ACK
-                    fi[f, FI_FIRST_PARTIAL] = 1
+                fast_retransmit_timer(S, f, rules)
             elif (fi[f, FI_SS + RENO_LT] != 0 and d < 3
                   and (a > fi[f, FI_RECOVER] or not newreno)):
                 if pipe:  # ns-3's DupAck with LimitedTransmit: AddRenoSack (send_limit sends)
@@ -533,11 +550,8 @@ def _sack_ack(S, f, a, ece):
             ff[f, FF_SSTHRESH] = halved(S, f, fi[f, FI_SND_NXT] - a)
             ff[f, FF_CWND] = ff[f, FF_SSTHRESH]
             fi[f, FI_ECN_RECOVER] = fi[f, FI_SND_NXT]
-        if restart and rules != TIMER_REFERENCE and ff[f, FF_SRTT] >= 0.0:
-            rto = ff[f, FF_SRTT] + 4.0 * ff[f, FF_RTTVAR]
-            lo = ff[f, FF_SP + TCP_MIN_RTO]
-            hi = ff[f, FF_SP + TCP_MAX_RTO]
-            ff[f, FF_RTO] = lo if rto < lo else (hi if rto > hi else rto)
+        if restart and rules != TIMER_REFERENCE:
+            fresh_rto(S, f, ff[f, FF_SP + TCP_MIN_RTO], ff[f, FF_SP + TCP_MAX_RTO])
         if fi[f, FI_SND_UNA] == fi[f, FI_SND_NXT]:
             cancel(S, fi[f, FI_TIMER0] & POS)
         elif restart:
@@ -584,10 +598,7 @@ def on_ack_sack(S, f, a, ece):
             fi[f, FI_FAST_RTX] += 1
             prr.sack_fast_retransmit(S, f, a, una0, sacked0, una)  # (with PRR: its step)
             sack.start_recovery(S, f)
-            if np.int64(ff[f, FF_SP + TCP_TIMER]) == TIMER_REFERENCE:
-                arm_timer(S, f)
-            else:  # the timer runs on from the last new ACK (``timer``'s RFC rules)
-                fi[f, FI_FIRST_PARTIAL] = 1
+            fast_retransmit_timer(S, f, np.int64(ff[f, FF_SP + TCP_TIMER]))
             entered = True
         elif d < sack.DUP_THRESH and fi[f, FI_SS + RENO_LT] != 0 and una > fi[f, FI_RECOVER]:
             limited_transmit_sack(S, f, np.int64(wmax))  # step (3)
