@@ -786,6 +786,136 @@ uint32_t NoAckAggregation(ns3::Ptr<ns3::Socket> s)
 }
 """
 
+# ``--ns3-rfc-cubic``: CUBIC as RFC 9438 writes it, with a real-valued window, in ns-3's
+# socket (``ns3::QmRfcCubic``, written from the RFC for this check, in place of ``TcpCubic``),
+# so that what ns-3's ``TcpSocketBase`` does (recovery, timers, SACK) is kept and only the window
+# arithmetic changes.  ``TcpCubic`` is Linux's ``tcp_cubic.c`` in whole segments: the window
+# grows by one segment once ``cnt`` ACKs have come (``cnt >= 2``, at most 20 while no loss has
+# set ``W_max``), ``ssthresh = max(uint32(segCwnd x 0.7), 2)`` segments from the whole-segment
+# window, a Reno estimate counted in ACKs with alpha 0.529 throughout, and a ``t + delay_min``
+# target.  This class follows RFC 9438 instead, with the choices qosmodels' ``Cubic`` documents
+# where the RFC leaves one: the window in segments as a double (written to ``m_cWnd`` in whole
+# bytes; re-read from it when the socket has set it since: recovery, its exit, a timeout); slow
+# start one segment per ACK (RFC 5681); in congestion avoidance, per ACK, ``W_est += alpha x
+# acked / cwnd`` (eq. 4; alpha = 3 (1 - beta) / (1 + beta), 1 once ``W_est`` reaches
+# ``cwnd_prior``, Section 4.3), the Reno-friendly region when ``W_cubic(t) < W_est``, else
+# ``cwnd += (target - cwnd) / cwnd`` with ``target = W_cubic(t + RTT)`` (the smoothed RTT)
+# bounded to ``[cwnd, 1.5 cwnd]`` (Section 4.2); at a congestion event (``GetSsThresh``)
+# ``W_max`` with fast convergence (Section 4.7), ``cwnd_prior = cwnd`` and ``ssthresh =
+# max(beta x min(FlightSize, cwnd), 2)`` segments (Section 4.6; ns-3's socket gives the
+# FlightSize: its pipe); a new stage starts at the next congestion-avoidance ACK with ``K``
+# from eq. 2, or after a timeout (``CA_LOSS``) with ``W_max`` forgotten and ``K = 0``
+# (Section 4.8).
+_NS3_RFC_CUBIC_CPP = """
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include <cmath>
+namespace qmcubic {
+using namespace ns3;
+class QmRfcCubic : public TcpNewReno
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::QmRfcCubic")
+                                .SetParent<TcpNewReno>()
+                                .AddConstructor<QmRfcCubic>();
+        return tid;
+    }
+    TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+    std::string GetName() const override { return "QmRfcCubic"; }
+    Ptr<TcpCongestionOps> Fork() override { return CopyObject<QmRfcCubic>(this); }
+
+    double c = 0.4, beta = 0.7;
+    double wmax = NAN, k = 0.0, tEpoch = -1.0, west = 0.0, cwndPrior = NAN;
+    double cwnd = 0.0;     // the window, segments (real-valued)
+    uint32_t written = 0;  // the bytes last written to m_cWnd
+
+    double Current(Ptr<const TcpSocketState> tcb)
+    {
+        if (tcb->m_cWnd.Get() != written)  // the socket set it (recovery, its exit, a timeout)
+        {
+            cwnd = double(tcb->m_cWnd.Get()) / tcb->m_segmentSize;
+        }
+        return cwnd;
+    }
+    void Set(Ptr<TcpSocketState> tcb, double w)
+    {
+        cwnd = w;
+        written = uint32_t(w * tcb->m_segmentSize);
+        tcb->m_cWnd = written;
+    }
+    double Avoid(Ptr<TcpSocketState> tcb, double w, double acked)
+    {
+        double now = Simulator::Now().GetSeconds();
+        if (tEpoch < 0.0)  // a congestion-avoidance stage starts
+        {
+            tEpoch = now;
+            west = w;
+            if (std::isnan(wmax))  // no congestion event yet, or a timeout since: K = 0
+            {
+                wmax = w;
+                k = 0.0;
+                if (std::isnan(cwndPrior)) { cwndPrior = w; }
+            }
+            else
+            {
+                k = std::cbrt((wmax - w) / c);  // eq. 2
+            }
+        }
+        double t = now - tEpoch;
+        double alpha = west >= cwndPrior ? 1.0 : 3.0 * (1.0 - beta) / (1.0 + beta);
+        west += alpha * acked / w;  // eq. 4
+        double d = t - k;
+        if (c * d * d * d + wmax < west)  // the Reno-friendly region
+        {
+            return west > w ? west : w;
+        }
+        double rtt = tcb->m_srtt.Get().GetSeconds();
+        d = t + (rtt > 0.0 ? rtt : 0.0) - k;
+        double target = c * d * d * d + wmax;  // W_cubic(t + RTT), bounded
+        if (target < w) { target = w; }
+        else if (target > 1.5 * w) { target = 1.5 * w; }
+        return w + (target - w) / w;
+    }
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (segmentsAcked == 0) { return; }
+        double w = Current(tcb);
+        if (w < double(tcb->m_ssThresh.Get()) / tcb->m_segmentSize)
+        {
+            Set(tcb, w + 1.0);  // slow start: one segment per ACK (RFC 5681)
+            return;
+        }
+        Set(tcb, Avoid(tcb, w, double(segmentsAcked)));
+    }
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        double w = Current(tcb);
+        if (w < wmax) { wmax = w * (1.0 + beta) / 2.0; }  // fast convergence (NaN: false)
+        else { wmax = w; }
+        cwndPrior = w;
+        double flight = double(bytesInFlight) / tcb->m_segmentSize;
+        if (flight > w) { flight = w; }
+        double s = flight * beta;
+        if (s < 2.0) { s = 2.0; }
+        tEpoch = -1.0;
+        return uint32_t(s * tcb->m_segmentSize);
+    }
+    void CongestionStateSet(Ptr<TcpSocketState> tcb,
+                            const TcpSocketState::TcpCongState_t newState) override
+    {
+        if (newState == TcpSocketState::CA_LOSS)  // a timeout: W_max forgotten (Section 4.8)
+        {
+            wmax = NAN;
+            tEpoch = -1.0;
+        }
+    }
+};
+TypeId Register() { return QmRfcCubic::GetTypeId(); }
+}
+"""
+
 # ``--ns3-prr``: PRR in ns-3 written anew for this check (``ns3::QmPrrRecovery``), with each
 # of four readings of ns-3 3.44's ``TcpPrrRecovery`` on (as 3.44: the ``ns3-3.44`` set, which
 # must give 3.44's counts to the packet) or replaced by RFC 9937's (December 2025; sections
@@ -1248,7 +1378,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
             limited_transmit: bool = False, sack: bool = False,
             bbr_no_ack_aggregation: bool = False, prr: bool = False,
             ns3_prr=None, recovery_log: str | None = None,
-            packet_log: str | None = None) -> dict:
+            packet_log: str | None = None, rfc_cubic: bool = False) -> dict:
     """Run the dumbbell in ns-3 (call in an interpreter where ``from ns import ns`` is ns-3).
 
     With ``red``, the bottleneck gets a ``RedQueueDisc`` (min_th 20, max_th
@@ -1270,7 +1400,9 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     "true")``), to measure the effect of one ns-3 default.  ``cwr_growth`` (DCTCP only):
     the window grows in the round trip after an ECN reduction, as qosmodels' does
     (:data:`_NS3_CWR_GROWTH_CPP`).  ``bbr_no_ack_aggregation`` (BBR only): ``TcpBbr``
-    without its ACK-aggregation cwnd term (:data:`_NS3_BBR_NO_AGGREGATION_CPP`).  ``ns3_prr``
+    without its ACK-aggregation cwnd term (:data:`_NS3_BBR_NO_AGGREGATION_CPP`).
+    ``rfc_cubic`` (CUBIC only): RFC 9438's window arithmetic (``ns3::QmRfcCubic``,
+    :data:`_NS3_RFC_CUBIC_CPP`) in place of ``TcpCubic``'s, in ns-3's socket.  ``ns3_prr``
     (with ``prr``): a collection of :data:`NS3_PRR_READINGS` that stay as ns-3 3.44's in
     ``ns3::QmPrrRecovery`` (:data:`_NS3_PRR_CPP`) instead of ``TcpPrrRecovery``, the others
     RFC 9937's; the result adds ``prr_counts``.  ``recovery_log``: write every fast recovery
@@ -1281,6 +1413,9 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     if bbr_no_ack_aggregation and variant != "bbr":  # (before ns-3 is loaded)
         raise ValueError(f"bbr_no_ack_aggregation is for variant='bbr' only, got "
                          f"variant={variant!r}")
+    if rfc_cubic and variant != "cubic":
+        raise ValueError(f"rfc_cubic is for variant='cubic' only, got variant={variant!r}; "
+                         f"add --tcp cubic")
     if ns3_prr is not None:
         if not prr:
             raise ValueError("ns3_prr is for prr=True only (add --prr)")
@@ -1309,6 +1444,9 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
             raise ValueError("cwr_growth is for variant='dctcp' only")
         cppyy.cppdef(_NS3_CWR_GROWTH_CPP)
         socket_type = cppyy.gbl.qmgrow.Register()
+    elif rfc_cubic:  # RFC 9438's arithmetic in ns-3's socket (--ns3-rfc-cubic)
+        cppyy.cppdef(_NS3_RFC_CUBIC_CPP)
+        socket_type = cppyy.gbl.qmcubic.Register()
     else:
         socket_type = getattr(ns, NS3_VARIANTS[variant]).GetTypeId()
     if bbr_no_ack_aggregation:
@@ -1482,7 +1620,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     return dict(
         simulator="ns-3", flows=n_flows, queue=queue, variant=variant, scenario=scenario,
         ns3_set=[list(x) for x in ns3_set], cwr_growth=cwr_growth,
-        bbr_no_ack_aggregation=bool(bbr_no_ack_aggregation),
+        bbr_no_ack_aggregation=bool(bbr_no_ack_aggregation), rfc_cubic=bool(rfc_cubic),
         limited_transmit=bool(limited_transmit), sack=bool(sack), prr=bool(prr),
         mark_rate=marks1 / (acc1 + drop1) if acc1 + drop1 else 0.0,  # whole run, as qosmodels
         mark_rate_window=(marks1 - marks0) / arrivals if arrivals else 0.0,
@@ -1512,9 +1650,11 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
                limited_transmit: bool = False, sack: bool = False,
                bbr_no_ack_aggregation: bool = False,
                bbr_send_quantum: int | None = None, prr: bool = False, ns3_prr=None,
-               recovery_log: str | None = None, packet_log: str | None = None) -> dict:
+               recovery_log: str | None = None, packet_log: str | None = None,
+               rfc_cubic: bool = False) -> dict:
     """Run one simulator in a fresh process of ``python``; return its measurements.
-    ``ns3_prr``, ``recovery_log`` and ``packet_log``: :func:`run_ns3`'s (ns-3 only)."""
+    ``ns3_prr``, ``recovery_log``, ``packet_log`` and ``rfc_cubic``: :func:`run_ns3`'s (ns-3
+    only)."""
     cmd = [python, os.path.abspath(__file__), "--worker", simulator, "--flows", str(flows),
            "--duration", repr(duration), "--warmup", repr(warmup), "--seed", str(seed)]
     if red:
@@ -1529,6 +1669,8 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
         cmd.append("--ns3-cwr-growth")
     if bbr_no_ack_aggregation:
         cmd.append("--ns3-bbr-no-ack-aggregation")
+    if rfc_cubic:
+        cmd.append("--ns3-rfc-cubic")
     if bbr_send_quantum is not None:
         cmd += ["--bbr-send-quantum", str(bbr_send_quantum)]
     if limited_transmit:
@@ -1572,7 +1714,8 @@ def compare(flows: int, duration: float, warmup: float, seed: int = 1,
             scenario: str = "benchmark", ns3_set=(),
             cwr_growth: bool = False, limited_transmit: bool = False,
             sack: bool = False, bbr_no_ack_aggregation: bool = False,
-            bbr_send_quantum: int | None = None, prr: bool = False) -> tuple[dict, dict]:
+            bbr_send_quantum: int | None = None, prr: bool = False,
+            rfc_cubic: bool = False) -> tuple[dict, dict]:
     """Both simulators on the same dumbbell: ``(qosmodels, ns-3)`` measurements
     (``variant``: a key of :data:`NS3_VARIANTS`, the TCP of every flow; ``queue``: one of
     :data:`QUEUES`, the bottleneck's discipline; ``scenario``: a key of :data:`SCENARIOS`;
@@ -1580,7 +1723,8 @@ def compare(flows: int, duration: float, warmup: float, seed: int = 1,
     ``sack`` on in both; ``bbr_no_ack_aggregation``: ns-3's TcpBbr without its
     ACK-aggregation cwnd term; ``bbr_send_quantum``: qosmodels' ``BbrV1(send_quantum=...)``,
     None the draft's rule by rate; ``prr``: PRR in both, qosmodels' ``prr=True`` (RFC 9937,
-    needs ``sack``) and ns-3's ``TcpPrrRecovery`` instead of ``TcpClassicRecovery``)."""
+    needs ``sack``) and ns-3's ``TcpPrrRecovery`` instead of ``TcpClassicRecovery``;
+    ``rfc_cubic``: ns-3 runs RFC 9438's CUBIC arithmetic, :func:`run_ns3`)."""
     if bbr_send_quantum is not None and variant != "bbr":  # (before ns-3 runs)
         raise ValueError(f"bbr_send_quantum is for variant='bbr' only, got "
                          f"variant={variant!r}; drop --bbr-send-quantum")
@@ -1589,7 +1733,8 @@ def compare(flows: int, duration: float, warmup: float, seed: int = 1,
                      seed=seed, trace=trace, starts=starts, variant=variant, queue=queue,
                      scenario=scenario, ns3_set=ns3_set, cwr_growth=cwr_growth,
                      limited_transmit=limited_transmit, sack=sack,
-                     bbr_no_ack_aggregation=bbr_no_ack_aggregation, prr=prr)
+                     bbr_no_ack_aggregation=bbr_no_ack_aggregation, prr=prr,
+                     rfc_cubic=rfc_cubic)
     ours = run_qosmodels(flows, duration, warmup, seed, rtt_samples=rtt_samples, timer=timer,
                          recovery=recovery, window_arithmetic=window_arithmetic,
                          handshake=handshake, reverse_links=reverse_links, starts=starts,
@@ -1758,6 +1903,10 @@ def main(argv=None) -> int:
     p.add_argument("--ns3-bbr-no-ack-aggregation", action="store_true",
                    help="ns-3's TcpBbr without its ACK-aggregation cwnd term (Linux 4.20's "
                         "extra_acked; not in draft-00 nor Linux 4.9's tcp_bbr.c)")
+    p.add_argument("--ns3-rfc-cubic", action="store_true",
+                   help="ns-3 runs CUBIC with RFC 9438's real-valued window (ns3::QmRfcCubic, "
+                        "written for this check) in place of TcpCubic's Linux-style "
+                        "whole-segment arithmetic; its socket unchanged (with --tcp cubic)")
     p.add_argument("--bbr-send-quantum", type=int, default=None, metavar="N",
                    help="qosmodels' BbrV1 with a fixed send quantum of N packets "
                         "(BbrV1(send_quantum=N); 1 is ns-3's) instead of the draft's rule")
@@ -1830,7 +1979,8 @@ def main(argv=None) -> int:
                           cwr_growth=a.ns3_cwr_growth, limited_transmit=a.limited_transmit,
                           sack=a.sack, bbr_no_ack_aggregation=a.ns3_bbr_no_ack_aggregation,
                           prr=a.prr, ns3_prr=_ns3_prr_readings(a.ns3_prr),
-                          recovery_log=a.ns3_recovery_log, packet_log=a.ns3_packet_log)
+                          recovery_log=a.ns3_recovery_log, packet_log=a.ns3_packet_log,
+                          rfc_cubic=a.ns3_rfc_cubic)
         else:
             out = run_qosmodels(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.rtt_samples,
                                 a.timer, a.recovery, a.window_arithmetic, a.handshake,
@@ -1843,6 +1993,7 @@ def main(argv=None) -> int:
                    queue="red" if a.red and a.queue is None else a.queue,
                    scenario=a.scenario, ns3_set=ns3_set, cwr_growth=a.ns3_cwr_growth,
                    bbr_no_ack_aggregation=a.ns3_bbr_no_ack_aggregation,
+                   rfc_cubic=a.ns3_rfc_cubic,
                    bbr_send_quantum=a.bbr_send_quantum, rtt_samples=a.rtt_samples, timer=a.timer,
                    recovery=a.recovery, trace=a.trace, window_arithmetic=a.window_arithmetic,
                    handshake=a.handshake, reverse_links=a.reverse_links,
