@@ -140,7 +140,10 @@ ns-3 is changed where its defaults differ):
   friendliness: its defaults, as qosmodels'; ``HyStart`` off, since qosmodels' Cubic has
   Reno's slow start; ns-3 keeps its Linux-style ``cnt`` growth,
   its ``CntClamp`` before the first loss and its ``t + delay_min`` target, which qosmodels'
-  RFC 9438 model does not have).  ``--ns3-set NAME=VALUE`` changes one ns-3 default to
+  RFC 9438 model does not have; ``--ns3-rfc-cubic`` replaces ``TcpCubic`` by RFC 9438's
+  arithmetic in ns-3's socket, and ``--ns3-flight-size`` then reduces ssthresh from RFC
+  5681's FlightSize instead of the socket's pipe: :data:`_NS3_RFC_CUBIC_CPP`).  ``--ns3-set
+  NAME=VALUE`` changes one ns-3 default to
   measure its effect (e.g. ``ns3::TcpCubic::HyStart=true``); ``--ns3-cwr-growth`` lets ns-3's
   DCTCP window grow in the round trip after an ECN reduction, as qosmodels' does (ns-3
   freezes it there, as Linux does).  ``--scenario dctcp-sawtooth`` runs the network of the
@@ -805,13 +808,19 @@ uint32_t NoAckAggregation(ns3::Ptr<ns3::Socket> s)
 # max(beta x min(FlightSize, cwnd), 2)`` segments (Section 4.6; ns-3's socket gives the
 # FlightSize: its pipe); a new stage starts at the next congestion-avoidance ACK with ``K``
 # from eq. 2, or after a timeout (``CA_LOSS``) with ``W_max`` forgotten and ``K = 0``
-# (Section 4.8).
+# (Section 4.8).  ``--ns3-flight-size`` (``flight_size``) takes the FlightSize as RFC 5681
+# defines it, the data sent and not cumulatively acknowledged (``m_highTxMark -
+# m_lastAckedSeq``), instead of the ``bytesInFlight`` that ``TcpSocketBase`` passes to
+# ``GetSsThresh`` on entering a recovery and at a timeout, its RFC 6675 pipe (without the
+# SACKed segments and those marked lost); RFC 6675 step (4.2), RFC 5681 eq. 4 and RFC 9438
+# Section 4.6 reduce from the FlightSize.
 _NS3_RFC_CUBIC_CPP = """
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include <cmath>
 namespace qmcubic {
 using namespace ns3;
+bool flight_size = false;  // ssthresh from SND.MAX - SND.UNA, not the socket's pipe
 class QmRfcCubic : public TcpNewReno
 {
   public:
@@ -896,6 +905,10 @@ class QmRfcCubic : public TcpNewReno
         else { wmax = w; }
         cwndPrior = w;
         double flight = double(bytesInFlight) / tcb->m_segmentSize;
+        if (flight_size)  // RFC 5681's FlightSize: sent and not cumulatively acknowledged
+        {
+            flight = double(tcb->m_highTxMark.Get() - tcb->m_lastAckedSeq) / tcb->m_segmentSize;
+        }
         if (flight > w) { flight = w; }
         double s = flight * beta;
         if (s < 2.0) { s = 2.0; }
@@ -912,7 +925,11 @@ class QmRfcCubic : public TcpNewReno
         }
     }
 };
-TypeId Register() { return QmRfcCubic::GetTypeId(); }
+TypeId Register(bool flightSize)
+{
+    flight_size = flightSize;
+    return QmRfcCubic::GetTypeId();
+}
 }
 """
 
@@ -1378,7 +1395,8 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
             limited_transmit: bool = False, sack: bool = False,
             bbr_no_ack_aggregation: bool = False, prr: bool = False,
             ns3_prr=None, recovery_log: str | None = None,
-            packet_log: str | None = None, rfc_cubic: bool = False) -> dict:
+            packet_log: str | None = None, rfc_cubic: bool = False,
+            flight_size: bool = False) -> dict:
     """Run the dumbbell in ns-3 (call in an interpreter where ``from ns import ns`` is ns-3).
 
     With ``red``, the bottleneck gets a ``RedQueueDisc`` (min_th 20, max_th
@@ -1402,7 +1420,9 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     (:data:`_NS3_CWR_GROWTH_CPP`).  ``bbr_no_ack_aggregation`` (BBR only): ``TcpBbr``
     without its ACK-aggregation cwnd term (:data:`_NS3_BBR_NO_AGGREGATION_CPP`).
     ``rfc_cubic`` (CUBIC only): RFC 9438's window arithmetic (``ns3::QmRfcCubic``,
-    :data:`_NS3_RFC_CUBIC_CPP`) in place of ``TcpCubic``'s, in ns-3's socket.  ``ns3_prr``
+    :data:`_NS3_RFC_CUBIC_CPP`) in place of ``TcpCubic``'s, in ns-3's socket; with
+    ``flight_size`` as well, its ssthresh from RFC 5681's FlightSize (SND.MAX - SND.UNA) instead
+    of the ``bytesInFlight`` the socket passes (its RFC 6675 pipe).  ``ns3_prr``
     (with ``prr``): a collection of :data:`NS3_PRR_READINGS` that stay as ns-3 3.44's in
     ``ns3::QmPrrRecovery`` (:data:`_NS3_PRR_CPP`) instead of ``TcpPrrRecovery``, the others
     RFC 9937's; the result adds ``prr_counts``.  ``recovery_log``: write every fast recovery
@@ -1416,6 +1436,9 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
     if rfc_cubic and variant != "cubic":
         raise ValueError(f"rfc_cubic is for variant='cubic' only, got variant={variant!r}; "
                          f"add --tcp cubic")
+    if flight_size and not rfc_cubic:
+        raise ValueError("flight_size is for rfc_cubic=True only (add --ns3-rfc-cubic): "
+                         "TcpCubic's ssthresh does not read the flight size")
     if ns3_prr is not None:
         if not prr:
             raise ValueError("ns3_prr is for prr=True only (add --prr)")
@@ -1446,7 +1469,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
         socket_type = cppyy.gbl.qmgrow.Register()
     elif rfc_cubic:  # RFC 9438's arithmetic in ns-3's socket (--ns3-rfc-cubic)
         cppyy.cppdef(_NS3_RFC_CUBIC_CPP)
-        socket_type = cppyy.gbl.qmcubic.Register()
+        socket_type = cppyy.gbl.qmcubic.Register(bool(flight_size))
     else:
         socket_type = getattr(ns, NS3_VARIANTS[variant]).GetTypeId()
     if bbr_no_ack_aggregation:
@@ -1621,6 +1644,7 @@ def run_ns3(n_flows: int, duration: float, warmup: float, seed: int = 1,
         simulator="ns-3", flows=n_flows, queue=queue, variant=variant, scenario=scenario,
         ns3_set=[list(x) for x in ns3_set], cwr_growth=cwr_growth,
         bbr_no_ack_aggregation=bool(bbr_no_ack_aggregation), rfc_cubic=bool(rfc_cubic),
+        flight_size=bool(flight_size),
         limited_transmit=bool(limited_transmit), sack=bool(sack), prr=bool(prr),
         mark_rate=marks1 / (acc1 + drop1) if acc1 + drop1 else 0.0,  # whole run, as qosmodels
         mark_rate_window=(marks1 - marks0) / arrivals if arrivals else 0.0,
@@ -1651,10 +1675,10 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
                bbr_no_ack_aggregation: bool = False,
                bbr_send_quantum: int | None = None, prr: bool = False, ns3_prr=None,
                recovery_log: str | None = None, packet_log: str | None = None,
-               rfc_cubic: bool = False) -> dict:
+               rfc_cubic: bool = False, flight_size: bool = False) -> dict:
     """Run one simulator in a fresh process of ``python``; return its measurements.
-    ``ns3_prr``, ``recovery_log``, ``packet_log`` and ``rfc_cubic``: :func:`run_ns3`'s (ns-3
-    only)."""
+    ``ns3_prr``, ``recovery_log``, ``packet_log``, ``rfc_cubic`` and ``flight_size``:
+    :func:`run_ns3`'s (ns-3 only)."""
     cmd = [python, os.path.abspath(__file__), "--worker", simulator, "--flows", str(flows),
            "--duration", repr(duration), "--warmup", repr(warmup), "--seed", str(seed)]
     if red:
@@ -1671,6 +1695,8 @@ def run_worker(simulator: str, python: str, *, flows: int, duration: float, warm
         cmd.append("--ns3-bbr-no-ack-aggregation")
     if rfc_cubic:
         cmd.append("--ns3-rfc-cubic")
+    if flight_size:
+        cmd.append("--ns3-flight-size")
     if bbr_send_quantum is not None:
         cmd += ["--bbr-send-quantum", str(bbr_send_quantum)]
     if limited_transmit:
@@ -1715,7 +1741,7 @@ def compare(flows: int, duration: float, warmup: float, seed: int = 1,
             cwr_growth: bool = False, limited_transmit: bool = False,
             sack: bool = False, bbr_no_ack_aggregation: bool = False,
             bbr_send_quantum: int | None = None, prr: bool = False,
-            rfc_cubic: bool = False) -> tuple[dict, dict]:
+            rfc_cubic: bool = False, flight_size: bool = False) -> tuple[dict, dict]:
     """Both simulators on the same dumbbell: ``(qosmodels, ns-3)`` measurements
     (``variant``: a key of :data:`NS3_VARIANTS`, the TCP of every flow; ``queue``: one of
     :data:`QUEUES`, the bottleneck's discipline; ``scenario``: a key of :data:`SCENARIOS`;
@@ -1724,7 +1750,8 @@ def compare(flows: int, duration: float, warmup: float, seed: int = 1,
     ACK-aggregation cwnd term; ``bbr_send_quantum``: qosmodels' ``BbrV1(send_quantum=...)``,
     None the draft's rule by rate; ``prr``: PRR in both, qosmodels' ``prr=True`` (RFC 9937,
     needs ``sack``) and ns-3's ``TcpPrrRecovery`` instead of ``TcpClassicRecovery``;
-    ``rfc_cubic``: ns-3 runs RFC 9438's CUBIC arithmetic, :func:`run_ns3`)."""
+    ``rfc_cubic``: ns-3 runs RFC 9438's CUBIC arithmetic, with ``flight_size`` its ssthresh
+    from RFC 5681's FlightSize, :func:`run_ns3`)."""
     if bbr_send_quantum is not None and variant != "bbr":  # (before ns-3 runs)
         raise ValueError(f"bbr_send_quantum is for variant='bbr' only, got "
                          f"variant={variant!r}; drop --bbr-send-quantum")
@@ -1734,7 +1761,7 @@ def compare(flows: int, duration: float, warmup: float, seed: int = 1,
                      scenario=scenario, ns3_set=ns3_set, cwr_growth=cwr_growth,
                      limited_transmit=limited_transmit, sack=sack,
                      bbr_no_ack_aggregation=bbr_no_ack_aggregation, prr=prr,
-                     rfc_cubic=rfc_cubic)
+                     rfc_cubic=rfc_cubic, flight_size=flight_size)
     ours = run_qosmodels(flows, duration, warmup, seed, rtt_samples=rtt_samples, timer=timer,
                          recovery=recovery, window_arithmetic=window_arithmetic,
                          handshake=handshake, reverse_links=reverse_links, starts=starts,
@@ -1907,6 +1934,10 @@ def main(argv=None) -> int:
                    help="ns-3 runs CUBIC with RFC 9438's real-valued window (ns3::QmRfcCubic, "
                         "written for this check) in place of TcpCubic's Linux-style "
                         "whole-segment arithmetic; its socket unchanged (with --tcp cubic)")
+    p.add_argument("--ns3-flight-size", action="store_true",
+                   help="with --ns3-rfc-cubic: its ssthresh from RFC 5681's FlightSize "
+                        "(SND.MAX - SND.UNA) instead of the socket's bytesInFlight (its RFC 6675 "
+                        "pipe, which leaves out the SACKed and the lost segments)")
     p.add_argument("--bbr-send-quantum", type=int, default=None, metavar="N",
                    help="qosmodels' BbrV1 with a fixed send quantum of N packets "
                         "(BbrV1(send_quantum=N); 1 is ns-3's) instead of the draft's rule")
@@ -1980,7 +2011,7 @@ def main(argv=None) -> int:
                           sack=a.sack, bbr_no_ack_aggregation=a.ns3_bbr_no_ack_aggregation,
                           prr=a.prr, ns3_prr=_ns3_prr_readings(a.ns3_prr),
                           recovery_log=a.ns3_recovery_log, packet_log=a.ns3_packet_log,
-                          rfc_cubic=a.ns3_rfc_cubic)
+                          rfc_cubic=a.ns3_rfc_cubic, flight_size=a.ns3_flight_size)
         else:
             out = run_qosmodels(a.flows[0], a.duration, a.warmup, a.seed, a.red, a.rtt_samples,
                                 a.timer, a.recovery, a.window_arithmetic, a.handshake,
@@ -1993,7 +2024,7 @@ def main(argv=None) -> int:
                    queue="red" if a.red and a.queue is None else a.queue,
                    scenario=a.scenario, ns3_set=ns3_set, cwr_growth=a.ns3_cwr_growth,
                    bbr_no_ack_aggregation=a.ns3_bbr_no_ack_aggregation,
-                   rfc_cubic=a.ns3_rfc_cubic,
+                   rfc_cubic=a.ns3_rfc_cubic, flight_size=a.ns3_flight_size,
                    bbr_send_quantum=a.bbr_send_quantum, rtt_samples=a.rtt_samples, timer=a.timer,
                    recovery=a.recovery, trace=a.trace, window_arithmetic=a.window_arithmetic,
                    handshake=a.handshake, reverse_links=a.reverse_links,
