@@ -207,6 +207,56 @@ def classify(tx, drops, rtos, start: float) -> None:
             if n_lost + n_ok:
                 print(f"    {kind:14s} sent {WHO[who]:21s} "
                       f"{n_lost:6d} of {n_lost + n_ok:6d} ({n_lost / (n_lost + n_ok):.4f})")
+    duplicates(tx, drops, rtos, start)
+
+
+def duplicates(tx, drops, rtos, start: float) -> None:
+    """Print where the duplicate arrivals from ``start`` on come from (a copy not dropped,
+    after an earlier copy not dropped: copies of a packet arrive in the order sent): sent in a
+    timeout's event (the go-back-N's first packet), within 0.5 s after one of the flow's
+    timeouts, or otherwise; and, per timeout in a fast recovery, how many packets the flow
+    sent between its fast retransmission of SND.UNA and the timeout (session 53: those are in
+    flight at a spurious timeout, and its go-back-N resends them)."""
+    import bisect
+
+    dropped_at = collections.defaultdict(list)
+    for t_, f, s in drops:
+        dropped_at[(f, s)].append(t_)
+    rto_t = collections.defaultdict(list)
+    for r in rtos:
+        rto_t[r["f"]].append(r["t"])
+    got, kinds = set(), collections.Counter()
+    sends = collections.defaultdict(list)
+    for t_, f, s, retx, who in tx:
+        sends[f].append((t_, s, retx))
+        if any(t_ <= x <= t_ + 0.2 for x in dropped_at[(f, s)]):
+            continue
+        if (f, s) not in got:
+            got.add((f, s))
+            continue
+        if t_ < start:
+            continue
+        i = bisect.bisect_right(rto_t[f], t_) - 1
+        since = t_ - rto_t[f][i] if i >= 0 else float("inf")
+        kinds["in a timeout's event" if since < 1e-9 else
+              "within 0.5 s after a timeout" if since < 0.5 else "otherwise"] += 1
+    n_rto = sum(1 for r in rtos if r["t"] >= start)
+    print(f"  duplicate arrivals: {sum(kinds.values())} ({sum(kinds.values()) / max(n_rto, 1):.2f} "
+          f"a timeout), sent:")
+    for key, n in sorted(kinds.items(), key=lambda kv: -kv[1]):
+        print(f"    {n:6d}  {key}")
+    between = collections.Counter()
+    for r in rtos:
+        if r["t"] < start or not r["in_rec"]:
+            continue
+        fr = [e[0] for e in sends[r["f"]] if e[1] == r["una"] and e[2] and e[0] < r["t"]]
+        if fr:
+            between[min(sum(1 for e in sends[r["f"]] if fr[-1] < e[0] < r["t"]), 3)] += 1
+    total = sum(between.values())
+    print(f"  timeouts in a recovery ({total}) by the packets sent between the fast "
+          f"retransmission of SND.UNA and the timeout:")
+    for k in sorted(between):
+        print(f"    {'3+' if k == 3 else k}: {between[k]} ({between[k] / max(total, 1):.0%})")
 
 
 
