@@ -167,8 +167,10 @@ def classify(tx, drops, rtos, start: float) -> None:
     sends = collections.defaultdict(list)
     by_flow = collections.defaultdict(list)
     losses = collections.Counter()
+    copies_lost = []  # tx's copies, each with whether the bottleneck dropped it
     for t_, f, s, retx, who in tx:
         lost = any(t_ <= x <= t_ + 0.2 for x in dropped_at[(f, s)])
+        copies_lost.append((t_, f, s, retx, lost))
         sends[(f, s)].append((t_, lost))
         by_flow[f].append((t_, lost))
         if t_ >= start:
@@ -207,29 +209,28 @@ def classify(tx, drops, rtos, start: float) -> None:
             if n_lost + n_ok:
                 print(f"    {kind:14s} sent {WHO[who]:21s} "
                       f"{n_lost:6d} of {n_lost + n_ok:6d} ({n_lost / (n_lost + n_ok):.4f})")
-    duplicates(tx, drops, rtos, start)
+    duplicates(copies_lost, rtos, start)
 
 
-def duplicates(tx, drops, rtos, start: float) -> None:
+def duplicates(copies_lost, rtos, start: float) -> None:
     """Print where the duplicate arrivals from ``start`` on come from (a copy not dropped,
     after an earlier copy not dropped: copies of a packet arrive in the order sent): sent in a
     timeout's event (the go-back-N's first packet), within 0.5 s after one of the flow's
     timeouts, or otherwise; and, per timeout in a fast recovery, how many packets the flow
     sent between its fast retransmission of SND.UNA and the timeout (session 53: those are in
-    flight at a spurious timeout, and its go-back-N resends them)."""
+    flight at a spurious timeout, and its go-back-N resends them).  ``copies_lost``: every
+    copy sent, in order, as (time, flow, sequence number, retransmission?, dropped?), from
+    :func:`classify`."""
     import bisect
 
-    dropped_at = collections.defaultdict(list)
-    for t_, f, s in drops:
-        dropped_at[(f, s)].append(t_)
     rto_t = collections.defaultdict(list)
     for r in rtos:
         rto_t[r["f"]].append(r["t"])
     got, kinds = set(), collections.Counter()
     sends = collections.defaultdict(list)
-    for t_, f, s, retx, who in tx:
+    for t_, f, s, retx, lost in copies_lost:
         sends[f].append((t_, s, retx))
-        if any(t_ <= x <= t_ + 0.2 for x in dropped_at[(f, s)]):
+        if lost:
             continue
         if (f, s) not in got:
             got.add((f, s))
