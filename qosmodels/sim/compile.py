@@ -134,6 +134,9 @@ class _Memory:
 class Compiled(NamedTuple):
     """The kernel's arrays (argument order of ``_kernels.engine.run``)."""
 
+    #: The kernel passes a value of this class by reference (``_kernels/_byref.py``).
+    __qosmodels_state__ = True
+
     lf: np.ndarray
     li: np.ndarray
     slot: np.ndarray

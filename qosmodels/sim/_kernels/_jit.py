@@ -23,6 +23,8 @@ from Python through a jitted trampoline (``tests/sim/jitcall.py``).
 
 from numba import njit
 
+from . import _byref  # noqa: F401  (the state passed by reference: see the module)
+
 _FLAGS = dict(error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 #: Decorator of kernel handlers: ``@handler`` on a module-level function.

@@ -1,0 +1,111 @@
+"""The kernel's state passed to a handler by reference, not as its scalars.
+
+Every handler takes the whole state ``S`` (``qosmodels.sim.compile.Compiled``, a named tuple
+of 42 arrays).  Numba passes a tuple argument flattened into its members' scalars, and an
+array is seven of them (meminfo, parent, size, item size, data, shape, strides): about 340
+arguments.  Each call site extracted them one by one from the tuple and each function
+rebuilt the tuple from them, so the IR that Numba built in Python, printed as text and LLVM
+parsed and optimised again carried some 700 instructions per call and per function, for
+about 1,100 call sites and 430 functions in the whole kernel.
+
+Here a named tuple whose class carries ``__qosmodels_state__ = True`` (``Compiled``) gets a
+data model whose argument is one pointer to the tuple's value:
+
+* a function that receives the state loads the value at its entry, once (where Numba
+  rebuilt it from the scalars before), and works on it as before;
+* a call passes on the pointer its caller received.  Every value of the state's type in a
+  kernel function is the caller's own ``S``: no kernel code builds a state
+  (``tests/sim/test_byref.py`` checks the sources), and a tuple's members never change.
+  Where the caller received none (Numba's Python entry point of ``engine.run``, a test's
+  trampoline), the value is stored in the caller's stack frame and that address passed.
+
+So a handler that LLVM inlines reads the state from its caller's value as before
+(the load from the pointer the caller holds is forwarded), and a handler left a real
+function (a rare handler) loads the few members it reads.  What is computed does not
+change (``benchmarks/fingerprint_sim.py``).
+
+The model is installed once per process, when the first kernel module is imported (by
+:mod:`._jit`), and stays: every function compiled in the process with a state argument,
+within the kernel's build or not (a test's trampoline), passes it the same way, so code
+compiled anywhere links with code compiled anywhere.  Numba's cached kernels are keyed by
+the digest of the kernel's sources (``qosmodels.sim._digest``), which covers this module.
+With a Numba whose data model registry lacks what this relies on, nothing is installed
+and the state is passed as Numba ships it.
+"""
+
+from __future__ import annotations
+
+import threading
+
+#: The attribute that marks a named tuple class as the kernel's state.
+MARK = "__qosmodels_state__"
+#: The attribute of an LLVM function holding the state pointer it received (None when it
+#: received two states: then nothing is passed on).
+_RECEIVED = "_qosmodels_state_ptr"
+
+_LOCK = threading.Lock()
+
+
+def is_state(fe_type) -> bool:
+    """Whether the Numba type ``fe_type`` is a kernel state (a marked named tuple)."""
+    return bool(getattr(getattr(fe_type, "instance_class", None), MARK, False))
+
+
+def _model_class(base):
+    """The data model of a state: ``base`` (Numba's tuple model) with a pointer argument."""
+    from numba.core import cgutils
+
+    class StateModel(base):
+        def get_argument_type(self):
+            return self.get_value_type().as_pointer()
+
+        def as_argument(self, builder, value):
+            fn = builder.function
+            received = fn.__dict__.get(_RECEIVED)
+            if received is not None and received.type.pointee == value.type:
+                return received
+            ptr = cgutils.alloca_once(builder, value.type)
+            builder.store(value, ptr)
+            return ptr
+
+        def from_argument(self, builder, value):
+            fn = builder.function
+            fn.__dict__[_RECEIVED] = None if _RECEIVED in fn.__dict__ else value
+            return builder.load(value)
+
+    StateModel.__qualname__ = f"StateModel[{base.__name__}]"
+    return StateModel
+
+
+def install() -> bool:
+    """Give kernel states the by-reference data model in Numba's default registry (once per
+    process); False when the installed Numba lacks what this relies on."""
+    try:
+        from numba.core import types
+        from numba.core.datamodel import default_manager
+    except ImportError:  # pragma: no cover - Numba is a dependency
+        return False
+    handlers = getattr(default_manager, "_handlers", None)
+    cache = getattr(default_manager, "_cache", None)
+    if not isinstance(handlers, dict) or not hasattr(cache, "keys"):
+        return False  # (the cache is a WeakKeyDictionary in Numba 0.68)
+    with _LOCK:
+        original = handlers.get(types.NamedTuple)
+        if original is None:
+            return False
+        if getattr(original, MARK, False):
+            return True  # installed (by this module or a kernel variant's copy of it)
+        state_model = _model_class(original)
+
+        def handler(dmm, fe_type):
+            return (state_model if is_state(fe_type) else original)(dmm, fe_type)
+
+        setattr(handler, MARK, True)
+        handler.original = original
+        handlers[types.NamedTuple] = handler
+        for key in [k for k in list(cache.keys()) if is_state(k)]:  # typed before: none
+            del cache[key]
+    return True
+
+
+INSTALLED = install()

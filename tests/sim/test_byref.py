@@ -1,0 +1,143 @@
+"""The kernel's state passed by reference (qosmodels.sim._kernels._byref).
+
+Checked on small functions compiled here with a state-marked named tuple of their own, and
+on the kernel's sources; the kernel itself runs through the rest of the suite (and
+``benchmarks/fingerprint_sim.py`` compares its outputs bit for bit).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, typeof
+from numba.core import types
+from numba.core.datamodel import default_manager
+from numba.core.datamodel.models import TupleModel
+from llvmlite import ir
+
+from qosmodels.sim import _kernels
+from qosmodels.sim._kernels import _byref
+from qosmodels.sim._kernels._jit import handler, rare_handler
+from qosmodels.sim.compile import Compiled
+
+
+class State(NamedTuple):
+    """A state of this test's own (marked as the kernel's is)."""
+
+    a: np.ndarray
+    b: np.ndarray
+
+    __qosmodels_state__ = True
+
+
+class Plain(NamedTuple):
+    a: np.ndarray
+    b: np.ndarray
+
+
+def _state():
+    return State(np.arange(4.0), np.zeros(3, dtype=np.int64))
+
+
+def test_installed_with_this_numba():
+    assert _byref.INSTALLED
+    assert _byref.install()  # again: nothing more to do
+
+
+def test_the_kernel_state_is_marked():
+    assert getattr(Compiled, _byref.MARK) is True
+
+
+def test_a_state_is_one_pointer_argument_and_other_named_tuples_keep_numbas_model():
+    st = default_manager.lookup(typeof(_state()))
+    assert isinstance(st.get_argument_type(), ir.PointerType)
+    assert st.get_argument_type().pointee == st.get_value_type()
+    plain = default_manager.lookup(typeof(Plain(np.arange(4.0), np.zeros(3, np.int64))))
+    assert type(plain) is TupleModel  # Numba's own: flattened into the members' scalars
+    assert isinstance(plain.get_argument_type(), tuple)
+    assert default_manager._handlers[types.NamedTuple].original is TupleModel
+
+
+@handler
+def _add(S, i, v):
+    S.a[i] += v
+    S.b[0] += 1
+    return S.a[i]
+
+
+@rare_handler
+def _rare(S, i):
+    # a real function (not inlined when compiled in the kernel's build), passing the state on
+    return _add(S, i, 10.0) + S.b[0]
+
+
+@njit
+def _entry(S, n):
+    s = 0.0
+    for i in range(n):
+        s += _add(S, i % S.a.shape[0], 1.0) + _rare(S, 0)
+    return s
+
+
+def test_calls_through_the_pointer_read_and_write_the_callers_arrays():
+    S = _state()
+    got = _entry(S, 5)
+
+    a = np.arange(4.0)
+    b = np.zeros(3, dtype=np.int64)
+    want = 0.0
+    for i in range(5):
+        a[i % 4] += 1.0
+        b[0] += 1
+        x = a[i % 4]
+        a[0] += 10.0
+        b[0] += 1
+        want += x + a[0] + b[0]
+    assert got == want
+    np.testing.assert_array_equal(S.a, a)
+    np.testing.assert_array_equal(S.b, b)
+
+
+def test_the_ir_passes_one_pointer_and_no_scalars_of_the_state():
+    _entry(_state(), 1)
+    sig = _entry.signatures[0]
+    ir_text = _entry.inspect_llvm(sig)
+    # the handlers' definitions linked into the entry's module take the pointer, not the
+    # state's scalars (two arrays: 14 of them)
+    defs = [line for line in ir_text.splitlines()
+            if line.startswith("define") and ("_add" in line or "_rare" in line)]
+    assert defs
+    for line in defs:
+        params = line[line.index("(") + 1:line.rindex(")")]
+        assert params.count("*") >= 1
+        assert params.count(",") < 10, line
+
+
+def _builds_a_state(tree) -> list:
+    """Where a kernel source could make a state value of its own (not its argument)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "Compiled":
+            found.append(("Compiled", node.lineno))
+        if isinstance(node, ast.Attribute) and node.attr in ("_replace", "_make"):
+            found.append((node.attr, node.lineno))
+    return found
+
+
+def test_no_kernel_source_builds_a_state():
+    """A call passes on the pointer its caller received (see the module), which is right
+    because every state value in a kernel function is its argument: no kernel code makes
+    one.  This checks the sources for the ways to make one."""
+    root = Path(_kernels.__file__).parent
+    found = {}
+    for path in sorted(root.rglob("*.py")):
+        hits = _builds_a_state(ast.parse(path.read_text()))
+        if hits:
+            found[str(path.relative_to(root))] = hits
+    assert found == {}
+    # the check itself finds them
+    assert _builds_a_state(ast.parse("def f(S):\n    return g(S._replace(a=1))\n"))
+    assert _builds_a_state(ast.parse("def f(S):\n    return g(Compiled(*S))\n"))
