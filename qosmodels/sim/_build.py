@@ -56,10 +56,11 @@ handler's, and is optimised and code-generated as a whole.  Within
    100 KB of IR text per call site, printed by llvmlite and parsed again by LLVM.
    Within the block a struct value type of :data:`NAMED_STRUCT` members or more is an
    identified LLVM type (``%"qosmodels.state.<digest>"``, declared once per module)
-   with the same members; the function signatures, which carry the scalars, do not
-   change, so code compiled outside the block links with code compiled inside.  Core
-   variant from empty caches, side by side (session 47): 26.1 s of CPU against 27.8 s
-   without it.
+   with the same members; the function signatures do not change, so code compiled
+   outside the block links with code compiled inside (they carried the scalars; since
+   session 54 the state's pointer, ``_kernels/_byref.py``, which LLVM's opaque pointers
+   do not tell apart by what they point to).  Core variant from empty caches, side by
+   side (session 47): 26.1 s of CPU against 27.8 s without it.
 
 6. **A handler left a real function is passed only what it reads.**  Once the entry's
    module has every library's code linked in (adjustment 3 for the rare handlers), the
@@ -70,6 +71,9 @@ handler's, and is optimised and code-generated as a whole.  Within
    of ``S`` that it never reads.  Whole kernel, 8-flow dumbbell, 1000 s, paired (session
    49): PIE 0.46-0.51, CoDel 0.55-0.67, FQ-CoDel 0.48-0.55 and BBRv1 0.37-0.44 of the time
    before, drop-tail and RED unchanged within noise; compile time the same within noise.
+   Since session 54 ``S`` itself is one pointer (``_kernels/_byref.py``, installed for the
+   whole process, not by this block), and the pass drops the other parameters a function
+   never reads.
 
 Tried and not kept (session 47, benchmarks/RESULTS.md): leaving an inlined handler's
 library (every function it defines ``alwaysinline``) without LLVM's module passes of its

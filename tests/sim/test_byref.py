@@ -8,6 +8,7 @@ on the kernel's sources; the kernel itself runs through the rest of the suite (a
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -103,17 +104,19 @@ def test_calls_through_the_pointer_read_and_write_the_callers_arrays():
 
 def test_the_ir_passes_one_pointer_and_no_scalars_of_the_state():
     _entry(_state(), 1)
-    sig = _entry.signatures[0]
-    ir_text = _entry.inspect_llvm(sig)
-    # the handlers' definitions linked into the entry's module take the pointer, not the
-    # state's scalars (two arrays: 14 of them)
-    defs = [line for line in ir_text.splitlines()
-            if line.startswith("define") and ("_add" in line or "_rare" in line)]
-    assert defs
-    for line in defs:
-        params = line[line.index("(") + 1:line.rindex(")")]
-        assert params.count("*") >= 1
-        assert params.count(",") < 10, line
+    for fn in (_add, _rare, _entry):
+        ir_text = fn.inspect_llvm(fn.signatures[0])
+        name = fn.py_func.__name__
+        defs = [line for line in ir_text.splitlines()
+                if line.startswith("define") and f"{len(name)}{name}B" in line
+                and "cpython" not in line and "cfunc" not in line]  # (not the wrappers)
+        assert defs, name
+        for line in defs:
+            # Numba names a flattened argument's scalars arg.S.0, arg.S.1, ... (two
+            # arrays: 14 of them); by reference the state is one pointer, arg.S
+            assert line.count("%arg.S") == 1, line
+            assert "%arg.S." not in line, line
+            assert re.search(r"(\*|ptr)[^,]* %arg\.S\b", line), line
 
 
 def _builds_a_state(tree) -> list:
