@@ -19,8 +19,9 @@ data model whose argument is one pointer to the tuple's value:
   Where the caller received none (Numba's Python entry point of ``engine.run``, a test's
   trampoline), the value is stored in the caller's stack frame and that address passed.
 
-So a handler that LLVM inlines reads the state from its caller's value as before
-(the load from the pointer the caller holds is forwarded), and a handler left a real
+A state argument is ``noalias`` (nothing writes the state's memory while a kernel function
+runs, so no other pointer reaches it): LLVM keeps the members it loaded across the handlers'
+stores to the arrays' data, as it kept the scalars before, and a handler left a real
 function (a rare handler) loads the few members it reads.  What is computed does not
 change (``benchmarks/fingerprint_sim.py``).
 
@@ -43,7 +44,16 @@ MARK = "__qosmodels_state__"
 #: received two states: then nothing is passed on).
 _RECEIVED = "_qosmodels_state_ptr"
 
+#: LLVM attributes of a state pointer argument (what LLVM cannot infer: that no other
+#: pointer in the function reaches the state's memory, ``noalias``; it infers ``readonly``).
+ARGUMENT_ATTRIBUTES = ("noalias", "nonnull")
+
 _LOCK = threading.Lock()
+
+
+def _received(fn):
+    """The state pointer LLVM function ``fn`` received (None: none, or two)."""
+    return fn.__dict__.get(_RECEIVED)
 
 
 def is_state(fe_type) -> bool:
@@ -60,8 +70,7 @@ def _model_class(base):
             return self.get_value_type().as_pointer()
 
         def as_argument(self, builder, value):
-            fn = builder.function
-            received = fn.__dict__.get(_RECEIVED)
+            received = _received(builder.function)
             if received is not None and received.type.pointee == value.type:
                 return received
             ptr = cgutils.alloca_once(builder, value.type)
@@ -71,6 +80,12 @@ def _model_class(base):
         def from_argument(self, builder, value):
             fn = builder.function
             fn.__dict__[_RECEIVED] = None if _RECEIVED in fn.__dict__ else value
+            if _received(fn) is not None:
+                # nothing writes the state's memory while a kernel function runs, so its
+                # pointer aliases nothing that is written: LLVM may keep the members it
+                # loaded in registers across the handlers' stores to the arrays' data
+                for attr in ARGUMENT_ATTRIBUTES:
+                    value.add_attribute(attr)
             return builder.load(value)
 
     StateModel.__qualname__ = f"StateModel[{base.__name__}]"
