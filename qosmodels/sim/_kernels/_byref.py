@@ -86,7 +86,11 @@ def _model_class(base):
                 # loaded in registers across the handlers' stores to the arrays' data
                 for attr in ARGUMENT_ATTRIBUTES:
                     value.add_attribute(attr)
-            return builder.load(value)
+            state = builder.load(value)
+            # the memory never changes while the kernel runs: where LLVM inlines the
+            # function, this load is the caller's (its value reused, wherever it is)
+            state.set_metadata("invariant.load", builder.module.add_metadata([]))
+            return state
 
     StateModel.__qualname__ = f"StateModel[{base.__name__}]"
     return StateModel
