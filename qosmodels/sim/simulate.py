@@ -133,8 +133,8 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
     Notes
     -----
     The first run in a fresh installation compiles the packet kernel (the
-    variant for the network's mechanisms, some 20-40 s on a 2-core machine, or the
-    whole kernel, about 90 s), says so on standard error, and reports that
+    variant for the network's mechanisms, some 15-40 s on a 2-core machine, or the
+    whole kernel, about 80 s), says so on standard error, and reports that
     time as ``compile_time``, apart from ``wall_time``; Numba caches the
     kernel, so later runs, in any process, start at once.
 
@@ -231,12 +231,16 @@ COMPILE_NOTE_AFTER = 1.0
 COMPILE_PROGRESS_EVERY = 10.0
 #: What compiling the whole packet kernel took from scratch on the development machine (2
 #: vCPUs), s: 89-104 s of CPU on 2026-11-27 with every mechanism (the five papers', the
-#: modern AQMs and senders, SACK); 91 s wall on a quiet machine at the start of session 44.
-COMPILE_ESTIMATE = 90
+#: modern AQMs and senders, SACK); 80-81 s on 2026-11-29 with the state passed by reference
+#: (``_kernels/_byref.py``; 104-115 s before, the same hour; ``benchmarks/RESULTS.md``,
+#: session 54).
+COMPILE_ESTIMATE = 80
 #: The same for a kernel variant (a network's mechanisms and the common set,
 #: :mod:`qosmodels.sim._variant`): 21-44 s of CPU on 2026-11-28 (the core set alone 21 s,
-#: BBRv1 with CUBIC 42 s, SACK with RACK-TLP 44 s; ``benchmarks/RESULTS.md``, session 50).
-COMPILE_ESTIMATE_VARIANT = 30
+#: BBRv1 with CUBIC 42 s, SACK with RACK-TLP 44 s; ``benchmarks/RESULTS.md``, session 50);
+#: 17-40 s on 2026-11-29 with the state passed by reference (core 17-19 s, BBRv1 with CUBIC
+#: 40 s; session 54).
+COMPILE_ESTIMATE_VARIANT = 25
 
 
 def _drop_stale_cache(run) -> bool:
