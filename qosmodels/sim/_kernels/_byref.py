@@ -51,6 +51,21 @@ ARGUMENT_ATTRIBUTES = ("noalias", "nonnull")
 _LOCK = threading.Lock()
 
 
+def _size(t) -> int:
+    """Bytes of the LLVM type ``t`` of a state (arrays' members: pointers and 64-bit
+    integers, so no padding); 0 for anything else, where no size is claimed."""
+    from llvmlite import ir
+
+    if isinstance(t, (ir.LiteralStructType, ir.IdentifiedStructType)):
+        sizes = [_size(e) for e in t.elements]
+        return 0 if 0 in sizes else sum(sizes)
+    if isinstance(t, ir.ArrayType):
+        return t.count * _size(t.element)
+    if isinstance(t, ir.PointerType) or (isinstance(t, ir.IntType) and t.width == 64):
+        return 8
+    return 0
+
+
 def _received(fn):
     """The state pointer LLVM function ``fn`` received (None: none, or two)."""
     return fn.__dict__.get(_RECEIVED)
@@ -86,6 +101,9 @@ def _model_class(base):
                 # loaded in registers across the handlers' stores to the arrays' data
                 for attr in ARGUMENT_ATTRIBUTES:
                     value.add_attribute(attr)
+                # and all of it readable anywhere in the function: LLVM may hoist a load of
+                # a member (invariant, below) out of a branch and out of the event loop
+                value.attributes.dereferenceable = _size(value.type.pointee)
             state = builder.load(value)
             # the memory never changes while the kernel runs: where LLVM inlines the
             # function, this load is the caller's (its value reused, wherever it is)
