@@ -102,6 +102,21 @@ def test_calls_through_the_pointer_read_and_write_the_callers_arrays():
     np.testing.assert_array_equal(S.b, b)
 
 
+def _param(define, name):
+    """The type and attributes of parameter ``name`` in an LLVM ``define`` line."""
+    head = define[:define.index(f" {name}")]
+    depth = 0
+    for i in range(len(head) - 1, -1, -1):  # back to the comma or parenthesis opening it
+        ch = head[i]
+        if ch == ")":
+            depth += 1
+        elif ch == "(" and depth:
+            depth -= 1
+        elif (ch == "," or ch == "(") and not depth:
+            return head[i + 1:].strip()
+    return head
+
+
 def test_the_ir_passes_one_pointer_and_no_scalars_of_the_state():
     _entry(_state(), 1)
     for fn in (_add, _rare, _entry):
@@ -116,9 +131,12 @@ def test_the_ir_passes_one_pointer_and_no_scalars_of_the_state():
             # arrays: 14 of them); by reference the state is one pointer, arg.S
             assert line.count("%arg.S") == 1, line
             assert "%arg.S." not in line, line
-            param = re.search(r"[(,]\s*([^,(]*(\([^)]*\))?[^,(]*) %arg\.S\b", line).group(1)
+            param = _param(line, "%arg.S")
             assert param.startswith("ptr") or "*" in param, line
             assert "noalias" in param, line  # (see _byref.ARGUMENT_ATTRIBUTES)
+            # two 1-D arrays of seven 8-byte members each (meminfo, parent, size, item
+            # size, data, shape, strides): the whole tuple readable
+            assert "dereferenceable(112)" in param, line
 
 
 def _builds_a_state(tree) -> list:
