@@ -25,8 +25,17 @@ load is ``!invariant.load``: LLVM keeps the members it loaded across the handler
 the arrays' data and may hoist a member's load out of a branch or the event loop, as it kept
 the scalars before, and a handler left a real function (a rare handler) loads the few
 members it reads.  (Passing an inlined callee the caller's own value, stored in the caller's
-frame, instead took the whole kernel's compile from 80 to 187 s of CPU: session 54.)  What is computed does not
-change (``benchmarks/fingerprint_sim.py``).
+frame, instead took the whole kernel's compile from 80 to 187 s of CPU: session 54.)  What
+is computed does not change (``benchmarks/fingerprint_sim.py``).
+
+One caveat of ``!invariant.load``: where the tuple is stored in a frame (Numba's entry point,
+a test's trampoline, into which a handler may be inlined), ``cgutils.alloca_once`` first
+zero-fills the slot, then the value is stored, so the memory is not literally the same at
+every point where it could be read.  LLVM's store-to-load forwarding takes the latest store
+that must alias the load (its memory dependence analysis skips only the stores that may
+alias an invariant load), so the value read is the one stored; the suite's trampolines and
+the fingerprints check it.  Allocating the slot without the zero fill would remove the
+caveat; not done in session 54.
 
 The model is installed once per process, when the first kernel module is imported (by
 :mod:`._jit`), and stays: every function compiled in the process with a state argument,
