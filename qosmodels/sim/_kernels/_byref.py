@@ -31,11 +31,10 @@ is computed does not change (``benchmarks/fingerprint_sim.py``).
 One caveat of ``!invariant.load``: where the tuple is stored in a frame (Numba's entry point,
 a test's trampoline, into which a handler may be inlined), ``cgutils.alloca_once`` first
 zero-fills the slot, then the value is stored, so the memory is not literally the same at
-every point where it could be read.  LLVM's store-to-load forwarding takes the latest store
-that must alias the load (its memory dependence analysis skips only the stores that may
-alias an invariant load), so the value read is the one stored; the suite's trampolines and
-the fingerprints check it.  Allocating the slot without the zero fill would remove the
-caveat; not done in session 54.
+every point where it could be read.  In every run so far the value read is the one stored
+(the suite's trampolines and the fingerprints check it), as LLVM forwards the latest store
+to the slot; that LLVM guarantees this was not established.  Allocating the slot without
+the zero fill would remove the caveat; not done in session 54.
 
 The model is installed once per process, when the first kernel module is imported (by
 :mod:`._jit`), and stays: every function compiled in the process with a state argument,
