@@ -28,13 +28,10 @@ members it reads.  (Passing an inlined callee the caller's own value, stored in 
 frame, instead took the whole kernel's compile from 80 to 187 s of CPU: session 54.)  What
 is computed does not change (``benchmarks/fingerprint_sim.py``).
 
-One caveat of ``!invariant.load``: where the tuple is stored in a frame (Numba's entry point,
-a test's trampoline, into which a handler may be inlined), ``cgutils.alloca_once`` first
-zero-fills the slot, then the value is stored, so the memory is not literally the same at
-every point where it could be read.  In every run so far the value read is the one stored
-(the suite's trampolines and the fingerprints check it), as LLVM forwards the latest store
-to the slot; that LLVM guarantees this was not established.  Allocating the slot without
-the zero fill would remove the caveat; not done in session 54.
+Where the tuple is stored in a frame (Numba's entry point, a test's trampoline, into which a
+handler may be inlined), the slot is allocated without Numba's usual zero fill
+(``cgutils.alloca_once``) and stored once, so the memory an ``!invariant.load`` reads holds
+one value wherever it can be read.
 
 The model is installed once per process, when the first kernel module is imported (by
 :mod:`._jit`), and stays: every function compiled in the process with a state argument,
@@ -89,7 +86,7 @@ def is_state(fe_type) -> bool:
 
 def _model_class(base):
     """The data model of a state: ``base`` (Numba's tuple model) with a pointer argument."""
-    from numba.core import cgutils
+    from numba.core import debuginfo
 
     class StateModel(base):
         def get_argument_type(self):
@@ -99,7 +96,10 @@ def _model_class(base):
             received = _received(builder.function)
             if received is not None and received.type.pointee == value.type:
                 return received
-            ptr = cgutils.alloca_once(builder, value.type)
+            # a slot in the frame, stored once: no zero fill first (cgutils.alloca_once's),
+            # so the memory a callee's !invariant.load reads holds one value only
+            with debuginfo.suspend_emission(builder), builder.goto_entry_block():
+                ptr = builder.alloca(value.type)
             builder.store(value, ptr)
             return ptr
 
