@@ -120,8 +120,9 @@ N, C (Mb/s), Tp (s)    q0     q0 TO  floyd        ns2-wait   TO 3  TO 1  to    t
 (``q0 TO``: the equilibrium with ``k`` = 3; the packets' mean queue against it, %; ``TO 3``,
 ``TO 1``: the fluid model's timeouts in the window with ``k`` = 3 and 1.)  Timeouts lower the
 model's ``q0`` by 1-11 %, while at its equilibrium the model counts 2-24 times the packets'
-timeouts with ``k`` = 3 (its fluid run 0.75-9 times with ``k`` = 1): the packets' NewReno times out far less than Padhye's Reno
-``Q``, and the gap in the queue is not the model's missing timeouts.  Nor is it NewReno's: with
+timeouts with ``k`` = 3 (its fluid run 0.75-9 times with ``k`` = 1): the packets' NewReno
+times out far less than Padhye's Reno ``Q``, and the gap in the queue is not the model's
+missing timeouts.  Nor is it NewReno's: with
 ``TcpReno``, the sender Padhye et al.'s ``Q`` is derived for, in the packets (full form, seed 1,
 session 54, Floyd's spacing) the flows time out 11, 1304 and 169 times in the window at the
 three points quoted in :data:`KNOWN_COUNT` (the model 145, 2262 and 1247), and the mean queue

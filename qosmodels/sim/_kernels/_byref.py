@@ -59,21 +59,6 @@ ARGUMENT_ATTRIBUTES = ("noalias", "nonnull")
 _LOCK = threading.Lock()
 
 
-def _size(t) -> int:
-    """Bytes of the LLVM type ``t`` of a state (arrays' members: pointers and 64-bit
-    integers, so no padding); 0 for anything else, where no size is claimed."""
-    from llvmlite import ir
-
-    if isinstance(t, (ir.LiteralStructType, ir.IdentifiedStructType)):
-        sizes = [_size(e) for e in t.elements]
-        return 0 if 0 in sizes else sum(sizes)
-    if isinstance(t, ir.ArrayType):
-        return t.count * _size(t.element)
-    if isinstance(t, ir.PointerType) or (isinstance(t, ir.IntType) and t.width == 64):
-        return 8
-    return 0
-
-
 def _received(fn):
     """The state pointer LLVM function ``fn`` received (None: none, or two)."""
     return fn.__dict__.get(_RECEIVED)
@@ -87,8 +72,17 @@ def is_state(fe_type) -> bool:
 def _model_class(base):
     """The data model of a state: ``base`` (Numba's tuple model) with a pointer argument."""
     from numba.core import debuginfo
+    from numba.core.registry import cpu_target
 
     class StateModel(base):
+        def abi_size(self) -> int:
+            """The tuple's size in bytes (Numba's CPU target data), once per state type."""
+            size = self.__dict__.get("_abi_size")
+            if size is None:
+                size = self._abi_size = cpu_target.target_context.get_abi_sizeof(
+                    self.get_value_type())
+            return size
+
         def get_argument_type(self):
             return self.get_value_type().as_pointer()
 
@@ -114,7 +108,7 @@ def _model_class(base):
                     value.add_attribute(attr)
                 # and all of it readable anywhere in the function: LLVM may hoist a load of
                 # a member (invariant, below) out of a branch and out of the event loop
-                value.attributes.dereferenceable = _size(value.type.pointee)
+                value.attributes.dereferenceable = self.abi_size()
             state = builder.load(value)
             # the memory never changes while the kernel runs: where LLVM inlines the
             # function, this load is the caller's (its value reused, wherever it is)
