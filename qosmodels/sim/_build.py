@@ -1,4 +1,4 @@
-"""Six adjustments to Numba's code generation while the packet kernel compiles.
+"""Seven adjustments to Numba's code generation while the packet kernel compiles.
 
 The kernel's handlers are Numba functions that LLVM inlines into the event
 loop (:mod:`._kernels._jit`).  Numba compiles each of them as a library of its
@@ -46,9 +46,10 @@ handler's, and is optimised and code-generated as a whole.  Within
    all 22 options each time and whose hash sorts their names: about 220,000
    comparisons and 135,000 hashes for the whole kernel, some 8-10 s of a
    compile.  Within the block (for every thread: the results are the same),
-   two options of the same class set for the same names compare their set
-   values only, and a class's hash, which depends on its option names only,
-   is computed once; anything else goes to Numba's own methods.
+   two options of the same class compare the values of the options either sets
+   (an option neither sets is at its default in both), and a class's hash,
+   which depends on its option names only, is computed once; options of
+   different classes go to Numba's own methods.
 5. **The kernel's state has a named LLVM type.**  Every handler takes the whole state
    ``S`` (a tuple of 42 arrays), which Numba passes as its ~340 scalars: at each call
    site it extracts them, and in each handler it rebuilds the tuple, one instruction per
@@ -74,6 +75,15 @@ handler's, and is optimised and code-generated as a whole.  Within
    Since session 54 ``S`` itself is one pointer (``_kernels/_byref.py``, installed for the
    whole process, not by this block), and the pass drops the other parameters a function
    never reads.
+7. **A call's signature resolved once.**  Type inference, and lowering after it, resolve
+   each operator, builtin or overloaded function call (``a + b``, ``min``, ``arr[i]``)
+   by trying the function's typing templates in turn, most of which fail (for ``+``
+   about ten, each building its error message) until one matches.  The kernel's
+   ~430 functions ask about 30,000 times for some 1,350 distinct questions (the
+   function, its argument types, the compile's options).  Within the block a resolved
+   signature is remembered for the same question and given again (to threads inside a
+   block only; a call that fails is not remembered and fails as Numba's does).
+   Measured with adjustment 4's change above (session 55, benchmarks/RESULTS.md).
 
 Tried and not kept (session 47, benchmarks/RESULTS.md): leaving an inlined handler's
 library (every function it defines ``alwaysinline``) without LLVM's module passes of its
@@ -112,6 +122,9 @@ _LOCK = threading.Lock()
 _active: dict[int, list[_Block]] = {}
 #: Numba's own methods while the adjustments are installed (else None).
 _saved: tuple | None = None
+#: Adjustment 7: the calls resolved within blocks, ``(function type, typing context,
+#: argument types, keyword types, compile options)`` to signature; emptied on restoring.
+_resolved: dict = {}
 
 
 def _numba_parts():
@@ -122,7 +135,8 @@ def _numba_parts():
         from numba.core.codegen import CPUCodeLibrary
         from numba.core.cpu import CPUContext
         from numba.core.datamodel.models import StructModel
-        from numba.core.targetconfig import TargetConfig
+        from numba.core.targetconfig import ConfigStack, TargetConfig
+        from numba.core.types.functions import BaseFunction
     except ImportError:
         return None
     needed = [(BaseContext, "declare_function"), (CPUContext, "get_executable"),
@@ -133,12 +147,14 @@ def _numba_parts():
               (CPUCodeLibrary, "_get_module_for_linking"),
               (CPUCodeLibrary, "_ensure_finalized"),
               (TargetConfig, "__eq__"), (TargetConfig, "__hash__"), (TargetConfig, "values"),
-              (StructModel, "get_value_type")]
+              (StructModel, "get_value_type"), (BaseFunction, "get_call_type"),
+              (ConfigStack, "top_or_none")]
     if not all(callable(getattr(cls, name, None)) for cls, name in needed):
         return None
     if not hasattr(TargetConfig(), "_values"):
         return None
-    return _dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel
+    return (_dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel,
+            BaseFunction, ConfigStack)
 
 
 def available() -> bool:
@@ -292,20 +308,31 @@ def _current():
 def _install(parts) -> None:
     """Replace Numba's methods by the adjusted ones (called under :data:`_LOCK`)."""
     global _saved
-    _dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel = parts
+    (_dynfunc, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel,
+     BaseFunction, ConfigStack) = parts
     declare = BaseContext.declare_function
     executable = CPUContext.get_executable
     finalize = CPUCodeLibrary._finalize_final_module
     link = CPUCodeLibrary.add_linking_library
     equal, hashed = TargetConfig.__eq__, TargetConfig.__hash__
     value_type = StructModel.get_value_type
-    _saved = (declare, executable, finalize, link, equal, hashed, value_type)
+    call_type = BaseFunction.get_call_type
+    _saved = (declare, executable, finalize, link, equal, hashed, value_type, call_type)
     hashes = {}  # per options class: Numba's hash, which depends on the option names only
 
     def config_eq(self, other):
-        if type(other) is type(self) and self._values.keys() == other._values.keys():
-            return self._values == other._values  # the same options set: their values decide
-        return equal(self, other)
+        if type(other) is not type(self):
+            return equal(self, other)
+        mine, theirs = self._values, other._values
+        if mine.keys() == theirs.keys():
+            return mine == theirs  # the same options set: their values decide
+        # an option neither sets is at its default in both: only those set in one decide
+        options = type(self).options
+        for name in mine.keys() | theirs.keys():
+            default = options[name].default
+            if mine.get(name, default) != theirs.get(name, default):
+                return False
+        return True
 
     def config_hash(self):
         h = hashes.get(type(self))
@@ -361,6 +388,20 @@ def _install(parts) -> None:
         self._verify_declare_only_symbols()
         self._finalized = True
 
+    def get_call_type(self, context, args, kws):
+        if _current() is None:
+            return call_type(self, context, args, kws)
+        key = (self, context, args, tuple(kws.items()), ConfigStack.top_or_none())
+        try:
+            sig = _resolved.get(key)
+        except TypeError:  # an unhashable argument type: resolved as Numba does
+            return call_type(self, context, args, kws)
+        if sig is None:
+            sig = call_type(self, context, args, kws)
+            if sig is not None:
+                _resolved[key] = sig
+        return sig
+
     def struct_value_type(self):
         t = value_type(self)
         if _current() is None or len(t.elements) < NAMED_STRUCT:
@@ -374,16 +415,19 @@ def _install(parts) -> None:
     CPUCodeLibrary.add_linking_library = add_linking_library
     TargetConfig.__eq__ = config_eq
     TargetConfig.__hash__ = config_hash
+    BaseFunction.get_call_type = get_call_type
 
 
 def _restore(parts) -> None:
     """Put Numba's own methods back (called under :data:`_LOCK`)."""
     global _saved
-    _, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel = parts
+    _, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel, BaseFunction, _ = parts
     (BaseContext.declare_function, CPUContext.get_executable,
      CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
-     TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type) = _saved
+     TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type,
+     BaseFunction.get_call_type) = _saved
     _saved = None
+    _resolved.clear()
 
 
 @contextlib.contextmanager

@@ -18,6 +18,7 @@ from numba.core.compiler import Flags
 from numba.core.cpu import CPUContext
 from numba.core.datamodel.models import StructModel
 from numba.core.targetconfig import TargetConfig
+from numba.core.types.functions import BaseFunction
 
 from qosmodels.sim import _build
 from qosmodels.sim._kernels._jit import handler, rare_handler
@@ -209,7 +210,8 @@ def test_a_stand_in_for_the_dispatcher_changes_nothing():
 def _numba_methods():
     return (BaseContext.declare_function, CPUContext.get_executable,
             CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
-            TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type)
+            TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type,
+            BaseFunction.get_call_type)
 
 
 def test_blocks_nest_and_numba_is_restored_on_leaving_the_outer_one():
@@ -441,12 +443,84 @@ def test_compile_options_compare_and_hash_as_numba_does():
         (_flags(nrt=False), _flags()),  # set to the default against unset
         (_flags(nrt=True), _flags()),
         (_flags(forceinline=True, nrt=False), _flags(nrt=False)),
+        (_flags(forceinline=False, nrt=False), _flags(nrt=False)),  # a default set in one
+        (_flags(forceinline=False), _flags(nrt=False)),  # each sets a default the other not
+        (_flags(forceinline=True), _flags(nrt=False)),
+        (_flags(forceinline=True), _flags(nrt=True)),
     ]
     expected = [(eq(a, b), eq(b, a), hashed(a), hashed(b)) for a, b in cases]
-    assert [e[0] for e in expected] == [True, True, False, False, True, False, False]
+    assert [e[0] for e in expected] == [True, True, False, False, True, False, False,
+                                        True, True, False, False]
     entry, _, _, rare = _fresh()
     with _build.kernel_build(entry, rare):
         assert TargetConfig.__eq__ is not eq
         got = [(a == b, b == a, hash(a), hash(b)) for a, b in cases]
         assert (_flags() == object()) is False
     assert got == expected
+
+
+def test_a_call_resolved_in_a_block_is_resolved_once_with_numba_s_answer():
+    # adjustment 7: within a block, a function type's call resolved for the same argument
+    # types and options gives the signature Numba's own resolution gives, found once
+    import operator
+
+    from numba.core import types
+    from numba.core.errors import TypingError
+    from numba.core.registry import cpu_target
+
+    ctx = cpu_target.typing_context
+    ctx.refresh()
+    add, lt = ctx.resolve_value_type(operator.add), ctx.resolve_value_type(operator.lt)
+    calls = [(add, (types.int64, types.float64)), (add, (types.float64, types.float64)),
+             (add, (types.IntegerLiteral(3), types.int64)), (lt, (types.intp, types.int64))]
+    own = BaseFunction.get_call_type
+    expected = [own(fn, ctx, args, {}) for fn, args in calls]
+    with pytest.raises(TypingError, match="No implementation"):
+        own(add, ctx, (types.unicode_type, types.float64), {})  # no such +
+    entry, _, _, rare = _fresh()
+    seen = []
+    with _build.kernel_build(entry, rare):
+        assert BaseFunction.get_call_type is not own
+        for _ in range(2):
+            seen.append([fn.get_call_type(ctx, args, {}) for fn, args in calls])
+        remembered = {(k[0], k[2]): v for k, v in _build._resolved.items()}
+        assert all(remembered[fn, args] == sig for (fn, args), sig in zip(calls, expected))
+        # a call with no signature is not remembered: asked again, Numba answers again
+        for _ in range(2):
+            with pytest.raises(TypingError, match="No implementation"):
+                add.get_call_type(ctx, (types.unicode_type, types.float64), {})
+        assert (add, (types.unicode_type, types.float64)) not in {
+            (k[0], k[2]) for k in _build._resolved}
+        assert entry(np.arange(4.0)) == 2.0 * 6.0 + 6.0 + 4.0  # compiled through it
+    assert BaseFunction.get_call_type is own and not _build._resolved
+    assert seen[0] == expected and seen[1] == expected
+
+
+def test_another_thread_resolves_calls_with_numba_s_own_method_while_a_block_is_open():
+    import operator
+    import threading
+
+    from numba.core import types
+    from numba.core.registry import cpu_target
+
+    ctx = cpu_target.typing_context
+    ctx.refresh()
+    sub = ctx.resolve_value_type(operator.sub)
+    args = (types.int16, types.uint8)
+    entry, _, _, rare = _fresh()
+    got = []
+    inside, done = threading.Event(), threading.Event()
+
+    def other():
+        inside.wait()
+        got.append(sub.get_call_type(ctx, args, {}))
+        got.append(any(k[0] is sub and k[2] == args for k in _build._resolved))
+        done.set()
+
+    t = threading.Thread(target=other)
+    t.start()
+    with _build.kernel_build(entry, rare):
+        inside.set()
+        done.wait()
+    t.join()
+    assert got == [BaseFunction.get_call_type(sub, ctx, args, {}), False]
