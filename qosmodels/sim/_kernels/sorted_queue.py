@@ -49,15 +49,20 @@ and ``n = meta[l, SQ_N]``:
    in at most one sorted queue at a time.
 
 Every function keeps these invariants; none allocates, so all inline into a
-kernel compiled with ``_nrt=False``.  The functions are declared
-``@njit(inline="always")``: they are meant to be called from jitted code
-(Numba inlines them at each call site); called from Python, each compiles on
-its own (about a second each), as in the Examples below.  ``.py_func`` gives
-the Python source, but it calls the private helpers (``_sift_up``,
-``_sift_down``, ``_delete_at``) through the module's globals, that is jitted;
-the tests rebind those to their ``.py_func`` for a run in pure Python.  They do not check their arguments beyond what is
-documented (a link index out of range is undefined behaviour, as in the rest
-of the kernel).
+kernel compiled with ``_nrt=False``.  The functions carry the kernel's
+``@handler`` decorator (:mod:`._jit`): Numba types and lowers each once and
+LLVM inlines it at each call site.  They have no Python entry point: they are
+called from jitted code, as in the Examples below.  ``.py_func`` gives the
+Python source, but it calls the private helpers (``_sift_up``, ``_sift_down``,
+``_delete_at``) through the module's globals, that is jitted; the tests rebind
+those to their ``.py_func`` for a run in pure Python.  They do not check their
+arguments beyond what is documented (a link index out of range is undefined
+behaviour, as in the rest of the kernel).
+
+Until session 55 they were ``@njit(inline="always")``, which Numba inlines in
+its own IR: each of the fair-queueing kernel's 34 call sites received a copy
+to be typed and lowered again (about 3 % of the compile of a kernel with every
+mechanism; ``benchmarks/RESULTS.md``, "Session 55").
 
 References
 ----------
@@ -78,25 +83,33 @@ References
 Examples
 --------
 >>> import numpy as np
+>>> from numba import njit
+>>> @njit
+... def push(meta, l, key, seq, pkt, pi, packets, keys):
+...     return [sq_push(meta, l, key, seq, pkt, pi, 0, p, k, p)
+...             for p, k in zip(packets, keys)]
+>>> @njit
+... def remove_then_pop(meta, l, key, seq, pkt, pi, p, pops):
+...     removed = sq_remove(meta, l, key, seq, pkt, pi, 0, p)
+...     left = sq_len(meta, l)
+...     return removed, left, [sq_pop(meta, l, key, seq, pkt, pi, 0) for _ in range(pops)]
 >>> meta, key, seq, pkt = sorted_queue_layout([2, 0, 3])
 >>> meta[:, SQ_OFF].tolist(), meta[:, SQ_CAP].tolist()
 ([0, 2, 2], [2, 0, 3])
 >>> pi = np.full((4, 1), -1, dtype=np.int64)          # column 0: heap position
->>> [sq_push(meta, 2, key, seq, pkt, pi, 0, p, k, s)  # link 2 holds 3 packets
-...  for p, k, s in [(0, 5.0, 0), (1, 2.0, 1), (2, 5.0, 2), (3, 1.0, 3)]]
+>>> push(meta, 2, key, seq, pkt, pi, np.arange(4), np.array([5.0, 2.0, 5.0, 1.0]))
 [True, True, True, False]
 >>> pi[:, 0].tolist()                                  # heap positions; packet 3 is in none
 [1, 0, 2, -1]
->>> sq_remove(meta, 2, key, seq, pkt, pi, 0, 0), int(sq_len(meta, 2))
-(True, 2)
->>> [int(sq_pop(meta, 2, key, seq, pkt, pi, 0)) for _ in range(3)]
-[1, 2, -1]
+>>> remove_then_pop(meta, 2, key, seq, pkt, pi, 0, 3)
+(True, 2, [1, 2, -1])
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._jit import handler
 
 SQ_OFF = 0  # offset of the link's heap in the arena
 SQ_CAP = 1  # capacity of the link's heap, packets (0: the link has none)
@@ -108,13 +121,13 @@ N_SQ = 3
 _POS = 0x7FFFFFFFFFFFFFFF
 
 
-@njit(inline="always")
+@handler
 def sq_len(meta, l):
     """Packets queued on link ``l``."""
     return meta[l, SQ_N]
 
 
-@njit(inline="always")
+@handler
 def sq_peek(meta, l, pkt):
     """The packet with the smallest (key, seq) on link ``l``, or -1 when empty."""
     if meta[l, SQ_N] == 0:
@@ -122,7 +135,7 @@ def sq_peek(meta, l, pkt):
     return pkt[meta[l, SQ_OFF] & _POS]
 
 
-@njit(inline="always")
+@handler
 def sq_peek_key(meta, l, key):
     """The smallest key queued on link ``l``, or ``inf`` when empty.
 
@@ -134,7 +147,7 @@ def sq_peek_key(meta, l, key):
     return key[meta[l, SQ_OFF] & _POS]
 
 
-@njit(inline="always")
+@handler
 def _sift_up(off, i, k, s, p, key, seq, pkt, pi, pos_col):
     # Place (k, s, p) at heap position i or above: i is a hole whose
     # subtree is ordered and no smaller than (k, s).
@@ -158,7 +171,7 @@ def _sift_up(off, i, k, s, p, key, seq, pkt, pi, pos_col):
     pi[p & _POS, pos_col] = i
 
 
-@njit(inline="always")
+@handler
 def _sift_down(off, n, i, k, s, p, key, seq, pkt, pi, pos_col):
     # Place (k, s, p) at heap position i or below, in a heap of n entries
     # whose position i is a hole with everything above it no greater than (k, s).
@@ -193,7 +206,7 @@ def _sift_down(off, n, i, k, s, p, key, seq, pkt, pi, pos_col):
     pi[p & _POS, pos_col] = i
 
 
-@njit(inline="always")
+@handler
 def sq_push(meta, l, key, seq, pkt, pi, pos_col, p, k, s):
     """Queue packet ``p`` on link ``l`` with key ``k`` (float) and tie-break ``s``.
 
@@ -209,7 +222,7 @@ def sq_push(meta, l, key, seq, pkt, pi, pos_col, p, k, s):
     return True
 
 
-@njit(inline="always")
+@handler
 def _delete_at(meta, l, key, seq, pkt, pi, pos_col, i):
     # Remove the entry at heap position i (0 <= i < n) of link l.
     off = meta[l, SQ_OFF]
@@ -231,7 +244,7 @@ def _delete_at(meta, l, key, seq, pkt, pi, pos_col, i):
     _sift_down(off, n, i, k, s, p, key, seq, pkt, pi, pos_col)
 
 
-@njit(inline="always")
+@handler
 def sq_pop(meta, l, key, seq, pkt, pi, pos_col):
     """Remove and return the packet with the smallest (key, seq) on link ``l``.
 
@@ -246,7 +259,7 @@ def sq_pop(meta, l, key, seq, pkt, pi, pos_col):
     return p
 
 
-@njit(inline="always")
+@handler
 def sq_remove(meta, l, key, seq, pkt, pi, pos_col, p):
     """Remove packet ``p`` from link ``l``'s sorted queue, wherever it is.
 
