@@ -139,6 +139,82 @@ def test_the_ir_passes_one_pointer_and_no_scalars_of_the_state():
             assert "dereferenceable(112)" in param, line
 
 
+def _branches(S, n):
+    # reads the state in several blocks: Numba would give S a slot and load it in each
+    s = 0.0
+    for i in range(n):
+        if i % 2:
+            s += S.a[i % 4]
+        else:
+            s -= S.b[i % 3] + S.a[0]
+    return s
+
+
+def _lowered(fn, *args):
+    """``fn``'s own function in the LLVM IR Numba lowered for it (before LLVM's passes)."""
+    from numba.core.codegen import CPUCodeLibrary
+
+    captured = []
+    add = CPUCodeLibrary.add_ir_module
+
+    def capture(self, ir_module):
+        captured.append(str(ir_module))
+        return add(self, ir_module)
+
+    CPUCodeLibrary.add_ir_module = capture
+    try:
+        got = fn(*args)
+    finally:
+        CPUCodeLibrary.add_ir_module = add
+    name = fn.py_func.__name__
+    for text in captured:  # (llvmlite prints a define's opening brace on a line of its own)
+        m = re.search(rf'^define [^\n]*@"_ZN\d+(?!cpython)[^\n]*{len(name)}{name}B[^\n]*\n\{{\n'
+                      rf"(.*?)^\}}", text, re.M | re.S)
+        if m:
+            return got, m.group(1)
+    raise AssertionError(f"{name} not found in {len(captured)} modules")
+
+
+def test_a_state_variable_has_no_slot_in_a_kernel_function():
+    # _byref._patch_lowering: the state loaded once at the entry, used wherever S is read
+    S = _state()
+    want = _branches(S, 7)  # plain Python
+    got, body = _lowered(njit(error_model="numpy", _nrt=False)(_branches), S, 7)
+    assert got == want
+    # (the state's type, two arrays, is the only struct of structs here: "{{")
+    assert not re.search(r"= alloca \{\{", body)  # no slot of the state's type
+    assert len(re.findall(r"= load \{\{", body)) == 1  # one load, from the argument
+    # with Numba's reference counting (a test's trampoline may have it), Numba's own slots
+    got, body = _lowered(njit(_branches), S, 7)
+    assert got == want
+    assert re.search(r"= alloca \{\{", body)
+    assert len(re.findall(r"= load \{\{", body)) > 1
+
+
+def test_a_function_making_a_state_of_its_own_is_refused_where_it_assigns_it():
+    import pytest
+
+    def remake(S):
+        T = State(S.b.astype(np.float64), S.b)  # not the state it received
+        return T.a[0] + S.a[1]
+
+    with pytest.raises(Exception, match="a state other than the one it received"):
+        njit(error_model="numpy", _nrt=False)(remake)(_state())
+
+
+def test_a_function_receiving_two_states_keeps_numbas_slots():
+    def both(S, T, n):
+        s = 0.0
+        for i in range(n):
+            s += S.a[i % 4] - T.a[i % 4] if i % 2 else T.b[0]
+        return s
+
+    S, T = _state(), State(np.arange(4.0) * 3, np.ones(3, dtype=np.int64))
+    got, body = _lowered(njit(error_model="numpy", _nrt=False)(both), S, T, 5)
+    assert got == both(S, T, 5)
+    assert re.search(r"= alloca \{\{", body)  # each state's variable in its slot
+
+
 def _builds_a_state(tree) -> list:
     """Where a kernel source could make a state value of its own (not its argument)."""
     found = []

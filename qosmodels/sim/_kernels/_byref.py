@@ -12,7 +12,10 @@ Here a named tuple whose class carries ``__qosmodels_state__ = True`` (``Compile
 data model whose argument is one pointer to the tuple's value:
 
 * a function that receives the state loads the value at its entry, once (where Numba
-  rebuilt it from the scalars before), and works on it as before;
+  rebuilt it from the scalars before), and every use of a variable holding it is that
+  value: the variable gets no slot in the frame (:func:`_patch_lowering`; Numba would
+  store the whole tuple in one and load all of it again in each block that reads a
+  member, which LLVM's SROA and mem2reg then took apart in every function);
 * a call passes on the pointer its caller received.  Every value of the state's type in a
   kernel function is the caller's own ``S``: no kernel code builds a state
   (``tests/sim/test_byref.py`` checks the sources), and a tuple's members never change.
@@ -51,6 +54,11 @@ MARK = "__qosmodels_state__"
 #: The attribute of an LLVM function holding the state pointer it received (None when it
 #: received two states: then nothing is passed on).
 _RECEIVED = "_qosmodels_state_ptr"
+#: The attribute of an LLVM function holding the state value it loaded from that pointer
+#: (None when it received two states).
+_VALUE = "_qosmodels_state_value"
+#: The attribute of a Numba lowering holding the names of its variables of a state's type.
+_NAMES = "_qosmodels_state_names"
 
 #: LLVM attributes of a state pointer argument (what LLVM cannot infer: that no other
 #: pointer in the function reaches the state's memory, ``noalias``; it infers ``readonly``).
@@ -113,17 +121,82 @@ def _model_class(base):
             # the memory never changes while the kernel runs: where LLVM inlines the
             # function, this load is the caller's (its value reused, wherever it is)
             state.set_metadata("invariant.load", builder.module.add_metadata([]))
+            fn.__dict__[_VALUE] = None if _VALUE in fn.__dict__ else state
             return state
 
     StateModel.__qualname__ = f"StateModel[{base.__name__}]"
     return StateModel
 
 
+def _held(lower, name):
+    """The state value variable ``name`` of the function that ``lower`` lowers holds, when
+    the variable needs no stack slot (see :func:`_patch_lowering`); else None."""
+    value = lower.function.__dict__.get(_VALUE)
+    if value is None or lower.context.enable_nrt:
+        return None
+    names = lower.__dict__.get(_NAMES)
+    if names is None:
+        names = lower.__dict__[_NAMES] = frozenset(
+            n for n, t in lower.fndesc.typemap.items() if is_state(t))
+    return value if name in names else None
+
+
+def _patch_lowering(lowering) -> None:
+    """A variable of a state's type holds the function's received state without a slot.
+
+    Numba gives a variable used in more than one block a slot in the frame and loads it at
+    every use: for ``S``, a load of the whole tuple (42 arrays, about 300 scalars) per
+    block that reads a member, which LLVM's SROA and mem2reg then split into the scalars
+    and promote, one slot per scalar, in every function's optimisation (most of what those
+    passes cost the kernel's compile).  Every value of a state's type in a function that
+    received one state is that state (no kernel code makes one), and the value loaded at
+    the function's entry is in scope everywhere in it: a use of the variable is that value,
+    an assignment stores nothing, and the variable has no slot.  Functions compiled with
+    Numba's reference counting (none in the kernel; a test's trampoline may be) and those
+    that received two states keep Numba's slots.
+    """
+    Lower = getattr(lowering, "Lower", None)
+    names = ("_alloca_var", "loadvar", "storevar", "delvar")
+    if Lower is None or not all(callable(getattr(Lower, n, None)) for n in names):
+        return  # a Numba without these: every variable keeps its slot, as Numba ships it
+    if getattr(Lower.loadvar, MARK, False):
+        return  # patched (by this module or a kernel variant's copy of it)
+    alloca_var, loadvar, storevar, delvar = (
+        Lower._alloca_var, Lower.loadvar, Lower.storevar, Lower.delvar)
+
+    def _alloca_var(self, name, fetype):
+        if _held(self, name) is None:
+            alloca_var(self, name, fetype)
+
+    def load(self, name):
+        value = _held(self, name)
+        return loadvar(self, name) if value is None else value
+
+    def store(self, value, name, argidx=None):
+        held = _held(self, name)
+        if held is None:
+            return storevar(self, value, name, argidx)
+        if value is not held:
+            raise RuntimeError(
+                f"qosmodels.sim._kernels._byref: {self.fndesc.qualname} assigns to {name!r} "
+                f"a state other than the one it received; kernel code must pass on the state "
+                f"it received (see the module's docstring)")
+
+    def delete(self, name):
+        if _held(self, name) is None:
+            delvar(self, name)
+
+    for fn in (_alloca_var, load, store, delete):
+        setattr(fn, MARK, True)
+    Lower._alloca_var, Lower.loadvar, Lower.storevar, Lower.delvar = (
+        _alloca_var, load, store, delete)
+
+
 def install() -> bool:
     """Give kernel states the by-reference data model in Numba's default registry (once per
     process); False when the installed Numba lacks what this relies on."""
     try:
-        from numba.core import types
+        from numba.core import lowering, types
         from numba.core.datamodel import default_manager
     except ImportError:  # pragma: no cover - Numba is a dependency
         return False
@@ -147,6 +220,7 @@ def install() -> bool:
         handlers[types.NamedTuple] = handler
         for key in [k for k in list(cache.keys()) if is_state(k)]:  # typed before: none
             del cache[key]
+        _patch_lowering(lowering)
     return True
 
 
