@@ -51,12 +51,9 @@ import threading
 
 #: The attribute that marks a named tuple class as the kernel's state.
 MARK = "__qosmodels_state__"
-#: The attribute of an LLVM function holding the state pointer it received (None when it
-#: received two states: then nothing is passed on).
-_RECEIVED = "_qosmodels_state_ptr"
-#: The attribute of an LLVM function holding the state value it loaded from that pointer
-#: (None when it received two states).
-_VALUE = "_qosmodels_state_value"
+#: The attribute of an LLVM function holding the state it received: the pointer and the value
+#: loaded from it (None when it received two states: then nothing is passed on or held).
+_RECEIVED = "_qosmodels_state"
 #: The attribute of a Numba lowering holding the names of its variables of a state's type.
 _NAMES = "_qosmodels_state_names"
 
@@ -68,7 +65,7 @@ _LOCK = threading.Lock()
 
 
 def _received(fn):
-    """The state pointer LLVM function ``fn`` received (None: none, or two)."""
+    """``(pointer, value)`` of the state LLVM function ``fn`` received (None: none, or two)."""
     return fn.__dict__.get(_RECEIVED)
 
 
@@ -96,8 +93,8 @@ def _model_class(base):
 
         def as_argument(self, builder, value):
             received = _received(builder.function)
-            if received is not None and received.type.pointee == value.type:
-                return received
+            if received is not None and received[0].type.pointee == value.type:
+                return received[0]
             # a slot in the frame, stored once: no zero fill first (cgutils.alloca_once's),
             # so the memory a callee's !invariant.load reads holds one value only
             with debuginfo.suspend_emission(builder), builder.goto_entry_block():
@@ -107,8 +104,8 @@ def _model_class(base):
 
         def from_argument(self, builder, value):
             fn = builder.function
-            fn.__dict__[_RECEIVED] = None if _RECEIVED in fn.__dict__ else value
-            if _received(fn) is not None:
+            first = _RECEIVED not in fn.__dict__
+            if first:
                 # nothing writes the state's memory while a kernel function runs, so its
                 # pointer aliases nothing that is written: LLVM may keep the members it
                 # loaded in registers across the handlers' stores to the arrays' data
@@ -121,7 +118,7 @@ def _model_class(base):
             # the memory never changes while the kernel runs: where LLVM inlines the
             # function, this load is the caller's (its value reused, wherever it is)
             state.set_metadata("invariant.load", builder.module.add_metadata([]))
-            fn.__dict__[_VALUE] = None if _VALUE in fn.__dict__ else state
+            fn.__dict__[_RECEIVED] = (value, state) if first else None
             return state
 
     StateModel.__qualname__ = f"StateModel[{base.__name__}]"
@@ -131,14 +128,14 @@ def _model_class(base):
 def _held(lower, name):
     """The state value variable ``name`` of the function that ``lower`` lowers holds, when
     the variable needs no stack slot (see :func:`_patch_lowering`); else None."""
-    value = lower.function.__dict__.get(_VALUE)
-    if value is None or lower.context.enable_nrt:
+    received = _received(lower.function)
+    if received is None or lower.context.enable_nrt:
         return None
     names = lower.__dict__.get(_NAMES)
     if names is None:
         names = lower.__dict__[_NAMES] = frozenset(
             n for n, t in lower.fndesc.typemap.items() if is_state(t))
-    return value if name in names else None
+    return received[1] if name in names else None
 
 
 def _patch_lowering(lowering) -> None:
