@@ -1,4 +1,4 @@
-"""Seven adjustments to Numba's code generation while the packet kernel compiles.
+"""Nine adjustments to Numba's code generation while the packet kernel compiles.
 
 The kernel's handlers are Numba functions that LLVM inlines into the event
 loop (:mod:`._kernels._jit`).  Numba compiles each of them as a library of its
@@ -84,6 +84,17 @@ handler's, and is optimised and code-generated as a whole.  Within
    signature is remembered for the same question and given again (to threads inside a
    block only; a call that fails is not remembered and fails as Numba's does).
    Measured with adjustment 4's change above (session 55, benchmarks/RESULTS.md).
+8. **A type's size computed once.**  Lowering asks for the ABI size of each variable's LLVM
+   type (for debugging information, which the kernel does not emit), and llvmlite answers
+   by printing a module holding a global of that type and parsing it with LLVM: about 2 %
+   of a compile.  Within the block a size is remembered per (context, type, and for an
+   identified struct its body).
+9. **No events for LLVM's lock.**  Numba broadcasts an event on every call into LLVM
+   (taking and releasing llvmlite's lock) to a timer per compile in progress, and the
+   kernel's compiles nest about a dozen deep: some 3 % of a compile.  Within the block the
+   thread's calls send none (Numba's callbacks still run for other threads); the only
+   effect is that the ``llvm_lock`` time in the metadata of the functions compiled in the
+   block (``dispatcher.get_metadata(sig)["timers"]``) leaves out LLVM's time.
 
 Tried and not kept (session 47, benchmarks/RESULTS.md): leaving an inlined handler's
 library (every function it defines ``alwaysinline``) without LLVM's module passes of its
@@ -125,6 +136,22 @@ _saved: tuple | None = None
 #: Adjustment 7: the calls resolved within blocks, ``(function type, typing context,
 #: argument types, keyword types, compile options)`` to signature; emptied on restoring.
 _resolved: dict = {}
+#: Adjustment 8: the ABI sizes of LLVM types asked for within blocks, by ``(context, type,
+#: its body if it is an identified struct)``; emptied on restoring.
+_sizes: dict = {}
+
+
+def _llvm_callbacks():
+    """The list of callbacks llvmlite runs on taking and releasing its lock, or None."""
+    try:
+        from llvmlite.binding import ffi
+    except ImportError:
+        return None
+    return getattr(getattr(getattr(ffi, "lib", None), "_lock", None), "_cblist", None)
+
+
+#: llvmlite's callbacks on its lock (adjustment 9), Numba's among them.
+_CALLBACKS = _llvm_callbacks()
 
 
 def _numba_parts():
@@ -148,7 +175,7 @@ def _numba_parts():
               (CPUCodeLibrary, "_ensure_finalized"),
               (TargetConfig, "__eq__"), (TargetConfig, "__hash__"), (TargetConfig, "values"),
               (StructModel, "get_value_type"), (BaseFunction, "get_call_type"),
-              (ConfigStack, "top_or_none")]
+              (ConfigStack, "top_or_none"), (BaseContext, "get_abi_sizeof")]
     if not all(callable(getattr(cls, name, None)) for cls, name in needed):
         return None
     if not hasattr(TargetConfig(), "_values"):
@@ -299,6 +326,35 @@ def _is_rare(block, fndesc) -> bool:
     return not fndesc.inline and (fndesc.modname, fndesc.qualname) in block.rare
 
 
+def _lock_events() -> list:
+    """Numba's pair of callbacks on LLVM's lock in :data:`_CALLBACKS` and the pair that
+    replaces it within blocks (adjustment 9), as ``[(Numba's, replacement)]``; empty if
+    this llvmlite keeps its callbacks elsewhere."""
+    if not isinstance(_CALLBACKS, list):
+        return []
+    return [(pair, tuple(_outside_blocks(fn) for fn in pair)) for pair in _CALLBACKS
+            if isinstance(pair, tuple) and len(pair) == 2
+            and getattr(pair[0], "__module__", None) == "numba.core.base"
+            and getattr(pair[0], "__qualname__", "").startswith("_initialize_llvm_lock_event")]
+
+
+def _swap(old, new) -> None:
+    """Put the pair of callbacks ``new`` where ``old`` is in :data:`_CALLBACKS` (one list
+    item assigned: a thread iterating over the list meanwhile sees one or the other)."""
+    for i, pair in enumerate(_CALLBACKS):
+        if pair is old:
+            _CALLBACKS[i] = new
+
+
+def _outside_blocks(callback):
+    """``callback`` called for threads outside every block only (adjustment 9)."""
+    def for_others():
+        if threading.get_ident() not in _active:
+            callback()
+    for_others.__wrapped__ = callback
+    return for_others
+
+
 def _current():
     """The innermost block (:class:`_Block`) of the calling thread, or None."""
     stack = _active.get(threading.get_ident())
@@ -317,7 +373,11 @@ def _install(parts) -> None:
     equal, hashed = TargetConfig.__eq__, TargetConfig.__hash__
     value_type = StructModel.get_value_type
     call_type = BaseFunction.get_call_type
-    _saved = (declare, executable, finalize, link, equal, hashed, value_type, call_type)
+    sizeof = BaseContext.get_abi_sizeof
+    from llvmlite.ir import IdentifiedStructType
+    events = _lock_events()
+    _saved = (declare, executable, finalize, link, equal, hashed, value_type, call_type, sizeof,
+              events)
     hashes = {}  # per options class: Numba's hash, which depends on the option names only
 
     def config_eq(self, other):
@@ -402,6 +462,15 @@ def _install(parts) -> None:
                 _resolved[key] = sig
         return sig
 
+    def abi_sizeof(self, ty):
+        if _current() is None:
+            return sizeof(self, ty)
+        key = (self, ty, ty.structure_repr() if isinstance(ty, IdentifiedStructType) else None)
+        size = _sizes.get(key)
+        if size is None:
+            size = _sizes[key] = sizeof(self, ty)
+        return size
+
     def struct_value_type(self):
         t = value_type(self)
         if _current() is None or len(t.elements) < NAMED_STRUCT:
@@ -416,6 +485,9 @@ def _install(parts) -> None:
     TargetConfig.__eq__ = config_eq
     TargetConfig.__hash__ = config_hash
     BaseFunction.get_call_type = get_call_type
+    BaseContext.get_abi_sizeof = abi_sizeof
+    for original, wrapped in events:
+        _swap(original, wrapped)
 
 
 def _restore(parts) -> None:
@@ -425,9 +497,12 @@ def _restore(parts) -> None:
     (BaseContext.declare_function, CPUContext.get_executable,
      CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
      TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type,
-     BaseFunction.get_call_type) = _saved
+     BaseFunction.get_call_type, BaseContext.get_abi_sizeof, events) = _saved
+    for original, wrapped in events:
+        _swap(wrapped, original)
     _saved = None
     _resolved.clear()
+    _sizes.clear()
 
 
 @contextlib.contextmanager

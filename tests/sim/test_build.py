@@ -211,7 +211,7 @@ def _numba_methods():
     return (BaseContext.declare_function, CPUContext.get_executable,
             CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
             TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type,
-            BaseFunction.get_call_type)
+            BaseFunction.get_call_type, BaseContext.get_abi_sizeof, tuple(_build._CALLBACKS))
 
 
 def test_blocks_nest_and_numba_is_restored_on_leaving_the_outer_one():
@@ -524,3 +524,55 @@ def test_another_thread_resolves_calls_with_numba_s_own_method_while_a_block_is_
         done.wait()
     t.join()
     assert got == [BaseFunction.get_call_type(sub, ctx, args, {}), False]
+
+
+def test_abi_sizes_asked_in_a_block_are_numba_s_and_computed_once():
+    # adjustment 8: Numba computes a type's ABI size (for debug information it then does not
+    # emit) by printing and parsing an LLVM module each time; within a block once per type
+    from llvmlite import ir
+    from numba.core.registry import cpu_target
+
+    ctx = cpu_target.target_context
+    own = BaseContext.get_abi_sizeof
+    named = [ir.global_context.get_identified_type(f"qosmodels.test_build.{n}") for n in "ab"]
+    for t, body in zip(named, [[ir.IntType(8)], [ir.IntType(64), ir.IntType(64), ir.DoubleType()]]):
+        if t.is_opaque:
+            t.set_body(*body)
+    types_ = [ir.IntType(8), ir.DoubleType(), ir.LiteralStructType([ir.IntType(32)] * 3),
+              ir.ArrayType(ir.IntType(64), 5), *named]
+    expected = [own(ctx, t) for t in types_]
+    assert expected == [1, 8, 12, 40, 1, 24]
+    entry, _, _, rare = _fresh()
+    with _build.kernel_build(entry, rare):
+        assert BaseContext.get_abi_sizeof is not own
+        got = [[ctx.get_abi_sizeof(t) for t in types_] for _ in range(2)]
+        assert len(_build._sizes) == len(types_)  # each asked twice, computed once
+    assert got == [expected, expected]
+    assert BaseContext.get_abi_sizeof is own and not _build._sizes
+
+
+def test_numba_s_llvm_lock_events_reach_listeners_outside_blocks_only():
+    # adjustment 9: every call into LLVM broadcasts two of Numba's events to a timer per
+    # compile in progress (a dozen, nested); a thread inside a block sends none
+    import threading
+
+    import llvmlite.binding as llvm
+    from numba.core import event
+
+    entry, _, _, rare = _fresh()
+    counts = {}
+
+    def count(name):
+        with event.install_recorder("numba:llvm_lock") as rec:
+            llvm.get_process_triple()
+        counts[name] = len(rec.buffer)
+
+    count("before")
+    with _build.kernel_build(entry, rare):
+        count("inside")
+        t = threading.Thread(target=count, args=("other thread",))
+        t.start()
+        t.join(60)
+    count("after")
+    assert counts["inside"] == 0
+    assert counts["before"] == counts["other thread"] == counts["after"] > 0
