@@ -1,4 +1,4 @@
-"""Nine adjustments to Numba's code generation while the packet kernel compiles.
+"""Ten adjustments to Numba's code generation while the packet kernel compiles.
 
 The kernel's handlers are Numba functions that LLVM inlines into the event
 loop (:mod:`._kernels._jit`).  Numba compiles each of them as a library of its
@@ -95,6 +95,14 @@ handler's, and is optimised and code-generated as a whole.  Within
    thread's calls send none (Numba's callbacks still run for other threads); the only
    effect is that the ``llvm_lock`` time in the metadata of the functions compiled in the
    block (``dispatcher.get_metadata(sig)["timers"]``) leaves out LLVM's time.
+10. **Two lookups whose answer cannot change, made once.**  Lowering a call asks whether
+    its implementation takes a ``loc`` argument by building the function's
+    :func:`inspect.signature` (about 1.3 % of a compile); and each array indexed builds a
+    proxy that first asks for an ``__array__`` lowering of the array's type, which Numba
+    has only for array-like types of other libraries: for a NumPy array the lookup fails,
+    reloads every registry of lowerings and fails again (about 2 %).  Within the block the
+    first answer is remembered per implementation, and the failure per (context, array
+    type) for Numba's own ``Array`` type only.
 
 Tried and not kept (session 47, benchmarks/RESULTS.md): leaving an inlined handler's
 library (every function it defines ``alwaysinline``) without LLVM's module passes of its
@@ -150,6 +158,11 @@ def _llvm_callbacks():
     return getattr(getattr(getattr(ffi, "lib", None), "_lock", None), "_cblist", None)
 
 
+#: Adjustment 10: whether each lowering implementation takes ``loc`` (Numba's ``_has_loc``),
+#: and the ``(context, array type)`` pairs that have no ``__array__`` lowering; emptied on
+#: restoring.
+_takes_loc: dict = {}
+_no_array: set = set()
 #: llvmlite's callbacks on its lock (adjustment 9), Numba's among them.
 _CALLBACKS = _llvm_callbacks()
 
@@ -158,6 +171,7 @@ def _numba_parts():
     """Numba's classes and functions the adjustments wrap, or None if any is missing."""
     try:
         from numba import _dynfunc
+        from numba.core import base as numba_base
         from numba.core.base import BaseContext
         from numba.core.codegen import CPUCodeLibrary
         from numba.core.cpu import CPUContext
@@ -175,7 +189,8 @@ def _numba_parts():
               (CPUCodeLibrary, "_ensure_finalized"),
               (TargetConfig, "__eq__"), (TargetConfig, "__hash__"), (TargetConfig, "values"),
               (StructModel, "get_value_type"), (BaseFunction, "get_call_type"),
-              (ConfigStack, "top_or_none"), (BaseContext, "get_abi_sizeof")]
+              (ConfigStack, "top_or_none"), (BaseContext, "get_abi_sizeof"),
+              (BaseContext, "get_function"), (numba_base, "_has_loc")]
     if not all(callable(getattr(cls, name, None)) for cls, name in needed):
         return None
     if not hasattr(TargetConfig(), "_values"):
@@ -375,9 +390,12 @@ def _install(parts) -> None:
     call_type = BaseFunction.get_call_type
     sizeof = BaseContext.get_abi_sizeof
     from llvmlite.ir import IdentifiedStructType
+    from numba.core import base as numba_base
+    from numba.core.types import Array
     events = _lock_events()
+    function, has_loc = BaseContext.get_function, numba_base._has_loc
     _saved = (declare, executable, finalize, link, equal, hashed, value_type, call_type, sizeof,
-              events)
+              events, function, has_loc)
     hashes = {}  # per options class: Numba's hash, which depends on the option names only
 
     def config_eq(self, other):
@@ -471,6 +489,30 @@ def _install(parts) -> None:
             size = _sizes[key] = sizeof(self, ty)
         return size
 
+    def takes_loc(fn):
+        if _current() is None:
+            return has_loc(fn)
+        try:
+            return _takes_loc[fn]
+        except KeyError:
+            answer = _takes_loc[fn] = has_loc(fn)
+            return answer
+        except TypeError:  # unhashable
+            return has_loc(fn)
+
+    def get_function(self, fn, sig, _firstcall=True):
+        if not (fn.__class__ is str and fn == "__array__" and len(sig.args) == 1
+                and sig.args[0].__class__ is Array and _current() is not None):
+            return function(self, fn, sig, _firstcall)
+        key = (self, sig.args[0])
+        if key not in _no_array:
+            try:
+                return function(self, fn, sig, _firstcall)
+            except NotImplementedError:
+                _no_array.add(key)
+                raise
+        raise NotImplementedError(f"No definition for lowering __array__{sig}")
+
     def struct_value_type(self):
         t = value_type(self)
         if _current() is None or len(t.elements) < NAMED_STRUCT:
@@ -486,6 +528,8 @@ def _install(parts) -> None:
     TargetConfig.__hash__ = config_hash
     BaseFunction.get_call_type = get_call_type
     BaseContext.get_abi_sizeof = abi_sizeof
+    BaseContext.get_function = get_function
+    numba_base._has_loc = takes_loc
     for original, wrapped in events:
         _swap(original, wrapped)
 
@@ -494,15 +538,19 @@ def _restore(parts) -> None:
     """Put Numba's own methods back (called under :data:`_LOCK`)."""
     global _saved
     _, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel, BaseFunction, _ = parts
+    from numba.core import base as numba_base
     (BaseContext.declare_function, CPUContext.get_executable,
      CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
      TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type,
-     BaseFunction.get_call_type, BaseContext.get_abi_sizeof, events) = _saved
+     BaseFunction.get_call_type, BaseContext.get_abi_sizeof, events, BaseContext.get_function,
+     numba_base._has_loc) = _saved
     for original, wrapped in events:
         _swap(wrapped, original)
     _saved = None
     _resolved.clear()
     _sizes.clear()
+    _takes_loc.clear()
+    _no_array.clear()
 
 
 @contextlib.contextmanager

@@ -12,6 +12,7 @@ import re
 import numpy as np
 import pytest
 from numba import njit
+from numba.core import base as numba_base
 from numba.core.base import BaseContext
 from numba.core.codegen import CPUCodeLibrary
 from numba.core.compiler import Flags
@@ -211,7 +212,8 @@ def _numba_methods():
     return (BaseContext.declare_function, CPUContext.get_executable,
             CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
             TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type,
-            BaseFunction.get_call_type, BaseContext.get_abi_sizeof, tuple(_build._CALLBACKS))
+            BaseFunction.get_call_type, BaseContext.get_abi_sizeof, tuple(_build._CALLBACKS),
+            BaseContext.get_function, numba_base._has_loc)
 
 
 def test_blocks_nest_and_numba_is_restored_on_leaving_the_outer_one():
@@ -576,3 +578,43 @@ def test_numba_s_llvm_lock_events_reach_listeners_outside_blocks_only():
     count("after")
     assert counts["inside"] == 0
     assert counts["before"] == counts["other thread"] == counts["after"] > 0
+
+
+def test_lookups_whose_answer_cannot_change_are_made_once_in_a_block():
+    # adjustment 10: whether an implementation takes ``loc``, and the missing ``__array__``
+    # lowering of a NumPy array type, remembered within a block
+    from numba.core import types
+    from numba.core.registry import cpu_target
+    from numba.core.typing import signature
+
+    ctx = cpu_target.target_context
+    own_function, own_has_loc = BaseContext.get_function, numba_base._has_loc
+
+    def with_loc(context, builder, sig, args, loc=None):
+        return None
+
+    def without_loc(context, builder, sig, args):
+        return None
+
+    arr = types.Array(types.float64, 2, "C")
+    missing = signature(arr, arr)
+    with pytest.raises(NotImplementedError):
+        own_function(ctx, "__array__", missing)
+    found = signature(types.float64, types.float64, types.float64)
+    entry, _, _, rare = _fresh()
+    with _build.kernel_build(entry, rare):
+        assert numba_base._has_loc is not own_has_loc
+        assert [numba_base._has_loc(f) for f in (with_loc, without_loc) * 2] == [
+            True, False, True, False]
+        assert _build._takes_loc == {with_loc: True, without_loc: False}
+        for _ in range(2):
+            with pytest.raises(NotImplementedError, match="__array__"):
+                ctx.get_function("__array__", missing)
+        assert _build._no_array == {(ctx, arr)}
+        # other lookups are Numba's: an implementation found, nothing remembered
+        import operator
+        assert ctx.get_function(operator.add, found) is not None
+        assert _build._no_array == {(ctx, arr)}
+        assert entry(np.arange(3.0)) == 2.0 * 3.0 + 3.0 + 3.0  # compiled through them
+    assert (BaseContext.get_function, numba_base._has_loc) == (own_function, own_has_loc)
+    assert not _build._takes_loc and not _build._no_array
