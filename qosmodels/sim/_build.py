@@ -1,4 +1,4 @@
-"""Ten adjustments to Numba's code generation while the packet kernel compiles.
+"""Eleven adjustments to Numba's code generation while the packet kernel compiles.
 
 The kernel's handlers are Numba functions that LLVM inlines into the event
 loop (:mod:`._kernels._jit`).  Numba compiles each of them as a library of its
@@ -103,6 +103,13 @@ handler's, and is optimised and code-generated as a whole.  Within
     reloads every registry of lowerings and fails again (about 2 %).  Within the block the
     first answer is remembered per implementation, and the failure per (context, array
     type) for Numba's own ``Array`` type only.
+11. **Two passes skipped where they have nothing to do.**  Numba's ``InlineClosureLikes``
+    (closures, list comprehensions made arrays, ``reduce``, stencils) and
+    ``NopythonRewrites`` (items indexed by a string literal, array expressions) each compute
+    the function's variable lifetimes twice and walk its loops, about 2.8 % and 2.6 % of a
+    compile, and leave every kernel function as it was.  Within the block a function none
+    of whose statements they act on (:func:`_nothing_to_inline`, :func:`_nothing_to_rewrite`)
+    skips them; the next pass that needs lifetimes computes them again as before.
 
 Tried and not kept (session 47, benchmarks/RESULTS.md): leaving an inlined handler's
 library (every function it defines ``alwaysinline``) without LLVM's module passes of its
@@ -147,6 +154,11 @@ _resolved: dict = {}
 #: Adjustment 8: the ABI sizes of LLVM types asked for within blocks, by ``(context, type,
 #: its body if it is an identified struct)``; emptied on restoring.
 _sizes: dict = {}
+#: Adjustment 10: whether each lowering implementation takes ``loc`` (Numba's ``_has_loc``),
+#: and the ``(context, array type)`` pairs that have no ``__array__`` lowering; emptied on
+#: restoring.
+_takes_loc: dict = {}
+_no_array: set = set()
 
 
 def _llvm_callbacks():
@@ -158,11 +170,6 @@ def _llvm_callbacks():
     return getattr(getattr(getattr(ffi, "lib", None), "_lock", None), "_cblist", None)
 
 
-#: Adjustment 10: whether each lowering implementation takes ``loc`` (Numba's ``_has_loc``),
-#: and the ``(context, array type)`` pairs that have no ``__array__`` lowering; emptied on
-#: restoring.
-_takes_loc: dict = {}
-_no_array: set = set()
 #: llvmlite's callbacks on its lock (adjustment 9), Numba's among them.
 _CALLBACKS = _llvm_callbacks()
 
@@ -178,6 +185,8 @@ def _numba_parts():
         from numba.core.datamodel.models import StructModel
         from numba.core.targetconfig import ConfigStack, TargetConfig
         from numba.core.types.functions import BaseFunction
+        from numba.core.typed_passes import NopythonRewrites
+        from numba.core.untyped_passes import InlineClosureLikes
     except ImportError:
         return None
     needed = [(BaseContext, "declare_function"), (CPUContext, "get_executable"),
@@ -190,7 +199,8 @@ def _numba_parts():
               (TargetConfig, "__eq__"), (TargetConfig, "__hash__"), (TargetConfig, "values"),
               (StructModel, "get_value_type"), (BaseFunction, "get_call_type"),
               (ConfigStack, "top_or_none"), (BaseContext, "get_abi_sizeof"),
-              (BaseContext, "get_function"), (numba_base, "_has_loc")]
+              (BaseContext, "get_function"), (numba_base, "_has_loc"),
+              (InlineClosureLikes, "run_pass"), (NopythonRewrites, "run_pass")]
     if not all(callable(getattr(cls, name, None)) for cls, name in needed):
         return None
     if not hasattr(TargetConfig(), "_values"):
@@ -370,6 +380,68 @@ def _outside_blocks(callback):
     return for_others
 
 
+def _nothing_to_inline(func_ir) -> bool:
+    """Whether Numba's ``InlineClosureLikes`` pass would leave ``func_ir`` as it is
+    (adjustment 11): it inlines closures (``make_function``), list comprehensions turned into
+    arrays (``build_list``), ``functools.reduce`` and stencils, and a function with none of
+    these comes out of it unchanged."""
+    from numba.core import ir
+
+    for block in func_ir.blocks.values():
+        for inst in block.body:
+            if not isinstance(inst, ir.Assign):
+                continue
+            value = inst.value
+            if isinstance(value, ir.Expr):
+                if value.op in ("make_function", "build_list") or (
+                        value.op == "getattr" and value.attr in ("reduce", "stencil")):
+                    return False
+            elif isinstance(value, (ir.Global, ir.FreeVar)):
+                if (value.name in ("reduce", "stencil") or value.value is functools.reduce
+                        or type(value.value).__name__ == "StencilFunc"):
+                    return False
+    return True
+
+
+#: The rewrites Numba makes after type inference, which :func:`_nothing_to_rewrite` knows
+#: (the last registered when Numba first imports its closure inliner).
+_TYPED_REWRITES = frozenset({"numba.core.rewrites.static_getitem.RewriteStringLiteralGetitems",
+                             "numba.core.rewrites.static_getitem.RewriteStringLiteralSetitems",
+                             "numba.np.ufunc.array_exprs.RewriteArrayExprs",
+                             "numba.core.inline_closurecall.RewriteArrayOfConsts"})
+
+
+def _nothing_to_rewrite(state) -> bool:
+    """Whether Numba's ``NopythonRewrites`` pass would leave the function as it is
+    (adjustment 11): its rewrites (if they are among the four it ships) act on an item
+    indexed by a string literal, and on an array made by an operator or a call (an array
+    expression, ``np.array`` of a list of constants); a function with neither comes out of
+    it unchanged."""
+    from numba.core import ir, types
+    from numba.core.rewrites.registry import rewrite_registry
+
+    registered = getattr(rewrite_registry, "rewrites", {}).get("after-inference", ())
+    if not {f"{c.__module__}.{c.__qualname__}" for c in registered} <= _TYPED_REWRITES:
+        return False
+    typemap = state.typemap
+    for block in state.func_ir.blocks.values():
+        for inst in block.body:
+            if isinstance(inst, ir.Assign):
+                value = inst.value
+                if not isinstance(value, ir.Expr):
+                    continue
+                if value.op in ("unary", "binop", "inplace_binop", "call") and isinstance(
+                        typemap.get(inst.target.name), types.Array):
+                    return False
+                if value.op == "getitem" and isinstance(
+                        typemap.get(value.index.name), types.StringLiteral):
+                    return False
+            elif isinstance(inst, ir.SetItem) and isinstance(
+                    typemap.get(inst.index.name), types.StringLiteral):
+                return False
+    return True
+
+
 def _current():
     """The innermost block (:class:`_Block`) of the calling thread, or None."""
     stack = _active.get(threading.get_ident())
@@ -392,10 +464,13 @@ def _install(parts) -> None:
     from llvmlite.ir import IdentifiedStructType
     from numba.core import base as numba_base
     from numba.core.types import Array
+    from numba.core.typed_passes import NopythonRewrites
+    from numba.core.untyped_passes import InlineClosureLikes
     events = _lock_events()
     function, has_loc = BaseContext.get_function, numba_base._has_loc
+    inline_closures, rewrite_typed = InlineClosureLikes.run_pass, NopythonRewrites.run_pass
     _saved = (declare, executable, finalize, link, equal, hashed, value_type, call_type, sizeof,
-              events, function, has_loc)
+              events, function, has_loc, inline_closures, rewrite_typed)
     hashes = {}  # per options class: Numba's hash, which depends on the option names only
 
     def config_eq(self, other):
@@ -513,6 +588,16 @@ def _install(parts) -> None:
                 raise
         raise NotImplementedError(f"No definition for lowering __array__{sig}")
 
+    def inline_closures_pass(self, state):
+        if _current() is not None and _nothing_to_inline(state.func_ir):
+            return True  # what the pass returns, having changed nothing
+        return inline_closures(self, state)
+
+    def rewrite_typed_pass(self, state):
+        if _current() is not None and _nothing_to_rewrite(state):
+            return True
+        return rewrite_typed(self, state)
+
     def struct_value_type(self):
         t = value_type(self)
         if _current() is None or len(t.elements) < NAMED_STRUCT:
@@ -530,6 +615,8 @@ def _install(parts) -> None:
     BaseContext.get_abi_sizeof = abi_sizeof
     BaseContext.get_function = get_function
     numba_base._has_loc = takes_loc
+    InlineClosureLikes.run_pass = inline_closures_pass
+    NopythonRewrites.run_pass = rewrite_typed_pass
     for original, wrapped in events:
         _swap(original, wrapped)
 
@@ -539,11 +626,13 @@ def _restore(parts) -> None:
     global _saved
     _, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel, BaseFunction, _ = parts
     from numba.core import base as numba_base
+    from numba.core.typed_passes import NopythonRewrites
+    from numba.core.untyped_passes import InlineClosureLikes
     (BaseContext.declare_function, CPUContext.get_executable,
      CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
      TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type,
      BaseFunction.get_call_type, BaseContext.get_abi_sizeof, events, BaseContext.get_function,
-     numba_base._has_loc) = _saved
+     numba_base._has_loc, InlineClosureLikes.run_pass, NopythonRewrites.run_pass) = _saved
     for original, wrapped in events:
         _swap(wrapped, original)
     _saved = None

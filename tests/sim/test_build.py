@@ -19,7 +19,9 @@ from numba.core.compiler import Flags
 from numba.core.cpu import CPUContext
 from numba.core.datamodel.models import StructModel
 from numba.core.targetconfig import TargetConfig
+from numba.core.typed_passes import NopythonRewrites
 from numba.core.types.functions import BaseFunction
+from numba.core.untyped_passes import InlineClosureLikes
 
 from qosmodels.sim import _build
 from qosmodels.sim._kernels._jit import handler, rare_handler
@@ -213,7 +215,8 @@ def _numba_methods():
             CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
             TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type,
             BaseFunction.get_call_type, BaseContext.get_abi_sizeof, tuple(_build._CALLBACKS),
-            BaseContext.get_function, numba_base._has_loc)
+            BaseContext.get_function, numba_base._has_loc, InlineClosureLikes.run_pass,
+            NopythonRewrites.run_pass)
 
 
 def test_blocks_nest_and_numba_is_restored_on_leaving_the_outer_one():
@@ -618,3 +621,53 @@ def test_lookups_whose_answer_cannot_change_are_made_once_in_a_block():
         assert entry(np.arange(3.0)) == 2.0 * 3.0 + 3.0 + 3.0  # compiled through them
     assert (BaseContext.get_function, numba_base._has_loc) == (own_function, own_has_loc)
     assert not _build._takes_loc and not _build._no_array
+
+
+def _plain(a, i):
+    return a[i] + 1.0
+
+
+def _closure(x):
+    def g(y):
+        return y + x
+    return g(1.0)
+
+
+def _comprehension(n):
+    return np.array([i * 2.0 for i in range(n)])
+
+
+def _expression(a, b):
+    return a * b + 1.0
+
+
+def test_passes_with_nothing_to_do_are_skipped_in_a_block_and_run_otherwise(monkeypatch):
+    # adjustment 11: Numba's closure inliner and its post-typing rewrites are skipped for a
+    # function with nothing for them, and still run for one with closures, a list made an
+    # array or an array expression (whose compile would fail or differ without them)
+    seen = {}
+    for name in ("_nothing_to_inline", "_nothing_to_rewrite"):
+        own = getattr(_build, name)
+
+        def spy(x, own=own, name=name):
+            func_ir = x if name == "_nothing_to_inline" else x.func_ir
+            seen[name, func_ir.func_id.func_name] = answer = own(x)
+            return answer
+        monkeypatch.setattr(_build, name, spy)
+    a = np.arange(4.0)
+    functions = [(_plain, (a, 2)), (_closure, (2.0,)), (_comprehension, (3,)),
+                 (_expression, (a, a))]
+    expected = [f(*args) for f, args in functions]
+    got = []
+    for f, args in functions:  # each the entry of its block: the one with machine code
+        compiled = njit(f)
+        with _build.kernel_build(compiled, set()):
+            got.append(compiled(*args))
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)
+    assert seen["_nothing_to_inline", "_plain"] and seen["_nothing_to_rewrite", "_plain"]
+    assert not seen["_nothing_to_inline", "_closure"]
+    assert not seen["_nothing_to_inline", "_comprehension"]
+    assert seen["_nothing_to_inline", "_expression"]
+    assert not seen["_nothing_to_rewrite", "_expression"]
+    assert not seen["_nothing_to_rewrite", "_comprehension"]  # np.array of a list
