@@ -133,8 +133,8 @@ def simulate(network: Network, duration: float, *, seed, warmup: float = 0.0, re
     Notes
     -----
     The first run in a fresh installation compiles the packet kernel (the
-    variant for the network's mechanisms, some 15-40 s on a 2-core machine, or the
-    whole kernel, about 65 s), says so on standard error, and reports that
+    variant for the network's mechanisms, some 15-35 s on a 2-core machine, or the
+    whole kernel, about 55 s), says so on standard error, and reports that
     time as ``compile_time``, apart from ``wall_time``; Numba caches the
     kernel, so later runs, in any process, start at once.
 
@@ -234,13 +234,15 @@ COMPILE_PROGRESS_EVERY = 10.0
 #: modern AQMs and senders, SACK); 80-81 s on 2026-11-29 with the state passed by reference
 #: (``_kernels/_byref.py``; 104-115 s before, the same hour; ``benchmarks/RESULTS.md``,
 #: session 54); 60-65 s later that day with the state's variables held without a slot and
-#: each typing question answered once (84-85 s before, the same hour; session 55).
-COMPILE_ESTIMATE = 65
+#: each typing question answered once (84-85 s before, the same hour; session 55); 54 s on
+#: 2026-11-29 with four more adjustments of the build (59-60 s before, the same hour; session 56).
+COMPILE_ESTIMATE = 55
 #: The same for a kernel variant (a network's mechanisms and the common set,
 #: :mod:`qosmodels.sim._variant`): 21-44 s of CPU on 2026-11-28 (the core set alone 21 s,
 #: BBRv1 with CUBIC 42 s, SACK with RACK-TLP 44 s; ``benchmarks/RESULTS.md``, session 50);
 #: 17-40 s on 2026-11-29 with the state passed by reference (core 17-19 s, BBRv1 with CUBIC
-#: 40 s; session 54); core 14-15 s and every module 59-60 s later that day (session 55).
+#: 40 s; session 54); core 14-15 s and every module 59-60 s later that day (session 55); core
+#: 14-17 s, mechanism sets 17-28 s and every module 47-59 s, median 53 s (session 56).
 COMPILE_ESTIMATE_VARIANT = 20
 
 
