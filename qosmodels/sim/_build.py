@@ -146,7 +146,8 @@ _LOCK = threading.Lock()
 #: Per thread inside a :func:`kernel_build` block, its blocks (:class:`_Block`), innermost
 #: last.
 _active: dict[int, list[_Block]] = {}
-#: Numba's own methods while the adjustments are installed (else None).
+#: While the adjustments are installed (else None): ``(owner, attribute, Numba's own)`` for
+#: each method replaced, and Numba's callbacks on LLVM's lock with their replacements.
 _saved: tuple | None = None
 #: Adjustment 7: the calls resolved within blocks, ``(function type, typing context,
 #: argument types, keyword types, compile options)`` to signature; emptied on restoring.
@@ -466,11 +467,8 @@ def _install(parts) -> None:
     from numba.core.types import Array
     from numba.core.typed_passes import NopythonRewrites
     from numba.core.untyped_passes import InlineClosureLikes
-    events = _lock_events()
     function, has_loc = BaseContext.get_function, numba_base._has_loc
     inline_closures, rewrite_typed = InlineClosureLikes.run_pass, NopythonRewrites.run_pass
-    _saved = (declare, executable, finalize, link, equal, hashed, value_type, call_type, sizeof,
-              events, function, has_loc, inline_closures, rewrite_typed)
     hashes = {}  # per options class: Numba's hash, which depends on the option names only
 
     def config_eq(self, other):
@@ -604,35 +602,32 @@ def _install(parts) -> None:
             return t
         return _named(t)
 
-    BaseContext.declare_function = declare_function
-    StructModel.get_value_type = struct_value_type
-    CPUContext.get_executable = get_executable
-    CPUCodeLibrary._finalize_final_module = finalize_final_module
-    CPUCodeLibrary.add_linking_library = add_linking_library
-    TargetConfig.__eq__ = config_eq
-    TargetConfig.__hash__ = config_hash
-    BaseFunction.get_call_type = get_call_type
-    BaseContext.get_abi_sizeof = abi_sizeof
-    BaseContext.get_function = get_function
-    numba_base._has_loc = takes_loc
-    InlineClosureLikes.run_pass = inline_closures_pass
-    NopythonRewrites.run_pass = rewrite_typed_pass
+    replacements = [
+        (BaseContext, "declare_function", declare_function),
+        (StructModel, "get_value_type", struct_value_type),
+        (CPUContext, "get_executable", get_executable),
+        (CPUCodeLibrary, "_finalize_final_module", finalize_final_module),
+        (CPUCodeLibrary, "add_linking_library", add_linking_library),
+        (TargetConfig, "__eq__", config_eq), (TargetConfig, "__hash__", config_hash),
+        (BaseFunction, "get_call_type", get_call_type),
+        (BaseContext, "get_abi_sizeof", abi_sizeof), (BaseContext, "get_function", get_function),
+        (numba_base, "_has_loc", takes_loc),
+        (InlineClosureLikes, "run_pass", inline_closures_pass),
+        (NopythonRewrites, "run_pass", rewrite_typed_pass)]
+    events = _lock_events()
+    _saved = ([(owner, name, getattr(owner, name)) for owner, name, _ in replacements], events)
+    for owner, name, replacement in replacements:
+        setattr(owner, name, replacement)
     for original, wrapped in events:
         _swap(original, wrapped)
 
 
-def _restore(parts) -> None:
+def _restore() -> None:
     """Put Numba's own methods back (called under :data:`_LOCK`)."""
     global _saved
-    _, BaseContext, CPUContext, CPUCodeLibrary, TargetConfig, StructModel, BaseFunction, _ = parts
-    from numba.core import base as numba_base
-    from numba.core.typed_passes import NopythonRewrites
-    from numba.core.untyped_passes import InlineClosureLikes
-    (BaseContext.declare_function, CPUContext.get_executable,
-     CPUCodeLibrary._finalize_final_module, CPUCodeLibrary.add_linking_library,
-     TargetConfig.__eq__, TargetConfig.__hash__, StructModel.get_value_type,
-     BaseFunction.get_call_type, BaseContext.get_abi_sizeof, events, BaseContext.get_function,
-     numba_base._has_loc, InlineClosureLikes.run_pass, NopythonRewrites.run_pass) = _saved
+    originals, events = _saved
+    for owner, name, original in originals:
+        setattr(owner, name, original)
     for original, wrapped in events:
         _swap(wrapped, original)
     _saved = None
@@ -672,4 +667,4 @@ def kernel_build(entry, rare):
             if not stack:
                 del _active[me]
             if not _active:
-                _restore(parts)
+                _restore()
