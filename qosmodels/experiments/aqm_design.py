@@ -49,7 +49,7 @@ probability, and the linear model with twice the ramp puts its boundary at 126 f
 With ns-2's spacing or independent drops (the model's assumption) the queue keeps at most
 0.25 of its correlation at every N, unstable or not: it swings (std 0.66-0.78 of its mean
 at N = 30) but loses its phase within a few periods.  So the packets show the boundary only
-where the drops are Floyd's, and there shifted by the gain his spacing adds; the stable
+where the drops are Floyd's, and there shifted by the gain that spacing adds; the stable
 rows are declared (``"unstated parameter"``: ``--explore`` reaches them at ``spacing`` =
 1, 2), and N = 30, which no spacing makes oscillate, ``"mechanism differs"``
 (:data:`BOUNDARY_KNOWN`).

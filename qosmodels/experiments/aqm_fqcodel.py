@@ -1,5 +1,5 @@
 """FQ-CoDel (RFC 8290): a sparse flow's latency as bulk flows are added, and the bulk flows'
-max-min shares.
+max-min shares; deficit round robin's fairness bound.
 
 ``aqm-fqcodel`` puts :class:`~qosmodels.mechanisms.FqCodel` in packets next to two
 closed forms derived here from RFC 8290's scheduler (Sections 1.3, 4.1 and 4.2), the
@@ -25,6 +25,20 @@ printed there):
   bulk flow the max-min share ``(C - r_s) / N`` of what the sparse flow (rate ``r_s``)
   leaves; the rows give the smallest and largest bulk rate over that share (1 each).
 
+* **DRR's fairness bound** (Shreedhar and Varghese, SIGCOMM 1995, Theorem 1), on
+  :class:`~qosmodels.mechanisms.Drr` alone: over any interval in which conversations
+  ``i`` and ``j`` stay backlogged, ``|sent_i / n_i - sent_j / n_j|`` (bytes per unit
+  weight ``n``) is at most ``Max + 2 Q`` (``Max`` the largest packet, ``Q`` the quantum per
+  unit weight).  Four greedy CBR conversations (:data:`DRR_FLOWS`: 1500, 1000, 576 and 40
+  bytes, weights 1, 1, 2, 3, each offering 2.5 times the 1 Mb/s line, so each stays
+  backlogged from its first arrival to its last) at quanta 500, 1500, 3000 and 4500 bytes
+  (``--quick``: 500, 3000); the fairness measure is the largest such difference over every
+  pair and every pair of instants a packet starts, within the interval where all four are
+  backlogged, read from the scheduler's trace (``Drr(record_dequeues=True)``; while all
+  are backlogged the line is never idle, so every packet sent is in it); each row gives it
+  over ``Max + 2 Q``.  ``tests/sim/test_drr.py`` checks the trace against an independent
+  replay of the paper's pseudo-code.
+
 The scenario, one bottleneck: ``C`` = 10 Mb/s, 5 ms one-way delay, buffer (RFC 8290's
 ``limit``, Section 5.1) 10240 packets, :class:`FqCodel` with its defaults; ``N`` TCP Reno
 flows of 1500-byte packets, started 13 ms apart; one sparse CBR flow of 200-byte packets
@@ -43,7 +57,7 @@ not the scheduler's share, so the share rows stop at ``N`` = 8.  At ``N`` = 64, 
 
 from __future__ import annotations
 
-from .registry import Check, Side, register
+from .registry import Bounds, Check, Side, register
 
 #: Bottleneck rate, bit/s; one-way propagation delay, s; buffer, packets (RFC 8290's limit).
 CAPACITY, DELAY, BUFFER = 10e6, 0.005, 10240
@@ -52,6 +66,13 @@ BULK_PACKET, SPARSE_PACKET, SPARSE_GAP = 1500, 200, 0.0500311
 #: Bulk flow counts (all rows; the share rows only up to 8), run length and warm-up, s:
 #: full and ``--quick``.
 RUNS = {False: ((1, 2, 4, 8, 16, 32), 30.0, 5.0), True: ((1, 4, 8), 10.0, 3.0)}
+#: DRR's fairness rows: the conversations (bytes, weight), the line (bit/s), each
+#: conversation's offered rate over the line, the arrivals' span (s, full and ``--quick``:
+#: the runs end there) and the quanta per unit weight (bytes).
+DRR_FLOWS = ((1500, 1.0), (1000, 1.0), (576, 2.0), (40, 3.0))
+DRR_LINE, DRR_OVERLOAD = 1e6, 2.5
+DRR_SPAN = {False: 10.0, True: 3.0}
+DRR_QUANTA = {False: (500.0, 1500.0, 3000.0, 4500.0), True: (500.0, 3000.0)}
 #: Relative tolerances: the sparse mean delay (its packets' phases are spread evenly only
 #: approximately over some 500 packets), and the bulk shares.
 TOL_DELAY, TOL_SHARE = 0.10, 0.02
@@ -86,14 +107,14 @@ def network(n_bulk: int, queue):
 
 @register("aqm-fqcodel",
           title="FQ-CoDel: a sparse flow waits half a bulk packet's transmission whatever the "
-                "number of bulk flows; bulk flows get max-min shares",
+                "number of bulk flows; bulk flows get max-min shares; DRR's fairness bound",
           paper="RFC 8290 (Sections 1.3, 4); Hoeiland-Joergensen et al., IEEE Comm. Letters "
-                "2018 (sparse flows)",
+                "2018 (sparse flows); Shreedhar and Varghese, SIGCOMM 1995 (Theorem 1)",
           sides=("packets",))
 def aqm_fqcodel(*, sides, quick) -> list[Check]:
     """Per number of bulk flows: the sparse flow's mean queueing delay against ``L_b / (2
     C)``, and (up to 8 bulk flows) the smallest and largest bulk rate over the max-min
-    share."""
+    share; per quantum, DRR's fairness measure over Theorem 1's ``Max + 2 Q``."""
     from ..mechanisms import DropTail, FqCodel
     from ..sim import simulate
 
@@ -128,4 +149,70 @@ def aqm_fqcodel(*, sides, quick) -> list[Check]:
                 packets=Side(value, TOL_SHARE, method=(
                     f"simulate: as above; share (C - r_sparse) / N = {share / 1e6:.4g} Mb/s")),
                 reference="deficit round robin over backlogged queues: (C - r_s) / N each"))
+    for quantum in DRR_QUANTA[bool(quick)]:
+        fm, how = drr_fairness(quantum, DRR_SPAN[bool(quick)])
+        bound = max(size for size, _ in DRR_FLOWS) + 2.0 * quantum
+        rows.append(Check(
+            "aqm-fqcodel", f"DRR fairness measure over Max + 2Q, quantum {quantum:g} B",
+            Bounds(upper=1.0), source="paper (stated)", unit="",
+            packets=Side(fm / bound, 0.0, method=how + f"; Max + 2Q = {bound:g} B"),
+            reference="Shreedhar and Varghese, SIGCOMM 1995, Theorem 1: |sent_i/n_i - "
+                      "sent_j/n_j| <= Max + 2 Q over any interval both stay backlogged"))
     return rows
+
+
+def drr_network(quantum, span: float, queue=None):
+    """:data:`DRR_FLOWS` as greedy CBR conversations, started a little apart, through one
+    line of :data:`DRR_LINE` bit/s under ``queue`` (default ``Drr(quantum,
+    record_dequeues=True)``), arrivals until ``span`` s; the buffer holds them all."""
+    from ..mechanisms import Cbr, Drr
+    from ..network import Flow, Link, Network
+
+    queue = Drr(quantum=quantum, record_dequeues=True) if queue is None else queue
+    flows = [Flow(["a", "b"], source=Cbr(rate=DRR_OVERLOAD * DRR_LINE * (1 + 1e-4 * k),
+                                         packet_size=size),
+                  packet_size=size, weight=w, start=0.000317 * k, stop=span)
+             for k, (size, w) in enumerate(DRR_FLOWS)]
+    return Network([Link("a", "b", DRR_LINE, 1e-3, buffer=100_000, queue=queue)], flows)
+
+
+def fairness_measure(times, conv, sizes, weights, t0: float, t1: float) -> float:
+    """Shreedhar and Varghese's fairness measure on a send trace: the largest ``|sent_i /
+    n_i - sent_j / n_j|`` over every pair of conversations and every interval between two
+    instants in ``[t0, t1]`` at which a packet starts (or ``t0``), bytes per unit weight;
+    a packet counts as sent when it starts."""
+    import numpy as np
+
+    conv = np.asarray(conv, dtype=int)
+    sel = (np.asarray(times) >= t0) & (np.asarray(times) <= t1)
+    inc = np.zeros((int(sel.sum()) + 1, len(sizes)))
+    inc[np.arange(1, len(inc)), conv[sel]] = (np.asarray(sizes, float)
+                                             / np.asarray(weights, float))[conv[sel]]
+    norm = np.cumsum(inc, axis=0)
+    fm = 0.0
+    for i in range(len(sizes)):
+        for j in range(i + 1, len(sizes)):
+            d = norm[:, i] - norm[:, j]
+            fm = max(fm, float(d.max() - d.min()))
+    return fm
+
+
+def drr_fairness(quantum: float, span: float) -> tuple[float, str]:
+    """The fairness measure (bytes per unit weight) of :func:`drr_network` in packets, and
+    the method text."""
+    from ..sim import Record, simulate
+
+    net = drr_network(quantum, span)
+    res = simulate(net, span, seed=1, progress=False, record=Record(trace_points=200_000))
+    tr = res.traces["drr_dequeues"]
+    t0 = max(f.start for f in net.flows)  # every conversation has arrived ...
+    t1 = span  # ... and keeps arriving (each alone offers more than the line)
+    sizes = [size for size, _ in DRR_FLOWS]
+    fm = fairness_measure(tr.index.to_numpy(), tr.to_numpy(), sizes,
+                          [w for _, w in DRR_FLOWS], t0, t1)
+    n = int(((tr.index >= t0) & (tr.index <= t1)).sum())
+    return fm, (f"simulate: Drr(quantum={quantum:g}), 4 greedy CBR conversations "
+                f"(1500/1000/576/40 B, weights 1/1/2/3) at {DRR_OVERLOAD:g}x the "
+                f"{DRR_LINE / 1e6:g} Mb/s line, {span:g} s; {n} sends from the "
+                f"record_dequeues trace in [{t0:.4g}, {t1:g}] s: measure {fm:.1f} B per unit "
+                f"weight")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .._validate import real
-from ._base import QueueSpec
+from ._base import QueueSpec, _flag
 
 __all__ = ["Drr"]
 
@@ -67,6 +67,16 @@ class Drr(QueueSpec):
         leaves the value open.  Every conversation's quantum must come to at
         least 1 byte (the compile step refuses less), so a visit that cannot
         send is never repeated more than a packet's size in bytes times.
+    record_dequeues : bool
+        Record every packet the scheduler takes from its queues, at the instant
+        its transmission starts, on the trace channel ``"drr_dequeues"``
+        (:attr:`SimulationResult.traces <qosmodels.sim.SimulationResult>`):
+        the value is the packet's flow index for a data packet, ``-1 - flow``
+        for an acknowledgement or control packet (default False: nothing
+        recorded).  A packet that finds the link idle is sent at once without
+        entering a queue and is not recorded; so while every conversation
+        stays backlogged the trace holds every packet sent.  One point per
+        packet: size ``Record.trace_points`` for the run.
 
     Notes
     -----
@@ -92,9 +102,12 @@ class Drr(QueueSpec):
     >>> from qosmodels.mechanisms import Drr
     >>> Drr().quantum is None, Drr(quantum=1500).quantum, Drr.kind
     (True, 1500.0, 'drr')
+    >>> Drr(record_dequeues=True).record_dequeues
+    True
     """
 
     quantum: float | None = None
+    record_dequeues: bool = False
 
     kind: ClassVar[str] = "drr"
     kernel: ClassVar[str] = "queues.drr"
@@ -103,3 +116,4 @@ class Drr(QueueSpec):
         if self.quantum is not None:
             object.__setattr__(self, "quantum",
                                real("Drr", "quantum", self.quantum, gt=0, unit="bytes"))
+        _flag("Drr", "record_dequeues", self.record_dequeues)

@@ -329,3 +329,37 @@ def test_acks_are_conversations_too():
     flows = [Flow(["a", "b"], source=TcpNewReno()), Flow(["b", "a"], source=TcpNewReno())]
     res = simulate(Network(links, flows), 20.0, seed=3, warmup=5.0, progress=False)
     assert res.throughput.min() > 0.8e6  # each direction nearly full despite the other's ACKs
+
+
+def test_record_dequeues_traces_every_send_as_the_replay_makes_it():
+    # Drr(record_dequeues=True): one point per packet taken from the queues, at its
+    # transmission's start, valued with its flow; the trace is the independent replay's
+    # departures, in order and time, less the packets that found the line idle (sent at
+    # arrival), and the same run without it gives the same counters
+    specs = [(1500, 200_003.0, 0.0, 3.0, 1.0), (1000, 199_997.1, 0.000317, 3.0, 1.0),
+             (576, 200_011.3, 0.000713, 3.0, 2.0), (40, 200_001.7, 0.001109, 3.0, 3.0)]
+    arr, _ = arrivals_of(specs)
+    ref, _ = drr_replay(arr, {i: 1500.0 * w for i, (*_, w) in enumerate(specs)}, CAP)
+    res = run(cbr_flows(specs), queue=Drr(quantum=1500, record_dequeues=True), duration=200.0)
+    tr = res.traces["drr_dequeues"]
+    queued = [d for d in ref if d[3] > d[2]]
+    assert len(ref) - len(queued) == 1  # the first packet: the line was idle
+    assert list(tr.to_numpy().astype(int)) == [d[0] for d in queued]
+    np.testing.assert_allclose(tr.index.to_numpy(), [d[3] for d in queued], rtol=0, atol=1e-9)
+    plain = run(cbr_flows(specs), queue=Drr(quantum=1500), duration=200.0)
+    assert "drr_dequeues" not in plain.traces
+    for key in ("delivered", "dropped"):
+        assert list(plain.counters[key]) == list(res.counters[key])
+
+
+def test_record_dequeues_marks_acknowledgements_below_zero():
+    flows = [Flow(["a", "b"], source=TcpNewReno()), Flow(["b", "a"], source=TcpNewReno())]
+    net = Network([Link("a", "b", CAP, DELAY, buffer=50, queue=Drr(record_dequeues=True)),
+                   Link("b", "a", CAP, DELAY, buffer=50, queue=Drr(record_dequeues=True))], flows)
+    res = simulate(net, 5.0, seed=1, progress=False)
+    assert "drr_dequeues" not in res.traces  # two owners: keyed by link
+    ab, ba = res.traces["drr_dequeues[a->b]"].to_numpy(), res.traces["drr_dequeues[b->a]"].to_numpy()
+    assert set(np.unique(ab)) == {0.0, -2.0}  # flow 0's data, flow 1's ACKs
+    assert set(np.unique(ba)) == {1.0, -1.0}
+    with pytest.raises(TypeError, match="record_dequeues"):
+        Drr(record_dequeues=1)

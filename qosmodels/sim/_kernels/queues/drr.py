@@ -11,7 +11,10 @@ frees, visits the head: the first time in a visit it adds the quantum, then
 it takes the head packet if it fits the counter (the visit goes on at the
 next selection), else the conversation goes to the tail and the next one is
 visited.  ``QI_VISIT`` says whether the head's quantum has been added for its
-current visit.
+current visit.  With ``Drr(record_dequeues=True)`` every packet :func:`select` takes
+is a point of the trace channel ``drr_dequeues`` (its flow, ``-1 - flow`` if not
+data), at the instant its transmission starts (a packet that finds the link idle
+never reaches :func:`select`).
 
 Units: counters, quanta and packet sizes in bits.
 
@@ -24,15 +27,20 @@ from .._jit import POS, handler, rare_handler
 from ..crossings import crossing
 from ..fifo import drop, peek_head, pop_head, pop_tail, push_tail, waiting_up
 from ..layout import (
+    KIND_DATA,
     LI_DROP_OVERFLOW,
     LI_NSLOT,
     LI_QS,
     LI_SLOT0,
+    LI_TRACE0,
     LI_WAITING,
     PF_BITS,
+    PI_FLOW,
+    PI_KIND,
     SL_CAP,
     SL_COUNT,
 )
+from ..trace import record
 
 CODE = 13
 DR_QUANTUM = 0  # bytes per unit weight (0: the largest packet size, resolved by setup_link)
@@ -50,6 +58,11 @@ HS_QUANTUM = 1        # quantum * weight, bits
 HOP_STATE_INT = 2
 HSI_SLOT = 0          # the conversation's class slot (its ring)
 HSI_NEXT = 1          # the next conversation in the active list, -1: none
+
+
+def traces(spec) -> tuple[str, ...]:
+    """Trace channels: every packet taken from the queues, if the spec asks for it."""
+    return ("drr_dequeues",) if spec.record_dequeues else ()
 
 
 def slots(spec, n_crossings: int) -> int:
@@ -152,6 +165,10 @@ def select(S, l):
                     li[l, QI_TAIL] = -1
                 hsi[x, HSI_NEXT] = -1
                 li[l, QI_VISIT] = 0
+            ch = li[l, LI_TRACE0]
+            if ch >= 0:
+                f = S.pi[p, PI_FLOW]
+                record(S, ch, f if S.pi[p, PI_KIND] == KIND_DATA else -1 - f)
             return p
         # the head packet is larger than the counter: the visit ends, x to the tail
         li[l, QI_VISIT] = 0
