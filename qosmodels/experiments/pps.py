@@ -923,6 +923,7 @@ def pps_fig5(*, sides, quick, params) -> list[Check]:
     net, tickets = figure4()
     tk = np.array(FIG5_TICKETS)
     rows = []
+
     def known(q):
         return _known("pps-fig5", q, quick, KNOWN_FIG5)
 
