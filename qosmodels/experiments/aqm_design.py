@@ -372,7 +372,7 @@ def _boundary_rows(theory: bool, fluid: bool, packets: bool, quick: bool,
                       f"{COHERENT} of its correlation over 4-6 periods, a stable loop's "
                       f"noise less (aqm_design.COHERENT)",
             note=BOUNDARY_NOTE.get(spacing, ""),
-            known=BOUNDARY_KNOWN.get((spacing, n, bool(quick)))))
+            known=BOUNDARY_KNOWN.get((spacing, n))))
     return rows
 
 
@@ -454,23 +454,22 @@ _FLOYD_GAIN = (
     "but not at 200 (0.18).  With ns-2's spacing or independent drops these rows are within "
     "the bound (full form 0.04-0.12, quick 0.12-0.30; --explore: spacing = 1, 2).")
 
-#: The declared differences of the boundary rows, by (spacing, N, quick).
+#: The declared differences of the boundary rows, by (spacing, N).
 BOUNDARY_KNOWN = {
-    ("floyd", 30, False): Known(
+    ("floyd", 30): Known(
         "mechanism differs",
         "0.264 against > 0.3 (gain margin 0.44): the packets' queue swings (std 33.7 about a "
         "mean of 32.1, q0 64.6: it empties) but loses its phase within a few periods, under "
         "every spacing (0.089 with ns-2's, 0.048 with independent drops), where the fluid "
         "model runs a limit cycle whose swing is 1.8 q0.", 0.3, sides=("packets",)),
-    ("floyd", 45, True): Known(
+    ("floyd", 45): Known(
         "statistical",
         "0.181 in the quick form's 60 s of samples against 0.316 in the full form's 200 s "
         "(seed 1): at 4-6 periods (8-12 s) the estimate over 60 s is coarse.", 0.6,
-        sides=("packets",)),
-    **{("floyd", n, q): Known(
+        sides=("packets",), form="quick"),
+    **{("floyd", n): Known(
         "unstated parameter",
         f"{v} against < 0.3 (the model is stable here).  " + _FLOYD_GAIN, 2.0,
         sides=("packets",))
-       for n, q, v in ((90, False, "0.71"), (120, False, "0.82"), (150, False, "0.52"),
-                       (90, True, "0.62 (quick)"), (150, True, "0.62 (quick)"))},
+       for n, v in ((90, "0.71 (quick 0.62)"), (120, "0.82"), (150, "0.52 (quick 0.62)"))},
 }

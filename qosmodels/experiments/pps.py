@@ -336,10 +336,11 @@ def _inconsistent(evidence: str, m: float, max_error: float) -> Known:
                  f"{_MEASURED}; {_STEEPER}", max_error, sides=("packets",))
 
 
-def _reachable(evidence: str, max_error: float) -> Known:
-    """A packet row that a plausible value of an unstated parameter brings within 5%."""
+def _reachable(evidence: str, max_error: float, form: str | None = None) -> Known:
+    """A packet row that a plausible value of an unstated parameter brings within 5% (in
+    ``form`` only, if given: ``Known.form``)."""
     return Known("unstated parameter", f"{evidence}; {_MEASURED}", max_error,
-                 sides=("packets",))
+                 sides=("packets",), form=form)
 
 
 _M1 = np.log(0.48 / 0.25) / np.log(2.0)  # Table 1: A / B against 600 : 300
@@ -430,7 +431,7 @@ KNOWN: dict[tuple[str, str], Known] = {
     ("pps-table6", "RTT varied: flow 8 (RTT 240 ms) rate in packets"): _reachable(
         "0.0897 Mb/s at the defaults (quick 0.0904, inside), within 5% of the paper's 0.095 "
         "with max_th 30: a longer queue dilutes the RTT differences (0.082-0.092 over the "
-        "explored settings)", 0.08),
+        "explored settings)", 0.08, form="full"),
     ("pps-table6", "RTT varied: flow 9 (RTT 270 ms) rate in packets"): _reachable(
         "0.0877 Mb/s at the defaults, within 5% of the paper's 0.093 with max_th 30 "
         "(0.077-0.091 over the explored settings)", 0.08),
@@ -442,11 +443,12 @@ KNOWN: dict[tuple[str, str], Known] = {
         "DiffServ's C gets 0.2201 Mb/s (4.8% off the paper's 0.21, inside) in the full form "
         "and 0.2207 (5.1%, 3 seeds) in the quick form; a Reno window of 32 packets brings it "
         "to 0.210 (0.210-0.239 over the explored settings, quick form); the paper states "
-        "neither the window, the marker's nor RIO's settings", 0.07),
+        "neither the window, the marker's nor RIO's settings", 0.07, form="quick"),
     ("pps-table8", "flow B rate with DiffServ in packets"): _reachable(
         "DiffServ's B gets 0.398 Mb/s at the marker's 1 s window (quick 0.407, inside) and "
         "within 5% of the paper's 0.42 with a 3 s window (0.388-0.400 over the explored "
-        "settings); the paper states neither the window nor RIO's thresholds", 0.07),
+        "settings); the paper states neither the window nor RIO's thresholds", 0.07,
+        form="full"),
     **{("pps-table9", f"flow {f} rate with DiffServ in packets"): _reachable(
         f"profiles of twice the capacity keep A's and B's packets in profile; C alone goes "
         f"out of profile when its 1 s rate estimate passes its 0.4 Mb/s (213 packets in seed "
@@ -467,28 +469,9 @@ SANITY = {("pps-table2", "flow B rate"), ("pps-table3", "flow C rate"),
           *((f"pps-table{k}", f"flow {f} rate") for k in (7, 8, 9) for f in "ABC")}
 
 
-#: Declarations that hold in one form only, by (experiment, quantity): the form whose row is
-#: outside tolerance (``True``: ``--quick``, ``False``: the full form).  In the other form the
-#: row lands just inside (each note gives both values), where a declaration would be reported
-#: as stale.
-ONE_FORM_ONLY = {("pps-table8", "flow B rate with DiffServ in packets"): False,
-                 ("pps-table6", "RTT varied: flow 8 (RTT 240 ms) rate in packets"): False,
-                 ("pps-table7", "flow C rate with DiffServ in packets"): True,
-                 ("pps-fig5", "flow 8 (800 t/s) share of the total in packets"): True}
-
-
-def _known(name: str, quantity: str, quick: bool, table: dict | None = None) -> Known | None:
-    """The declared difference of a row in the form being run: from ``table`` (keyed by
-    quantity) or :data:`KNOWN` (keyed by experiment and quantity), unless
-    :data:`ONE_FORM_ONLY` names the other form."""
-    if ONE_FORM_ONLY.get((name, quantity), bool(quick)) != bool(quick):
-        return None
-    return table.get(quantity) if table is not None else KNOWN.get((name, quantity))
-
-
-def _row(name, quantity, expected, quick: bool = False, **kw) -> Check:
+def _row(name, quantity, expected, **kw) -> Check:
     """A :class:`Check` with the declared :data:`KNOWN` difference and :data:`SANITY` mark."""
-    return Check(name, quantity, expected, known=_known(name, quantity, quick),
+    return Check(name, quantity, expected, known=KNOWN.get((name, quantity)),
                  sanity=(name, quantity) in SANITY, **kw)
 
 
@@ -558,8 +541,7 @@ def _diffserv_rows(name, table, quick, params=None) -> list[Check]:
             f"marker's window (here Rio's defaults and the {p['marker_window']:g} s window), "
             f"which set how far each flow stays from its profile")
         rows.append(_row(
-            name, f"flow {flow} rate with DiffServ in packets", ref, quick,
-            source="paper (measured)",
+            name, f"flow {flow} rate with DiffServ in packets", ref, source="paper (measured)",
             unit="Mb/s", paper=ref, packets=_packets(pk[:, k], method),
             reference=f"paper, {table}, Measured DiffServ (service profile "
                       f"{profiles[k] / 1e6:.2f} Mb/s)", note=note))
@@ -680,7 +662,7 @@ def pps_table6(*, sides, quick, params) -> list[Check]:
                     packets=_packets(pk[:, k], method),
                     reference=f"paper, Table 6, {'left' if rtt == 0.03 else 'right'} column",
                     note="" if rtt == 0.03 else _rtt_note(ref, pk[:, k].mean(), rtt_ms),
-                    known=_known("pps-table6", quantity, quick), sanity=rtt == 0.03))
+                    known=KNOWN.get(("pps-table6", quantity)), sanity=rtt == 0.03))
             key = "Table 6 equal" if rtt == 0.03 else "Table 6 varied"
             rows.append(_row(
                 "pps-table6", f"{label}: total rate in packets", MEASURED_TOTAL[key],
@@ -866,10 +848,10 @@ _FIG5_POWER = (
     "0.70-0.92, the tags 24-51% inside, flow 1's share 0.024-0.035)")
 
 
-def _fig5_known(evidence: str, max_error: float, sides=("packets",)) -> Known:
+def _fig5_known(evidence: str, max_error: float, sides=("packets",), form=None) -> Known:
     return Known("paper inconsistent", f"{evidence}; {_FIG5_POWER}; measured: qosmodels "
                  f"validate pps-fig5 (10 seeds of 600 s) and --quick (3 seeds)", max_error,
-                 sides=sides)
+                 sides=sides, form=form)
 
 
 #: Figure 5's declared differences, keyed by quantity: each flow's share (full form, quick
@@ -878,7 +860,9 @@ KNOWN_FIG5: dict[str, Known] = {
     **{f"flow {k} ({100 * k} t/s) share of the total in packets": _fig5_known(
         f"flow {k}'s share is {full:.4f} (quick {quick:.4f}) against the paper's "
         f"{k}/45 = {k / 45:.4f}: the flows with few tickets get more than their share and "
-        f"those with many less", err)
+        f"those with many less", err,
+        # flow 8 is inside the 5 % in the full form (4.7 % off), outside in the quick (5.3 %)
+        form="quick" if k == 8 else None)
        for k, full, quick, err in ((1, 0.0242, 0.0244, 0.13), (2, 0.0509, 0.0516, 0.21),
                                    (3, 0.0739, 0.0747, 0.16), (4, 0.0950, 0.0959, 0.11),
                                    (8, 0.1695, 0.1683, 0.07), (9, 0.1849, 0.1845, 0.10))},
@@ -923,9 +907,7 @@ def pps_fig5(*, sides, quick, params) -> list[Check]:
     net, tickets = figure4()
     tk = np.array(FIG5_TICKETS)
     rows = []
-
-    def known(q):
-        return _known("pps-fig5", q, quick, KNOWN_FIG5)
+    known = KNOWN_FIG5.get
 
     def note(value, expected, tol=PACKET_TOL):
         """Why a row stands off the paper, when it does (else "")."""

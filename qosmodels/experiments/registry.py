@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..errors import ScenarioError, ScenarioTypeError
@@ -150,17 +150,22 @@ class Experiment:
         return {u.name: u.default for u in self.unstated}
 
     def call(self, *, sides, quick: bool, params: dict | None = None) -> list[Check]:
-        """``run`` with ``params`` over the defaults (refused if it names an undeclared one)."""
+        """``run`` with ``params`` over the defaults (refused if it names an undeclared one),
+        without the declarations made for the other form (``Known.form``)."""
         if not self.unstated:
             if params:
                 raise ScenarioError(f"experiment {self.name!r} declares no unstated parameter; "
                                     f"got {sorted(params)}")
-            return self.run(sides=sides, quick=quick)
-        unknown = sorted(set(params or {}) - set(self.defaults))
-        if unknown:
-            raise ScenarioError(f"experiment {self.name!r}: unknown unstated parameter(s) "
-                                f"{unknown}; declared: {sorted(self.defaults)}")
-        return self.run(sides=sides, quick=quick, params={**self.defaults, **(params or {})})
+            rows = self.run(sides=sides, quick=quick)
+        else:
+            unknown = sorted(set(params or {}) - set(self.defaults))
+            if unknown:
+                raise ScenarioError(f"experiment {self.name!r}: unknown unstated parameter(s) "
+                                    f"{unknown}; declared: {sorted(self.defaults)}")
+            rows = self.run(sides=sides, quick=quick,
+                            params={**self.defaults, **(params or {})})
+        return [c if c.known is None or c.known.holds_in(quick) else replace(c, known=None)
+                for c in rows]
 
 
 _REGISTRY: dict[str, Experiment] = {}

@@ -290,6 +290,12 @@ class Known:
         completely that it took no sample in the measured window.  The note
         must say why nothing is measured.  Default False: a side that
         measured nothing fails.
+    form : {None, "quick", "full"}
+        The form of ``validate`` the declaration holds in (default None: both).
+        For a row that lands just inside its tolerance in the other form, where
+        the declaration would be reported as stale; its note gives both forms'
+        values.  :meth:`Experiment.call <qosmodels.experiments.registry.Experiment.call>`
+        drops it from the rows of the other form.
 
     Examples
     --------
@@ -303,10 +309,14 @@ class Known:
     max_error: float
     sides: tuple[str, ...] = SIDES
     unmeasured: bool = False
+    form: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.unmeasured, bool):
             raise ScenarioTypeError(f"Known.unmeasured must be a bool, got {self.unmeasured!r}")
+        if self.form not in (None, "quick", "full"):
+            raise ScenarioError(f"Known.form must be None (both forms), 'quick' or 'full', got "
+                                f"{self.form!r}")
         if self.cause not in CAUSES:
             raise ScenarioError(f"Known.cause must be one of {list(CAUSES)}, got {self.cause!r}")
         _text("Known", "note", self.note, empty=False)
@@ -321,6 +331,10 @@ class Known:
             raise ScenarioError(f"Known.sides must be a non-empty subset of {list(SIDES)}, "
                                 f"got {self.sides!r}")
         object.__setattr__(self, "sides", sides)
+
+    def holds_in(self, quick: bool) -> bool:
+        """Whether the declaration holds in the quick (``quick``) or the full form."""
+        return self.form is None or self.form == ("quick" if quick else "full")
 
     def covers(self, errors: dict[str, float], missing: Iterable[str] = ()) -> bool:
         """Whether the failing sides' deviations ``errors`` (side name to relative deviation)

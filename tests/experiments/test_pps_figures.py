@@ -340,8 +340,8 @@ def test_udp_rule_is_what_cuts_the_flows_to_their_shares():
 
 def test_no_declaration_is_stale_in_the_quick_form(report):
     # flow 8's share is declared for the quick form only (0.1683, 5.3 % off; the full
-    # form's 0.1695 is inside): pps.ONE_FORM_ONLY
+    # form's 0.1695 is inside): Known.form
     assert not report.stale
     c = next(c for c in report.checks
              if c.quantity == "flow 8 (800 t/s) share of the total in packets")
-    assert c.verdict == "known difference"
+    assert c.verdict == "known difference" and c.known.form == "quick"

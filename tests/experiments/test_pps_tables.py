@@ -174,12 +174,14 @@ def test_known_declarations_name_rows_that_exist(report):
     # that hold for the full form only are inside in the quick form (0.407, 0.0904), the
     # quick-form-only one is outside (0.2207 against 0.21)
     assert not report.stale
-    for (name, q), quick in pe.ONE_FORM_ONLY.items():
-        assert q in pe.KNOWN_FIG5 if name == "pps-fig5" else (name, q) in pe.KNOWN
-        if name != "pps-fig5":
-            c = rows(report, name)[q]
-            assert (c.known is not None) is quick
-            assert c.verdict == ("known difference" if quick else "reproduced")
+    forms = {key: k.form for key, k in pe.KNOWN.items() if k.form is not None}
+    assert forms == {("pps-table8", "flow B rate with DiffServ in packets"): "full",
+                     ("pps-table6", "RTT varied: flow 8 (RTT 240 ms) rate in packets"): "full",
+                     ("pps-table7", "flow C rate with DiffServ in packets"): "quick"}
+    for (name, q), form in forms.items():
+        c = rows(report, name)[q]
+        assert (c.known is not None) is (form == "quick")
+        assert c.verdict == ("known difference" if form == "quick" else "reproduced")
     # a declaration does not cover a side that deviates more than it says
     c = rows(report, "pps-table7")["flow C rate in packets"]
     assert not c.known.covers({"packets": c.known.max_error + 0.01})

@@ -185,6 +185,28 @@ def test_experiment_call_passes_the_defaults_and_refuses_unknown_parameters(toy)
     assert settings(exp) == [{"buffer": 10}, {"buffer": 30}, {"buffer": 40}, {"gain": 1.0}]
 
 
+def test_a_declaration_for_one_form_is_dropped_from_the_other(monkeypatch):
+    # Known.form: a row just inside its tolerance in one form keeps no declaration there
+    # (it would be stale), and the other form's row stays a known difference
+    monkeypatch.setattr(reg, "_REGISTRY", dict(reg._REGISTRY))
+    full_only = Known("statistical", "10.6 in the full form, 10.4 in the quick", 0.1,
+                      form="full")
+
+    @register("toy-forms", title="t", paper="p", sides=("packets",))
+    def toy_forms(*, sides, quick):
+        value = 10.4 if quick else 10.6  # 4 % and 6 % off 10, tolerance 5 %
+        return [Check("toy-forms", "x", 10.0, source="closed form", packets=Side(value, 0.05),
+                      known=full_only)]
+
+    quick, full = (validate(["toy-forms"], quick=q).checks[0] for q in (True, False))
+    assert quick.known is None and quick.verdict == "reproduced" and not quick.stale
+    assert full.known is full_only and full.verdict == "known difference"
+    assert (full_only.holds_in(False), full_only.holds_in(True)) == (True, False)
+    assert Known("statistical", "n", 0.1).holds_in(True)
+    with pytest.raises(ScenarioError, match=r"Known.form must be None.*'both'"):
+        Known("statistical", "n", 0.1, form="both")
+
+
 def test_without_explore_nothing_is_reachable(toy):
     rep = validate(["toy-buffer", "toy-plain"])
     v = {c.quantity: c.verdict for c in rep.checks}
