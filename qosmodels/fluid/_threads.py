@@ -196,7 +196,6 @@ def integrate_threads(
      g, ack_k, ack_f, rev_k, rev_f, lk_k, lk_f, drev_k, drev_f,
      rttp_k, rttp_f, eg_k, eg_f, aqm_s, ek, ef, xk, xf, pj_k, pj_f, p_hop, hop_lost,
      dropped, term_ptr, term_hop) = work
-    n_flows = w.shape[0]
     kk = max(vegas_k, 1)
     any_avd = False
     any_red = False

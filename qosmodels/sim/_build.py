@@ -185,8 +185,8 @@ def _numba_parts():
         from numba.core.cpu import CPUContext
         from numba.core.datamodel.models import StructModel
         from numba.core.targetconfig import ConfigStack, TargetConfig
-        from numba.core.types.functions import BaseFunction
         from numba.core.typed_passes import NopythonRewrites
+        from numba.core.types.functions import BaseFunction
         from numba.core.untyped_passes import InlineClosureLikes
     except ImportError:
         return None
@@ -464,8 +464,8 @@ def _install(parts) -> None:
     sizeof = BaseContext.get_abi_sizeof
     from llvmlite.ir import IdentifiedStructType
     from numba.core import base as numba_base
-    from numba.core.types import Array
     from numba.core.typed_passes import NopythonRewrites
+    from numba.core.types import Array
     from numba.core.untyped_passes import InlineClosureLikes
     function, has_loc = BaseContext.get_function, numba_base._has_loc
     inline_closures, rewrite_typed = InlineClosureLikes.run_pass, NopythonRewrites.run_pass

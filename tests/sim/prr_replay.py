@@ -217,7 +217,7 @@ def _network(pattern):
     from qosmodels.mechanisms import Cubic as Cubic0
     from qosmodels.mechanisms import TcpNewReno as TcpNewReno0
     from qosmodels.mechanisms import TcpReno as TcpReno0
-    from qosmodels.sim import DropTail, RandomLoss
+    from qosmodels.sim import RandomLoss
 
     pattern, _, bound = pattern.partition("-")
     bound = bound or "safeack"

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, typeof
 from numba.core import types
 from numba.core.datamodel import default_manager
 from numba.core.datamodel.models import TupleModel
-from llvmlite import ir
 
 from qosmodels.sim import _kernels
 from qosmodels.sim._kernels import _byref

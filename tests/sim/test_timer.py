@@ -30,7 +30,7 @@ import pytest
 
 from qosmodels import Flow, Link, Network
 from qosmodels.errors import ScenarioError, ScenarioTypeError
-from qosmodels.sim import Cubic, RandomLoss, TcpNewReno, TcpReno, simulate
+from qosmodels.sim import Cubic, TcpNewReno, TcpReno, simulate
 from qosmodels.sim._kernels import layout as K
 from qosmodels.sim._kernels.sources import cubic, reno
 from qosmodels.sim.compile import compile_scenario, pack_params
