@@ -360,6 +360,43 @@ class ValidationReport:
 
         return pd.DataFrame([c.as_dict() for c in self.checks])
 
+    def plot(self, ax=None, *, experiments=None, verdicts=None, max_rows: int = 60,
+             linthresh: float = 0.1, **kwargs):
+        """The rows as a forest plot: each side's signed deviation from the row's reference
+        beside the tolerance and the explored span (:mod:`qosmodels.experiments._plot`).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure if omitted.
+        experiments : str or list of str, optional
+            Only these experiments' rows (names in this report).
+        verdicts : str or list of str, optional
+            Only rows with these verdicts (:data:`VERDICTS`), e.g.
+            ``["known difference", "fails"]``.
+        max_rows : int
+            The most rows drawn, in the report's order; the title says how many more
+            the selection holds.
+        linthresh : float
+            Relative deviation within which the axis is linear (logarithmic beyond).
+        **kwargs
+            Passed to the side markers' ``plot`` calls.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        ScenarioError
+            An experiment or verdict not in the report, a selection without rows, or a
+            ``max_rows`` below 1.
+        """
+        from ._plot import plot_report
+
+        return plot_report(self, ax, experiments=experiments, verdicts=verdicts,
+                           max_rows=max_rows, linthresh=linthresh, **kwargs)
+
     def to_json(self) -> str:
         """A JSON list with one object per row (:meth:`Check.as_dict`): ``experiment``,
         ``quantity``, ``expected``, ``measured``, ``tolerance``, ``ok``, ``paper``, ``theory``,
