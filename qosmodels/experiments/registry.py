@@ -273,7 +273,7 @@ def experiments() -> dict[str, Experiment]:
     return dict(_REGISTRY)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ValidationReport:
     """The rows of one or more experiments.
 
@@ -415,6 +415,34 @@ class ValidationReport:
         from ._table import render
 
         return render(self, {n: f"{e.title} ({e.paper})" for n, e in _REGISTRY.items()})
+
+    def __repr__(self) -> str:
+        """One line: the rows per verdict, the experiments, the form (not every row: a full
+        report holds over a thousand; ``str(report)`` prints them)."""
+        verdicts = [c.verdict for c in self.checks]
+        n_exp = len(dict.fromkeys(c.experiment for c in self.checks))
+        counts = ", ".join(f"{verdicts.count(v)} {v}" for v in VERDICTS)
+        n_sanity = sum(c.sanity for c in self.checks)
+        return (f"ValidationReport({len(self.checks)} rows in {n_exp} experiments: {counts}; "
+                f"{n_sanity} sanity; quick={self.quick}, explored={self.explored})")
+
+    def _repr_html_(self) -> str:
+        """In Jupyter: the one line, the rows per verdict per experiment, then the rows outside
+        tolerance with their verdicts and causes (``to_pandas()`` has every column)."""
+        import html
+
+        head = f"<p><code>{html.escape(repr(self))}</code></p>"
+        if not self.checks:
+            return head
+        out = head + self.counts("experiment").to_html(float_format=lambda x: f"{x:.1f}")
+        off = self.to_pandas()
+        off = off.loc[~off["ok"], ["experiment", "quantity", "expected", "measured",
+                                   "tolerance", "verdict", "cause"]]
+        if len(off):
+            out += (f"<p>{len(off)} rows outside tolerance (<code>report.failures</code>; "
+                    f"<code>report.plot(verdicts=...)</code> draws them):</p>"
+                    + off.to_html(max_rows=30, index=False))
+        return out
 
 
 def validate(names: Iterable[str] | None = None, *, sides: Iterable[str] | None = None,

@@ -1,5 +1,6 @@
-"""``ValidationReport.plot``: the rows' signed deviations, tolerances and explored spans drawn
-where the verdicts judge them, and clear errors for a selection that does not exist."""
+"""How a ``ValidationReport`` shows itself: ``plot`` (the rows' signed deviations, tolerances
+and explored spans drawn where the verdicts judge them, and clear errors for a selection that
+does not exist), a one-line ``repr`` and the Jupyter table."""
 
 import math
 
@@ -140,3 +141,19 @@ def test_signed_deviation_has_the_verdicts_magnitude(value, ref, lo, width):
         if point is not None and d != 0:
             assert math.copysign(1, d) == math.copysign(1, value - point)
     assert math.isnan(signed_deviation(math.nan, 1.0))
+
+
+def test_repr_is_one_line_and_the_html_shows_the_rows_outside_tolerance():
+    rep = _report()
+    text = repr(rep)
+    assert text == ("ValidationReport(4 rows in 2 experiments: 1 reproduced, 1 reachable, "
+                    "1 known difference, 1 fails; 0 sanity; quick=False, explored=False)")
+    page = rep._repr_html_()
+    assert page.count("<table") == 2
+    # the three rows outside tolerance are listed, the reproduced one is not
+    for q in ("queue", "delay", "transient"):
+        assert f"<td>{q}</td>" in page
+    assert "<td>rate</td>" not in page
+    empty = ValidationReport(checks=())
+    assert repr(empty).startswith("ValidationReport(0 rows in 0 experiments")
+    assert "<table" not in empty._repr_html_()
