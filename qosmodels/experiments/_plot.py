@@ -15,6 +15,10 @@ the span that ``validate(explore=True)`` measured over the declared unstated par
 value where it differs from the reference (a hollow diamond).  The axis is linear within
 +-``linthresh`` and logarithmic beyond, so that a row 5% off and one 300% off fit in one
 picture.
+
+``kind="counts"`` draws instead one stacked bar per paper (or experiment): its rows by verdict,
+in the verdicts' colours, and its sanity rows apart (hatched grey), each bar labelled with its
+share reproduced and reproduced or reachable.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import math
 from typing import Any, Iterable
 
 from ..errors import ScenarioError, ScenarioTypeError
-from .rows import SIDES, VERDICTS, Bounds, Check
+from .rows import PAPERS, SIDES, VERDICTS, Bounds, Check, paper_of
 
 __all__ = ["signed_deviation", "plot_report", "VERDICT_COLORS", "SIDE_MARKERS"]
 
@@ -105,12 +109,18 @@ def _label(c: Check) -> str:
     return text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 1] + "…"
 
 
-def plot_report(report, ax: Any = None, *, experiments=None, verdicts=None,
-                max_rows: int = 60, linthresh: float = 0.1, **kwargs: Any) -> Any:
-    """Draw ``report``'s rows (see the module docstring); what
+def plot_report(report, ax: Any = None, *, kind: str = "rows", by: str = "paper",
+                experiments=None, verdicts=None, max_rows: int = 60, linthresh: float = 0.1,
+                **kwargs: Any) -> Any:
+    """Draw ``report``'s rows or their counts (see the module docstring); what
     :meth:`ValidationReport.plot <qosmodels.experiments.ValidationReport.plot>` calls."""
     from .._plot import panels
 
+    if kind not in ("rows", "counts"):
+        raise ScenarioError(f"plot(kind=...) must be 'rows' (one line per row) or 'counts' (the "
+                            f"verdicts per paper or experiment), got {kind!r}")
+    if by not in ("paper", "experiment"):
+        raise ScenarioError(f"plot(by=...) must be 'paper' or 'experiment', got {by!r}")
     if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
         raise ScenarioError(f"plot(max_rows=...) must be an int >= 1, got {max_rows!r}")
     if isinstance(linthresh, bool) or not isinstance(linthresh, (int, float)) \
@@ -126,6 +136,8 @@ def plot_report(report, ax: Any = None, *, experiments=None, verdicts=None,
     if not rows:
         raise ScenarioError(f"plot: no row of this report has experiment in {experiments!r} "
                             f"and verdict in {verdicts!r}; nothing to draw")
+    if kind == "counts":
+        return _plot_counts(rows, ax, by, **kwargs)
     shown = rows[:max_rows]
     n = len(shown)
     ax = panels(ax, 1, figsize=(9.0, 1.6 + 0.3 * n))[0]
@@ -209,3 +221,46 @@ def _legend(counts: dict, seen: set) -> list:
         out.append(Line2D([], [], linestyle="none", marker="D", markerfacecolor="none",
                           markeredgecolor="k", label="the paper's value"))
     return out
+
+
+def _plot_counts(rows: list, ax: Any, by: str, **kwargs: Any) -> Any:
+    """One stacked bar per paper or experiment (first appearance first, top down): the rows
+    by verdict, then the sanity rows (counted apart); ``kwargs`` go to ``barh``."""
+    from .._plot import panels
+
+    groups: dict[str, dict[str, int]] = {}
+    for c in rows:
+        key = paper_of(c.experiment) if by == "paper" else c.experiment
+        g = groups.setdefault(key, {**{v: 0 for v in VERDICTS}, "sanity": 0})
+        g["sanity" if c.sanity else c.verdict] += 1
+    n = len(groups)
+    ax = panels(ax, 1, figsize=(9.0, 1.6 + 0.35 * n))[0]
+    labels = []
+    for i, (key, g) in enumerate(groups.items()):
+        y = n - 1 - i
+        left = 0
+        for v in (*VERDICTS, "sanity"):
+            if g[v]:
+                style = (dict(color="0.8", hatch="//", edgecolor="0.5") if v == "sanity"
+                         else dict(color=VERDICT_COLORS[v]))
+                ax.barh(y, g[v], left=left, height=0.7, linewidth=0, **{**style, **kwargs})
+                left += g[v]
+        counted = left - g["sanity"]
+        if counted:
+            rp, rr = g["reproduced"], g["reproduced"] + g["reachable"]
+            ax.text(left, y, f"  {rp / counted:.0%} reproduced, {rr / counted:.0%} with "
+                             f"reachable", va="center", fontsize=7)
+        name = PAPERS.get(key, key) if by == "paper" else key
+        labels.append(name if len(name) <= LABEL_CHARS else name[:LABEL_CHARS - 1] + "…")
+    ax.set_yticks(range(n))
+    ax.set_yticklabels(list(reversed(labels)), fontsize=8)
+    ax.set_ylim(-0.7, n - 0.3)
+    ax.set_xlim(0, max(sum(g.values()) for g in groups.values()) * 1.9)
+    ax.set_xlabel("rows")
+    ax.set_title(f"{len(rows)} rows by verdict, per {by} (sanity rows apart)", fontsize=9)
+    from matplotlib.patches import Patch
+
+    ax.legend(handles=[Patch(color=VERDICT_COLORS[v], label=v) for v in VERDICTS]
+              + [Patch(facecolor="0.8", hatch="//", edgecolor="0.5", label="sanity")],
+              fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return ax

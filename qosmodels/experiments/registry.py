@@ -360,15 +360,20 @@ class ValidationReport:
 
         return pd.DataFrame([c.as_dict() for c in self.checks])
 
-    def plot(self, ax=None, *, experiments=None, verdicts=None, max_rows: int = 60,
-             linthresh: float = 0.1, **kwargs):
+    def plot(self, ax=None, *, kind: str = "rows", by: str = "paper", experiments=None,
+             verdicts=None, max_rows: int = 60, linthresh: float = 0.1, **kwargs):
         """The rows as a forest plot: each side's signed deviation from the row's reference
-        beside the tolerance and the explored span (:mod:`qosmodels.experiments._plot`).
+        beside the tolerance and the explored span (:mod:`qosmodels.experiments._plot`); or
+        with ``kind="counts"`` the verdicts per paper or experiment as stacked bars.
 
         Parameters
         ----------
         ax : matplotlib Axes, optional
             Where to draw; a new figure if omitted.
+        kind : {"rows", "counts"}
+            One line per row (default), or one stacked bar per paper or experiment.
+        by : {"paper", "experiment"}
+            What ``kind="counts"`` groups by.
         experiments : str or list of str, optional
             Only these experiments' rows (names in this report).
         verdicts : str or list of str, optional
@@ -376,11 +381,11 @@ class ValidationReport:
             ``["known difference", "fails"]``.
         max_rows : int
             The most rows drawn, in the report's order; the title says how many more
-            the selection holds.
+            the selection holds (``kind="rows"``).
         linthresh : float
             Relative deviation within which the axis is linear (logarithmic beyond).
         **kwargs
-            Passed to the side markers' ``plot`` calls.
+            Passed to the side markers' ``plot`` calls (``kind="counts"``: to ``barh``).
 
         Returns
         -------
@@ -389,13 +394,13 @@ class ValidationReport:
         Raises
         ------
         ScenarioError
-            An experiment or verdict not in the report, a selection without rows, or a
-            ``max_rows`` below 1.
+            An experiment or verdict not in the report, a selection without rows, an
+            unknown ``kind`` or ``by``, or a ``max_rows`` below 1.
         """
         from ._plot import plot_report
 
-        return plot_report(self, ax, experiments=experiments, verdicts=verdicts,
-                           max_rows=max_rows, linthresh=linthresh, **kwargs)
+        return plot_report(self, ax, kind=kind, by=by, experiments=experiments,
+                           verdicts=verdicts, max_rows=max_rows, linthresh=linthresh, **kwargs)
 
     def to_json(self) -> str:
         """A JSON list with one object per row (:meth:`Check.as_dict`): ``experiment``,

@@ -157,3 +157,40 @@ def test_repr_is_one_line_and_the_html_shows_the_rows_outside_tolerance():
     empty = ValidationReport(checks=())
     assert repr(empty).startswith("ValidationReport(0 rows in 0 experiments")
     assert "<table" not in empty._repr_html_()
+
+
+def _segments(ax):
+    """(y, left, width, facecolor hex) of every bar, top bar first."""
+    return sorted(((round(p.get_y() + p.get_height() / 2), p.get_x(), p.get_width(),
+                    matplotlib.colors.to_hex(p.get_facecolor(), keep_alpha=False))
+                   for p in ax.patches), key=lambda t: (-t[0], t[1]))
+
+
+def test_counts_stack_the_verdicts_per_experiment_and_per_paper():
+    rep = ValidationReport(checks=(
+        *_report().checks,
+        Check("b", "share", 1.0, source="closed form", packets=Side(1.0, 0.1), sanity=True),
+        Check("pps-table1", "rate", 1.0, source="paper (measured)", packets=Side(1.0, 0.1)),
+    ))
+    hexes = {v: matplotlib.colors.to_hex(c) for v, c in VERDICT_COLORS.items()}
+    ax = rep.plot(kind="counts", by="experiment")
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["pps-table1", "b", "a"]
+    assert _segments(ax) == [
+        (2, 0, 1, hexes["reproduced"]), (2, 1, 1, hexes["known difference"]),
+        (1, 0, 1, hexes["reachable"]), (1, 1, 1, hexes["fails"]),
+        (1, 2, 1, matplotlib.colors.to_hex("0.8")),  # b's sanity row, apart and last
+        (0, 0, 1, hexes["reproduced"])]
+    texts = sorted((round(t.get_position()[1]), t.get_text().strip()) for t in ax.texts)
+    assert texts == [(0, "100% reproduced, 100% with reachable"),
+                     (1, "0% reproduced, 50% with reachable"),
+                     (2, "50% reproduced, 50% with reachable")]
+    # by paper: "a" and "b" are textbook rows (no paper prefix), pps-table1 is PPS
+    ax = rep.plot(kind="counts")
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "Probabilistic Packet Scheduling (PPS)", "Textbook checks (M/D/1, parking lots, "
+                                                  "Reno/RED fluid)"]
+    assert ax.get_title() == "6 rows by verdict, per paper (sanity rows apart)"
+    with pytest.raises(ScenarioError, match=r"plot\(kind=\.\.\.\) must be 'rows'.*got 'bars'"):
+        rep.plot(kind="bars")
+    with pytest.raises(ScenarioError, match=r"plot\(by=\.\.\.\) must be 'paper' or "):
+        rep.plot(kind="counts", by="author")

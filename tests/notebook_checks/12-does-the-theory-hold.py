@@ -21,3 +21,6 @@ assert set(again) == {(c.experiment, c.quantity) for c in reachable}
 assert all(r.ok for r in again.values())
 # the picture has one line per row
 assert len(ax.get_yticklabels()) == len(explored.checks)
+# and the counts: one bar label per experiment, the segments adding up to its rows
+assert [t.get_text() for t in counts_ax.get_yticklabels()] == list(reversed(NAMES))
+assert sum(p.get_width() for p in counts_ax.patches) == len(explored.checks)
