@@ -169,8 +169,9 @@ def plot_report(report, ax: Any = None, *, kind: str = "rows", by: str = "paper"
             if s.ci is not None and math.isfinite(s.ci) and s.ci > 0:
                 e = sorted(signed_deviation(s.value + d, c.expected) for d in (-s.ci, s.ci))
                 ax.plot(e, [y, y], color=color, linewidth=1)
-            ax.plot([x], [y], linestyle="none", marker=SIDE_MARKERS[name], color=color,
-                    markeredgecolor="k", markeredgewidth=0.5, **kwargs)
+            ax.plot([x], [y], **{**dict(linestyle="none", marker=SIDE_MARKERS[name],
+                                        color=color, markeredgecolor="k",
+                                        markeredgewidth=0.5), **kwargs})
             seen.add(name)
             lo_x, hi_x = min(lo_x, x), max(hi_x, x)
         if c.paper is not None and not isinstance(c.paper, Bounds) \

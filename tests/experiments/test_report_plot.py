@@ -194,3 +194,12 @@ def test_counts_stack_the_verdicts_per_experiment_and_per_paper():
         rep.plot(kind="bars")
     with pytest.raises(ScenarioError, match=r"plot\(by=\.\.\.\) must be 'paper' or "):
         rep.plot(kind="counts", by="author")
+
+
+def test_keyword_arguments_reach_the_marks_and_override_their_style():
+    ax = _report().plot(markersize=11, color="k")
+    marks = [ln for ln in ax.get_lines() if ln.get_marker() in ("o", "s", "^")]
+    assert len(marks) == 5 and all(ln.get_markersize() == 11 for ln in marks)
+    assert all(matplotlib.colors.to_hex(ln.get_color()) == "#000000" for ln in marks)
+    ax = _report().plot(kind="counts", alpha=0.5)
+    assert all(p.get_alpha() == 0.5 for p in ax.patches)
