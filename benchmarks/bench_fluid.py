@@ -38,13 +38,18 @@ memory read (``ru_maxrss``), with the model's own estimate of its delay historie
 saved samples.  ``--dt`` (with ``--coarse``: ``coarse_dt=True``, a step above the shortest
 link's delay), ``--save-dt`` and ``--threads`` pass those options to both models (default: the
 solver's; with threads the threaded kernel is loaded by a short untimed run of the network
-first, and the share of the steps that ran on threads is reported).
+first, and the share of the steps that ran on threads is reported).  Before each model a host probe
+(:func:`work_probe`, a process of its own) times a dependent load from a 64 MB random cycle
+(memory latency), a sum over 256 MB (bandwidth) and a dependent multiply-add (the core's
+clock), so that a run can be set beside another day's on a host whose speed varies;
+``--probe N`` runs the probe alone, N times.
 
 Usage::
 
     python benchmarks/bench_fluid.py --scale [--t-end 50] [--flows 10000 --links 1000]
     python benchmarks/bench_fluid.py --scale --dt 0.002 --coarse --save-dt 0.25
     python benchmarks/bench_fluid.py --scale --threads 1   # the serial loop throughout
+    python benchmarks/bench_fluid.py --probe 5      # the host probe alone, five times
     python benchmarks/bench_fluid.py                 # everything, prints a Markdown table
     python benchmarks/bench_fluid.py --install       # pip-install jitcdde first if missing
     python benchmarks/bench_fluid.py --skip-jitcdde  # Numba and solve_ivp only
@@ -184,6 +189,75 @@ def work_scale(model: str, flows: int, links: int, t_end: float, dt: float | Non
                 mean_total_rate_late_bps=float(r.rates[late].sum(axis=1).mean()))
 
 
+def work_probe() -> dict:
+    """The host's speed now, three ways (the median of five timings each), so that runs on
+    different days can be compared: ``latency_ns``, one dependent load from a 64 MB random
+    cycle (memory latency: the fluid step's scattered history reads); ``bandwidth_gbs``, a
+    sum over 256 MB (streaming); ``ns_per_op``, one step of a dependent multiply-add chain
+    (the core's clock).  Run in a process of its own, before each model's."""
+    import numpy as np
+    from numba import njit
+
+    @njit(cache=False)
+    def chase(nxt, steps):
+        k = 0
+        for _ in range(steps):
+            k = nxt[k]
+        return k
+
+    @njit(cache=False)
+    def total(a):
+        s = 0.0
+        for x in a:
+            s += x
+        return s
+
+    @njit(cache=False)
+    def chain(n):
+        x = 1.0
+        for _ in range(n):
+            x = x * 0.999999 + 1e-9
+        return x
+
+    rng = np.random.default_rng(SEED)
+    n = 8 * 1024 * 1024  # 64 MB of int64
+    order = rng.permutation(n)
+    nxt = np.empty(n, dtype=np.int64)
+    nxt[order] = np.roll(order, -1)  # one cycle through every element
+    a = np.ones(32 * 1024 * 1024)  # 256 MB
+    steps, ops = 4_000_000, 50_000_000
+    chase(nxt, 10), total(a[:10]), chain(10)  # compile: not timed
+
+    def median(f, *args):
+        times = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            f(*args)
+            times.append(time.perf_counter() - t0)
+        return sorted(times)[2]
+
+    return dict(latency_ns=median(chase, nxt, steps) / steps * 1e9,
+                bandwidth_gbs=a.nbytes / median(total, a) / 1e9,
+                ns_per_op=median(chain, ops) / ops * 1e9)
+
+
+def _probe() -> dict | None:
+    code = (f"import json, sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); "
+            f"import bench_fluid as b; print('RESULT' + json.dumps(b.work_probe()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    line = [x for x in out.stdout.splitlines() if x.startswith("RESULT")]
+    return json.loads(line[0][6:]) if line else None
+
+
+def run_probe(repeat: int) -> int:
+    """``--probe``: the host probe alone, ``repeat`` times, one JSON line each."""
+    for _ in range(repeat):
+        d = _probe() or {}
+        print(json.dumps(dict(time=time.strftime("%H:%M:%S"), load=os.getloadavg()[0], **d)),
+              flush=True)
+    return 0
+
+
 def run_scale(flows: int, links: int, t_end: float, dt: float | None = None,
               coarse: bool = False, save_dt: float | None = None,
               threads: int | None = None) -> int:
@@ -196,12 +270,13 @@ def run_scale(flows: int, links: int, t_end: float, dt: float | None = None,
                 f"import bench_fluid as b; print('RESULT' + json.dumps(b.work_scale("
                 f"{model!r}, {flows}, {links}, {t_end}, {dt!r}, {coarse!r}, {save_dt!r}, "
                 f"{threads!r})))")
+        probe = _probe()
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         line = [x for x in out.stdout.splitlines() if x.startswith("RESULT")]
         if not line:
             print(f"{model}: failed\n{out.stderr[-2000:]}", flush=True)
             continue
-        rows.append(json.loads(line[0][6:]))
+        rows.append(dict(json.loads(line[0][6:]), probe=probe))
         print(json.dumps(rows[-1]), flush=True)
     print()
     print("| model | flows / links / hops | model time | threads (layer) | wall | CPU "
@@ -214,6 +289,13 @@ def run_scale(flows: int, links: int, t_end: float, dt: float | None = None,
               f"{r['wall']:.1f} s | {r['cpu']:.1f} s | "
               f"{r['ns_per_update']:.0f} | {r['peak_gb']:.2f} GB | {r['histories_gb']:.2f} + "
               f"{r['saved_gb']:.2f} GB |")
+    print()
+    for r in rows:
+        p = r["probe"]
+        if p:
+            print(f"host probe before {r['model']}: memory latency {p['latency_ns']:.0f} ns, "
+                  f"bandwidth {p['bandwidth_gbs']:.1f} GB/s, {p['ns_per_op']:.2f} ns per "
+                  f"dependent multiply-add")
     return 0
 
 
@@ -252,7 +334,11 @@ def main(argv=None) -> int:
     ap.add_argument("--save-dt", type=float, help="sampling interval of --scale's results, s")
     ap.add_argument("--threads", type=int, help="solve_fluid's threads in --scale (default: "
                     "its default, Numba's thread count; 1: serial)")
+    ap.add_argument("--probe", type=int, metavar="N", help="only the host probe (memory "
+                    "latency, bandwidth, a dependent multiply-add), N times")
     args = ap.parse_args(argv)
+    if args.probe:
+        return run_probe(args.probe)
     if args.scale:
         return run_scale(args.flows, args.links, args.t_end, args.dt, args.coarse,
                          args.save_dt, args.threads)
