@@ -14,7 +14,7 @@
                                            paper's topology runs with its paper's mechanisms,
                                            PAPER_MECHANISMS, unless --bare)
     qosmodels validate [NAME...] [--json] [--sides theory,fluid,packets] [--quick] [--jobs N]
-                       [--explore] [--executor {serial,process,dask}]
+                       [--explore] [--executor {serial,process,dask}] [--plot FILE]
                                            run experiments: paper, theory, fluid and packets
                                            side by side with the expected value and a verdict
 
@@ -22,7 +22,10 @@
 the report, summary first (the totals, then one line per experiment and per
 paper: rows reproduced, reachable, known differences, fails).  It exits with status 1
 when any row's verdict is ``fails`` (outside tolerance and not explained by a
-declared known difference or an explored setting), 0 otherwise.
+declared known difference or an explored setting), 0 otherwise.  With ``--plot FILE`` it
+also draws the report into FILE (any format Matplotlib writes: .png, .pdf, .svg): the
+verdicts per paper, and the rows outside tolerance on the scale the verdicts are judged on
+(:meth:`ValidationReport.plot <qosmodels.experiments.ValidationReport.plot>`).
 
 Bad arguments never show a traceback: every usage error (an unknown command,
 topology, experiment or side, a malformed ``-p key=value``, a parameter the
@@ -188,6 +191,9 @@ def _parser() -> argparse.ArgumentParser:
                         "processes, 2 unless given) or dask (a local Dask cluster of --jobs "
                         "worker processes); the report is the same.  Default: process when "
                         "--jobs > 1, else serial")
+    v.add_argument("--plot", default=None, metavar="FILE",
+                   help="also draw the report into FILE (.png, .pdf, .svg, ...): the verdicts "
+                        "per paper, then the rows outside tolerance (at most 60)")
     return p
 
 
@@ -675,6 +681,7 @@ def _validate(args) -> int:
               + (f": {counts}" if counts else ""), file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
+    plot_to = _plot_target(args.plot) if args.plot is not None else None
     jobs = int(args.jobs)
     kind = args.executor or ("process" if jobs > 1 else "serial")
     if kind != "serial" and args.jobs == 1 and args.executor is not None:
@@ -713,7 +720,59 @@ def _validate(args) -> int:
     print(f"qosmodels validate: {len(report.seconds)} experiments in "
           f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
     print(report.to_json() if args.json else report)
+    if plot_to is not None and report.checks:
+        try:
+            _draw_report(report, plot_to)
+        except OSError as exc:  # the report is printed; say why the picture is not
+            raise _UsageError("qosmodels validate", f"--plot {plot_to!r}: could not write "
+                              f"it ({exc.strerror or exc})") from None
+        print(f"qosmodels validate: the report is drawn in {plot_to}", file=sys.stderr,
+              flush=True)
     return 0 if report.passed else 1
+
+
+#: The most rows ``validate --plot`` draws in its second panel.
+PLOT_ROWS = 60
+
+
+def _plot_target(path: str) -> str:
+    """``validate --plot``'s file, checked before anything runs: an existing folder and a
+    format Matplotlib writes (a usage error otherwise)."""
+    import os
+
+    from matplotlib.figure import Figure
+
+    formats = Figure().canvas.get_supported_filetypes()
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    if ext not in formats:
+        raise _UsageError("qosmodels validate", f"--plot {path!r}: the file's extension must "
+                          f"name a format Matplotlib writes ({', '.join(sorted(formats))}), "
+                          f"got {('.' + ext) if ext else 'none'}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise _UsageError("qosmodels validate", f"--plot {path!r}: no folder {folder!r}; "
+                          f"create it first or give another path")
+    return path
+
+
+def _draw_report(report, path: str) -> None:
+    """The verdicts per paper above the rows outside tolerance (all rows when none is), at
+    most :data:`PLOT_ROWS` of them, saved to ``path``."""
+    from matplotlib.figure import Figure
+
+    from .experiments.rows import paper_of
+
+    off = [v for v in ("reachable", "known difference", "fails")
+           if any(c.verdict == v for c in report.checks)]
+    n_papers = len({paper_of(c.experiment) for c in report.checks})
+    n_rows = min(PLOT_ROWS, sum(c.verdict in off for c in report.checks) if off
+                 else len(report.checks))
+    heights = (1.6 + 0.35 * n_papers, 1.6 + 0.3 * n_rows)
+    fig = Figure(figsize=(11.0, sum(heights)), constrained_layout=True)
+    top, bottom = fig.subplots(2, 1, height_ratios=heights)
+    report.plot(top, kind="counts")
+    report.plot(bottom, verdicts=off or None, max_rows=PLOT_ROWS)
+    fig.savefig(path, dpi=100)
 
 
 if __name__ == "__main__":  # pragma: no cover

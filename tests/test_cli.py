@@ -447,3 +447,37 @@ def test_warmup_of_a_topology_compiles_only_what_it_needs(capsys, tmp_path, monk
     out = capsys.readouterr().out
     assert "packet kernel for dumbbell's mechanisms ready" in out and "fluid kernel ready" in out
     assert V.variant_ready(V.kernels_of(net) | V.CORE)
+
+
+def test_validate_plot_draws_the_report_and_refuses_a_bad_file_before_running(
+        monkeypatch, capsys, tmp_path):
+    import qosmodels.experiments as ex
+    from qosmodels.experiments import Check, Known, Side, ValidationReport
+
+    known = Check("x", "k", 1.0, source="closed form", theory=Side(2.0, 0.1),
+                  known=Known("paper inconsistent", "the table contradicts the text", 1.5))
+    ok = Check("x", "q", 1.0, source="closed form", theory=Side(1.0, 0.1))
+    ran = []
+
+    def fake_validate(names, **kw):
+        ran.append(names)
+        return ValidationReport(checks=(ok, known), seconds={"x": 0.1})
+
+    monkeypatch.setattr(ex, "validate", fake_validate)
+    for suffix in ("png", "svg", "pdf"):
+        out = tmp_path / f"report.{suffix}"
+        assert main(["validate", "md1", "--sides", "theory", "--plot", str(out)]) == 0
+        assert f"the report is drawn in {out}" in capsys.readouterr().err
+        head = out.read_bytes()[:8]
+        assert {"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF"}[suffix] in head
+    assert len(ran) == 3
+    # a format Matplotlib does not write, or a folder that does not exist: exit 2, one line,
+    # before any experiment runs, and no file
+    for bad, why in ((tmp_path / "report.xyz", "must name a format Matplotlib writes"),
+                     (tmp_path / "report", "must name a format Matplotlib writes"),
+                     (tmp_path / "nowhere" / "report.png", "no folder")):
+        assert main(["validate", "md1", "--sides", "theory", "--plot", str(bad)]) == 2
+        err = capsys.readouterr().err
+        assert why in err and len(err.strip().splitlines()) == 1
+        assert not bad.exists()
+    assert len(ran) == 3

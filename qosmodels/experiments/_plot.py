@@ -194,7 +194,8 @@ def plot_report(report, ax: Any = None, *, kind: str = "rows", by: str = "paper"
     if more:
         title += f"\n({more} more not shown: raise max_rows or pass experiments= or verdicts=)"
     ax.set_title(title, fontsize=9)
-    ax.legend(handles=_legend(counts, seen), fontsize=7, loc="best")
+    ax.legend(handles=_legend(counts, seen), fontsize=7, loc="upper left",
+              bbox_to_anchor=(1.01, 1.0))
     return ax
 
 
