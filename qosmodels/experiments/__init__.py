@@ -31,13 +31,14 @@ from .registry import (
     Unstated,
     ValidationReport,
     experiments,
+    paper_of,
     register,
     validate,
 )
 
 __all__ = ["Check", "Side", "Bounds", "Known", "Unstated", "Experiment", "ValidationReport",
            "register", "experiments", "validate", "SIDES", "SOURCES", "VERDICTS", "CAUSES",
-           "PAPERS", "MODULES"]
+           "PAPERS", "paper_of", "MODULES"]
 
 #: Modules holding registered experiments, imported on first use: every module of
 #: this package except the registry and the private helpers, so a new paper's

@@ -1,9 +1,11 @@
 # Checks run in the kernel of notebooks/12-does-the-theory-hold.ipynb after it has run
 # (tests/test_notebooks_examples.py): the verdicts the notebook reads hold together.
 # ruff: noqa: F821
+import io as _io
 import math as _math
 
 from qosmodels.experiments import VERDICTS as _VERDICTS
+from qosmodels.experiments import paper_of as _paper_of
 
 # no row of the two experiments fails, in either run, and every row has one of the verdicts
 assert report.passed and explored.passed
@@ -24,3 +26,7 @@ assert len(ax.get_yticklabels()) == len(explored.checks)
 # and the counts: one bar label per experiment, the segments adding up to its rows
 assert [t.get_text() for t in counts_ax.get_yticklabels()] == list(reversed(NAMES))
 assert sum(p.get_width() for p in counts_ax.patches) == len(explored.checks)
+# section 7's snippet: the JSON into pandas, the verdicts per paper
+_rows = pd.read_json(_io.StringIO(explored.to_json()))
+_t = pd.crosstab(_rows["experiment"].map(_paper_of), _rows["verdict"])
+assert sorted(_t.index) == ["acc", "pps"] and int(_t.values.sum()) == len(explored.checks)
