@@ -89,7 +89,8 @@ def _row_notes(c: Check) -> list[str]:
 
 def render_summary(report, width: int | None = None) -> str:
     """The totals, then one line per experiment and one per paper: rows, verdicts, sanity
-    rows, time."""
+    rows, time (per experiment), and per paper the shares of its rows reproduced (``%rep``)
+    and reproduced or reachable (``%r+r``), sanity rows apart."""
     width = terminal_width() if width is None else width
     by_exp = report.counts("experiment")
     by_paper = report.counts("paper")
@@ -97,14 +98,20 @@ def render_summary(report, width: int | None = None) -> str:
              "fails": "FAILS"}
     head = ["rows", *(short[v] for v in VERDICTS), "sanity"]
 
-    def table(df, label: str, names: dict[str, str], with_time: bool) -> list[str]:
-        cols = head + (["s"] if with_time else [])
+    def table(df, label: str, names: dict[str, str], with_time: bool,
+              with_shares: bool = False) -> list[str]:
+        cols = head + (["s"] if with_time else []) + (["%rep", "%r+r"] if with_shares else [])
         body = []
         for key, r in df.iterrows():
             cells = [str(int(r["rows"])), *(str(int(r[v])) for v in VERDICTS),
                      str(int(r["sanity"]))]
             if with_time:
                 cells.append(f"{r['seconds']:.1f}")
+            if with_shares:  # of the rows counted (sanity rows apart)
+                n_rows = int(r["rows"])
+                rp, rr = int(r["reproduced"]), int(r["reproduced"]) + int(r["reachable"])
+                cells += ([f"{100 * rp / n_rows:.0f}", f"{100 * rr / n_rows:.0f}"] if n_rows
+                          else ["-", "-"])
             body.append((names.get(key, key), cells))
         wn = [max(len(c[i]) for _, c in body + [("", cols)]) for i in range(len(cols))]
         numbers = sum(wn) + 2 * len(cols)
@@ -132,7 +139,7 @@ def render_summary(report, width: int | None = None) -> str:
     lines.append("")
     lines += table(by_exp, "experiment", {}, True)
     lines.append("")
-    lines += table(by_paper, "paper", PAPERS, False)
+    lines += table(by_paper, "paper", PAPERS, False, with_shares=True)
     lines.append("")
     if report.stale:
         lines += textwrap.wrap(f"{len(report.stale)} declared known differences now reproduce: "

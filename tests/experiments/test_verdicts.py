@@ -322,6 +322,11 @@ def test_counts_and_summary_put_sanity_rows_apart(toy):
     assert first[head].split()[:7] == ["experiment", "rows", "reprod", "reach", "known",
                                        "FAILS", "sanity"]
     assert any(line.startswith("toy-buffer") for line in first[head:head + 5])
+    paper_head = next(i for i, line in enumerate(first) if line.startswith("paper"))
+    assert first[paper_head].split()[-3:] == ["sanity", "%rep", "%r+r"]
+    shares = {line.split()[0]: line.split()[-2:] for line in first[paper_head + 1:paper_head + 3]}
+    # textbook: the toys' 4 rows, 1 reproduced and none reachable; dks: its sanity row only
+    assert shares == {"Textbook": ["25", "25"], "Fair": ["-", "-"]}
     assert "2 rows fail (outside tolerance, not explained): in toy-buffer, toy-plain" in text
     assert "known difference (paper inconsistent): why" in text
     assert max(len(line) for line in rep.summary(width=90).splitlines()) <= 90
