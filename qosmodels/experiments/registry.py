@@ -422,14 +422,15 @@ class ValidationReport:
         return render(self, {n: f"{e.title} ({e.paper})" for n, e in _REGISTRY.items()})
 
     def __repr__(self) -> str:
-        """One line: the rows per verdict, the experiments, the form (not every row: a full
-        report holds over a thousand; ``str(report)`` prints them)."""
-        verdicts = [c.verdict for c in self.checks]
+        """One line: the rows per verdict (sanity rows apart, as in :meth:`summary`), the
+        experiments, the form (not every row: a full report holds over a thousand;
+        ``str(report)`` prints them)."""
+        verdicts = [c.verdict for c in self.checks if not c.sanity]
         n_exp = len(dict.fromkeys(c.experiment for c in self.checks))
         counts = ", ".join(f"{verdicts.count(v)} {v}" for v in VERDICTS)
-        n_sanity = sum(c.sanity for c in self.checks)
+        n_sanity = len(self.checks) - len(verdicts)
         return (f"ValidationReport({len(self.checks)} rows in {n_exp} experiments: {counts}; "
-                f"{n_sanity} sanity; quick={self.quick}, explored={self.explored})")
+                f"{n_sanity} sanity apart; quick={self.quick}, explored={self.explored})")
 
     def _repr_html_(self) -> str:
         """In Jupyter: the one line, the rows per verdict per experiment, then the rows outside

@@ -147,7 +147,13 @@ def test_repr_is_one_line_and_the_html_shows_the_rows_outside_tolerance():
     rep = _report()
     text = repr(rep)
     assert text == ("ValidationReport(4 rows in 2 experiments: 1 reproduced, 1 reachable, "
-                    "1 known difference, 1 fails; 0 sanity; quick=False, explored=False)")
+                    "1 known difference, 1 fails; 0 sanity apart; quick=False, explored=False)")
+    # a sanity row is counted apart from the verdicts, as in the summary
+    more = ValidationReport(checks=rep.checks + (
+        Check("b", "share", 1.0, source="closed form", packets=Side(1.0, 0.1), sanity=True),))
+    assert repr(more) == ("ValidationReport(5 rows in 2 experiments: 1 reproduced, 1 reachable, "
+                          "1 known difference, 1 fails; 1 sanity apart; quick=False, "
+                          "explored=False)")
     page = rep._repr_html_()
     assert page.count("<table") == 2
     # the three rows outside tolerance are listed, the reproduced one is not
