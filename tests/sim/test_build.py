@@ -611,7 +611,7 @@ def test_lookups_whose_answer_cannot_change_are_made_once_in_a_block():
             True, False, True, False]
         assert _build._takes_loc == {with_loc: True, without_loc: False}
         for _ in range(2):  # Numba's failure, then the remembered one: the same error
-            with pytest.raises(NotImplementedError) as ours:
+            with pytest.raises(NotImplementedError, match="__array__") as ours:
                 ctx.get_function("__array__", missing)
             assert str(ours.value) == str(numbas.value)
         assert _build._no_array == {(ctx, arr)}
