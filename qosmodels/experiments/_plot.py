@@ -24,10 +24,11 @@ share reproduced and reproduced or reachable.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Iterable
 
 from ..errors import ScenarioError, ScenarioTypeError
-from .rows import PAPERS, SIDES, VERDICTS, Bounds, Check, paper_of
+from .rows import PAPERS, SIDES, VERDICTS, Bounds, Check, signed_deviation
 
 __all__ = ["signed_deviation", "plot_report", "VERDICT_COLORS", "SIDE_MARKERS"]
 
@@ -38,49 +39,6 @@ VERDICT_COLORS = {"reproduced": "tab:green", "reachable": "tab:blue",
 SIDE_MARKERS = {"theory": "o", "fluid": "s", "packets": "^"}
 #: Longest row label, characters (longer labels end with an ellipsis).
 LABEL_CHARS = 60
-
-
-def _relative_signed(value: float, ref: float) -> float:
-    d = value - ref
-    return d / abs(ref) if ref != 0 else d
-
-
-def signed_deviation(value: float, expected: float | Bounds) -> float:
-    """Signed relative deviation of ``value`` from ``expected``.
-
-    Its magnitude is :meth:`Side.error <qosmodels.experiments.Side.error>`'s (the deviation
-    the verdicts judge); its sign says on which side of the reference ``value`` lies.
-
-    Parameters
-    ----------
-    value : float
-        A side's value, in the row's unit (NaN gives NaN, +-inf gives +-inf).
-    expected : float or Bounds
-        The row's reference.
-
-    Returns
-    -------
-    float
-        ``(value - expected) / |expected|`` (``value - expected`` when ``expected`` is 0);
-        for a range, 0 inside it, else the same measured from the nearer end.
-
-    Examples
-    --------
-    >>> signed_deviation(0.9, 1.0), signed_deviation(3.0, Bounds(2.5, 3.5))
-    (-0.09999999999999998, 0.0)
-    >>> signed_deviation(7.0, Bounds(2.5, 3.5))
-    1.0
-    """
-    v = float(value)
-    if math.isnan(v):
-        return math.nan
-    if isinstance(expected, Bounds):
-        if expected.lower is not None and v < expected.lower:
-            return _relative_signed(v, expected.lower)
-        if expected.upper is not None and v > expected.upper:
-            return _relative_signed(v, expected.upper)
-        return 0.0
-    return _relative_signed(v, float(expected))
 
 
 def _names(arg, allowed: Iterable[str], what: str) -> set[str] | None:
@@ -104,9 +62,13 @@ def _names(arg, allowed: Iterable[str], what: str) -> set[str] | None:
     return set(items)
 
 
-def _label(c: Check) -> str:
-    text = f"{c.experiment}: {c.quantity}" + (" [sanity]" if c.sanity else "")
+def _short(text: str) -> str:
+    """``text`` cut to :data:`LABEL_CHARS` characters, with an ellipsis."""
     return text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 1] + "…"
+
+
+def _label(c: Check) -> str:
+    return _short(f"{c.experiment}: {c.quantity}" + (" [sanity]" if c.sanity else ""))
 
 
 def plot_report(report, ax: Any = None, *, kind: str = "rows", by: str = "paper",
@@ -137,7 +99,7 @@ def plot_report(report, ax: Any = None, *, kind: str = "rows", by: str = "paper"
         raise ScenarioError(f"plot: no row of this report has experiment in {experiments!r} "
                             f"and verdict in {verdicts!r}; nothing to draw")
     if kind == "counts":
-        return _plot_counts(rows, ax, by, **kwargs)
+        return _plot_counts(replace(report, checks=tuple(rows)), ax, by, **kwargs)
     shown = rows[:max_rows]
     n = len(shown)
     ax = panels(ax, 1, figsize=(9.0, 1.6 + 0.3 * n))[0]
@@ -225,41 +187,38 @@ def _legend(counts: dict, seen: set) -> list:
     return out
 
 
-def _plot_counts(rows: list, ax: Any, by: str, **kwargs: Any) -> Any:
-    """One stacked bar per paper or experiment (first appearance first, top down): the rows
-    by verdict, then the sanity rows (counted apart); ``kwargs`` go to ``barh``."""
+def _plot_counts(report, ax: Any, by: str, **kwargs: Any) -> Any:
+    """One stacked bar per paper or experiment of ``report.counts(by)`` (first appearance
+    first, top down): the rows by verdict, then the sanity rows (counted apart); ``kwargs`` go
+    to ``barh``."""
     from .._plot import panels
+    from ._table import shares
 
-    groups: dict[str, dict[str, int]] = {}
-    for c in rows:
-        key = paper_of(c.experiment) if by == "paper" else c.experiment
-        g = groups.setdefault(key, {**{v: 0 for v in VERDICTS}, "sanity": 0})
-        g["sanity" if c.sanity else c.verdict] += 1
-    n = len(groups)
+    table = report.counts(by)
+    n = len(table)
     ax = panels(ax, 1, figsize=(9.0, 1.6 + 0.35 * n))[0]
     labels = []
-    for i, (key, g) in enumerate(groups.items()):
+    for i, (key, g) in enumerate(table.iterrows()):
         y = n - 1 - i
         left = 0
         for v in (*VERDICTS, "sanity"):
             if g[v]:
                 style = (dict(color="0.8", hatch="//", edgecolor="0.5") if v == "sanity"
                          else dict(color=VERDICT_COLORS[v]))
-                ax.barh(y, g[v], left=left, height=0.7, linewidth=0, **{**style, **kwargs})
-                left += g[v]
-        counted = left - g["sanity"]
-        if counted:
-            rp, rr = g["reproduced"], g["reproduced"] + g["reachable"]
-            ax.text(left, y, f"  {rp / counted:.0%} reproduced, {rr / counted:.0%} with "
-                             f"reachable", va="center", fontsize=7)
-        name = PAPERS.get(key, key) if by == "paper" else key
-        labels.append(name if len(name) <= LABEL_CHARS else name[:LABEL_CHARS - 1] + "…")
+                ax.barh(y, int(g[v]), left=left, height=0.7, linewidth=0, **{**style, **kwargs})
+                left += int(g[v])
+        got = shares(g)
+        if got:
+            ax.text(left, y, f"  {got[0]:.0%} reproduced, {got[1]:.0%} with reachable",
+                    va="center", fontsize=7)
+        labels.append(_short(PAPERS.get(key, key) if by == "paper" else key))
     ax.set_yticks(range(n))
     ax.set_yticklabels(list(reversed(labels)), fontsize=8)
     ax.set_ylim(-0.7, n - 0.3)
-    ax.set_xlim(0, max(sum(g.values()) for g in groups.values()) * 1.9)
+    ax.set_xlim(0, int((table["rows"] + table["sanity"]).max()) * 1.9)
     ax.set_xlabel("rows")
-    ax.set_title(f"{len(rows)} rows by verdict, per {by} (sanity rows apart)", fontsize=9)
+    ax.set_title(f"{len(report.checks)} rows by verdict, per {by} (sanity rows apart)",
+                 fontsize=9)
     from matplotlib.patches import Patch
 
     ax.legend(handles=[Patch(color=VERDICT_COLORS[v], label=v) for v in VERDICTS]

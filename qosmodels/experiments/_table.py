@@ -87,6 +87,16 @@ def _row_notes(c: Check) -> list[str]:
     return out
 
 
+def shares(counts_row) -> tuple[float, float] | None:
+    """The shares of a :meth:`ValidationReport.counts` line's rows (sanity rows apart) that
+    are reproduced, and reproduced or reachable; None without such rows."""
+    n_rows = int(counts_row["rows"])
+    if not n_rows:
+        return None
+    rp = int(counts_row["reproduced"])
+    return rp / n_rows, (rp + int(counts_row["reachable"])) / n_rows
+
+
 def render_summary(report, width: int | None = None) -> str:
     """The totals, then one line per experiment and one per paper: rows, verdicts, sanity
     rows, time (per experiment), and per paper the shares of its rows reproduced (``%rep``)
@@ -107,11 +117,9 @@ def render_summary(report, width: int | None = None) -> str:
                      str(int(r["sanity"]))]
             if with_time:
                 cells.append(f"{r['seconds']:.1f}")
-            if with_shares:  # of the rows counted (sanity rows apart)
-                n_rows = int(r["rows"])
-                rp, rr = int(r["reproduced"]), int(r["reproduced"]) + int(r["reachable"])
-                cells += ([f"{100 * rp / n_rows:.0f}", f"{100 * rr / n_rows:.0f}"] if n_rows
-                          else ["-", "-"])
+            if with_shares:
+                got = shares(r)
+                cells += [f"{100 * x:.0f}" for x in got] if got else ["-", "-"]
             body.append((names.get(key, key), cells))
         wn = [max(len(c[i]) for _, c in body + [("", cols)]) for i in range(len(cols))]
         numbers = sum(wn) + 2 * len(cols)

@@ -51,7 +51,7 @@ from typing import Iterable
 from ..errors import ScenarioError, ScenarioTypeError
 
 __all__ = ["Bounds", "Side", "Check", "Known", "SIDES", "SOURCES", "VERDICTS", "CAUSES",
-           "PAPERS", "paper_of"]
+           "PAPERS", "paper_of", "signed_deviation"]
 
 #: The sides a row can carry, from the most abstract to the most physical.
 SIDES = ("theory", "fluid", "packets")
@@ -117,11 +117,9 @@ def _text(owner: str, name: str, value, *, empty: bool = True) -> str:
     return value
 
 
-def _relative(value: float, ref: float) -> float:
-    """``|value - ref| / |ref|``, absolute when ``ref`` is 0; inf for a non-finite value."""
-    if not math.isfinite(value):
-        return math.inf
-    d = abs(value - ref)
+def _relative_signed(value: float, ref: float) -> float:
+    """``(value - ref) / |ref|``, ``value - ref`` when ``ref`` is 0."""
+    d = value - ref
     return d / abs(ref) if ref != 0 else d
 
 
@@ -174,14 +172,7 @@ class Bounds:
 
     def deviation(self, value: float) -> float:
         """Relative distance of ``value`` outside the range (0 inside; inf if not finite)."""
-        v = float(value)
-        if not math.isfinite(v):
-            return math.inf
-        if self.lower is not None and v < self.lower:
-            return _relative(v, self.lower)
-        if self.upper is not None and v > self.upper:
-            return _relative(v, self.upper)
-        return 0.0
+        return _magnitude(signed_deviation(value, self))
 
     def as_list(self) -> list:
         """``[lower, upper]`` with ``None`` for an open end (JSON-ready)."""
@@ -195,10 +186,51 @@ class Bounds:
         return f"[{_fmt(self.lower)}, {_fmt(self.upper)}]"
 
 
-def _deviation(value: float, expected: float | Bounds) -> float:
+def signed_deviation(value: float, expected: float | Bounds) -> float:
+    """Signed relative deviation of ``value`` from ``expected``.
+
+    Its magnitude is :meth:`Side.error`'s (the deviation the verdicts judge); its sign says
+    on which side of the reference ``value`` lies.
+
+    Parameters
+    ----------
+    value : float
+        A side's value, in the row's unit (NaN gives NaN, +-inf gives +-inf).
+    expected : float or Bounds
+        The row's reference.
+
+    Returns
+    -------
+    float
+        ``(value - expected) / |expected|`` (``value - expected`` when ``expected`` is 0);
+        for a range, 0 inside it, else the same measured from the nearer end.
+
+    Examples
+    --------
+    >>> signed_deviation(0.9, 1.0), signed_deviation(3.0, Bounds(2.5, 3.5))
+    (-0.09999999999999998, 0.0)
+    >>> signed_deviation(7.0, Bounds(2.5, 3.5))
+    1.0
+    """
+    v = float(value)
+    if not math.isfinite(v):
+        return v
     if isinstance(expected, Bounds):
-        return expected.deviation(value)
-    return _relative(float(value), float(expected))
+        if expected.lower is not None and v < expected.lower:
+            return _relative_signed(v, expected.lower)
+        if expected.upper is not None and v > expected.upper:
+            return _relative_signed(v, expected.upper)
+        return 0.0
+    return _relative_signed(v, float(expected))
+
+
+def _magnitude(signed: float) -> float:
+    """A signed deviation's size, inf for a value that measured nothing (NaN or inf)."""
+    return abs(signed) if math.isfinite(signed) else math.inf
+
+
+def _deviation(value: float, expected: float | Bounds) -> float:
+    return _magnitude(signed_deviation(value, expected))
 
 
 @dataclass(frozen=True)
